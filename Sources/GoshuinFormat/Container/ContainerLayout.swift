@@ -1,0 +1,50 @@
+/// Where every chunk of a v1 file is and how long it is (`Spec/container-v1.md` §3), derived from the
+/// chunk size and the payload length alone.
+///
+/// Made from a validated ``Header``, so `1 ≤ chunkCount ≤ 2^32` and every value fits in a `UInt64`.
+public struct ContainerLayout: Equatable, Sendable {
+    /// Bytes of a chunk record beyond its plaintext: the 4-byte length prefix and the 16-byte tag.
+    public static let recordOverhead: UInt64 = 20
+    /// The size of the length prefix.
+    public static let prefixLength = 4
+
+    /// Plaintext bytes per chunk.
+    public let chunkSize: UInt32
+    /// Payload bytes in all.
+    public let plaintextLength: UInt64
+
+    /// `ceil(plaintextLength / chunkSize)`.
+    public var chunkCount: UInt64 { (plaintextLength - 1) / UInt64(chunkSize) + 1 }
+
+    /// `45 + 20·chunkCount + plaintextLength`: the only size a valid file can have.
+    public var expectedFileSize: UInt64 {
+        UInt64(Header.byteCount) + Self.recordOverhead * chunkCount + plaintextLength
+    }
+
+    /// The plaintext length of chunk `index`: `chunkSize`, except for the last chunk.
+    public func plaintextLength(ofChunk index: UInt64) -> Int {
+        precondition(index < chunkCount, "chunk index out of range")
+        let start = index * UInt64(chunkSize)
+        return Int(Swift.min(UInt64(chunkSize), plaintextLength - start))
+    }
+
+    /// The value chunk `index`'s length prefix must hold: its plaintext length plus the 16-byte tag.
+    public func expectedPrefix(ofChunk index: UInt64) -> UInt32 {
+        UInt32(plaintextLength(ofChunk: index) + AES256GCM.tagLength)
+    }
+
+    /// The file offset of chunk `index`'s length prefix.
+    public func recordOffset(ofChunk index: UInt64) -> UInt64 {
+        UInt64(Header.byteCount) + index * (UInt64(chunkSize) + Self.recordOverhead)
+    }
+
+    /// The payload offset of chunk `index`'s first plaintext byte.
+    public func plaintextOffset(ofChunk index: UInt64) -> UInt64 {
+        index * UInt64(chunkSize)
+    }
+
+    /// The chunk holding payload byte `offset`.
+    public func chunkIndex(containing offset: UInt64) -> UInt64 {
+        offset / UInt64(chunkSize)
+    }
+}

@@ -1,0 +1,99 @@
+/// The checks that need no key (`Spec/container-v1.md` §7, checks 1–9): the header, the file size and
+/// every length prefix, read at offsets computed from the header.
+public enum ContainerStructure {
+    /// Checks 1–8 of a header and file size, in order; returns the header.
+    ///
+    /// - Parameter headerBytes: the first bytes of the file, at most 45 are looked at.
+    public static func validate(headerBytes: some Collection<UInt8>, fileSize: UInt64) throws -> Header {
+        if headerBytes.count < Header.byteCount, fileSize < UInt64(Header.byteCount) {
+            throw GoshuinError(.shortHeader, "the file has \(fileSize) bytes, fewer than the 45-byte header")
+        }
+        let header = try Header.decode(headerBytes)
+        let expected = header.layout.expectedFileSize
+        if fileSize < expected {
+            throw GoshuinError(
+                .truncated,
+                "the file has \(fileSize) bytes but its header describes \(expected): it was cut short"
+                    + " (an interrupted copy or download?)")
+        }
+        if fileSize > expected {
+            throw GoshuinError(
+                .trailingData,
+                "the file has \(fileSize) bytes but its header describes \(expected): \(fileSize - expected)"
+                    + " unexpected bytes follow the last chunk")
+        }
+        return header
+    }
+
+    /// Checks 1–9 of the regular file open at `input`; returns its header.
+    ///
+    /// Reads the header and each 4-byte length prefix with positioned reads; nothing is sized from a
+    /// prefix. The position of `input` is not used.
+    public static func validate(_ input: FileDescriptor) throws -> Header {
+        let fileSize = try regularFileSize(of: input)
+        let headerBytes = try readAt(input, offset: 0, count: Header.byteCount)
+        let header = try validate(headerBytes: headerBytes, fileSize: fileSize)
+        try validatePrefixes(input, layout: header.layout)
+        return header
+    }
+
+    /// Check 9: every length prefix equals its chunk's plaintext length plus 16.
+    static func validatePrefixes(_ input: FileDescriptor, layout: ContainerLayout) throws {
+        var prefix: UInt32 = 0
+        for index in 0..<layout.chunkCount {
+            let offset = Int64(layout.recordOffset(ofChunk: index))
+            let count: Int
+            do {
+                count = try withUnsafeMutableBytes(of: &prefix) { (buffer) throws(Errno) in
+                    try input.readFully(into: buffer, atOffset: offset)
+                }
+            } catch {
+                throw error.goshuinError("cannot read the input")
+            }
+            guard count == ContainerLayout.prefixLength else {
+                throw GoshuinError(.truncated, "the file shrank while being read")
+            }
+            try checkPrefix(UInt32(bigEndian: prefix), layout: layout, index: index)
+        }
+    }
+
+    /// Throws `chunk_length_invalid` unless `prefix` is the one chunk `index` must have.
+    static func checkPrefix(_ prefix: UInt32, layout: ContainerLayout, index: UInt64) throws {
+        let expected = layout.expectedPrefix(ofChunk: index)
+        guard prefix == expected else {
+            throw GoshuinError(
+                .chunkLengthInvalid,
+                "chunk \(index) says it holds \(prefix) bytes but the header implies \(expected): the file is damaged",
+                chunkIndex: index)
+        }
+    }
+
+    /// The size of the regular file at `input`; `invalid_argument` for a pipe or device.
+    static func regularFileSize(of input: FileDescriptor) throws -> UInt64 {
+        let size: Int64?
+        do {
+            size = try input.regularFileSize()
+        } catch {
+            throw error.goshuinError("cannot examine the input")
+        }
+        guard let size else {
+            throw GoshuinError(
+                .invalidArgument, "the input is not a regular file; a .goshuin file is read by its size and offsets")
+        }
+        return UInt64(size)
+    }
+
+    /// Up to `count` bytes at `offset` (fewer at the end of the file).
+    static func readAt(_ input: FileDescriptor, offset: Int64, count: Int) throws -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: count)
+        let received: Int
+        do {
+            received = try bytes.withUnsafeMutableBytes { buffer in
+                try input.readFully(into: buffer, atOffset: offset)
+            }
+        } catch let error as Errno {
+            throw error.goshuinError("cannot read the input")
+        }
+        return Array(bytes[0..<received])
+    }
+}

@@ -1,0 +1,105 @@
+/// The fields of a 45-byte header as stored, not yet validated: what `inspect` shows, and what
+/// ``Header/decode(_:)`` checks.
+public struct HeaderFields: Equatable, Sendable {
+    /// Bytes 0–3, `GSHN` in a valid file.
+    public let magic: [UInt8]
+    /// Byte 4.
+    public let version: UInt8
+    /// Bytes 5–8, big-endian.
+    public let kdfIterations: UInt32
+    /// Bytes 9–24.
+    public let salt: [UInt8]
+    /// Bytes 25–32.
+    public let nonceBase: [UInt8]
+    /// Bytes 33–36, big-endian.
+    public let chunkSize: UInt32
+    /// Bytes 37–44, big-endian.
+    public let plaintextLength: UInt64
+
+    /// Fields as given; nothing is checked.
+    public init(
+        magic: [UInt8], version: UInt8, kdfIterations: UInt32, salt: [UInt8], nonceBase: [UInt8], chunkSize: UInt32,
+        plaintextLength: UInt64
+    ) {
+        self.magic = magic
+        self.version = version
+        self.kdfIterations = kdfIterations
+        self.salt = salt
+        self.nonceBase = nonceBase
+        self.chunkSize = chunkSize
+        self.plaintextLength = plaintextLength
+    }
+
+    /// Reads the fields from the first 45 bytes; `nil` when there are fewer.
+    public init?(parsing bytes: some Collection<UInt8>) {
+        var reader = ByteReader(Array(bytes.prefix(Header.byteCount)))
+        guard let magic = reader.readBytes(4), let version = reader.readUInt8(),
+            let kdfIterations = reader.readUInt32(), let salt = reader.readBytes(Header.saltLength),
+            let nonceBase = reader.readBytes(Header.nonceBaseLength), let chunkSize = reader.readUInt32(),
+            let plaintextLength = reader.readUInt64()
+        else { return nil }
+        self.init(
+            magic: magic, version: version, kdfIterations: kdfIterations, salt: salt, nonceBase: nonceBase,
+            chunkSize: chunkSize, plaintextLength: plaintextLength)
+    }
+
+    /// The 45 bytes, big-endian.
+    public func encode() -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(Header.byteCount)
+        bytes += magic
+        bytes.append(version)
+        bytes.appendBigEndian(kdfIterations)
+        bytes += salt
+        bytes += nonceBase
+        bytes.appendBigEndian(chunkSize)
+        bytes.appendBigEndian(plaintextLength)
+        return bytes
+    }
+
+    /// The chunk count these fields imply, computed without overflow; `nil` for an empty payload or a zero
+    /// chunk size.
+    public var chunkCount: UInt64? {
+        guard plaintextLength > 0, chunkSize > 0 else { return nil }
+        return (plaintextLength - 1) / UInt64(chunkSize) + 1
+    }
+
+    /// Checks 2–7 of `Spec/container-v1.md` §7, in that order; throws the first that fails.
+    public func validate() throws {
+        guard magic == Header.magic else {
+            throw GoshuinError(.badMagic, "the file does not start with GSHN: it is not a .goshuin file")
+        }
+        guard version == Header.version else {
+            throw GoshuinError(
+                .unsupportedVersion, "the file is format version \(version); this toolkit reads version 1")
+        }
+        guard Header.iterationRange.contains(kdfIterations) else {
+            throw GoshuinError(
+                .iterationsOutOfRange,
+                "the key derivation asks for \(kdfIterations) iterations; the format allows 1,000 to 2,000,000")
+        }
+        guard Header.chunkSizeRange.contains(chunkSize) else {
+            throw GoshuinError(
+                .chunkSizeOutOfRange,
+                "the chunk size is \(chunkSize) bytes; the format allows 1,024 to 67,108,864 (64 MiB)")
+        }
+        guard let chunkCount else {
+            throw GoshuinError(
+                .emptyPayload, "the payload is empty; v1 cannot authenticate an empty payload, so it is refused")
+        }
+        guard chunkCount <= Header.maximumChunkCount else {
+            throw GoshuinError(
+                .tooManyChunks, "the header implies \(chunkCount) chunks; the chunk index allows at most 2^32")
+        }
+    }
+}
+
+extension [UInt8] {
+    /// Appends `value` as big-endian bytes.
+    mutating func appendBigEndian<Value: FixedWidthInteger>(_ value: Value) {
+        let size = Value.bitWidth / 8
+        for shift in stride(from: (size - 1) * 8, through: 0, by: -8) {
+            append(UInt8(truncatingIfNeeded: value >> shift))
+        }
+    }
+}

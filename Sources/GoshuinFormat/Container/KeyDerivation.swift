@@ -1,0 +1,19 @@
+/// The file key: PBKDF2-HMAC-SHA256 of the passphrase's bytes, 32 bytes (`Spec/container-v1.md` §4).
+public enum KeyDerivation {
+    /// Derives the 32-byte key for `passphrase`, `salt` and `iterations`.
+    ///
+    /// The iteration count is not bounded here (the header is); callers reading untrusted headers go
+    /// through ``Header/decode(_:)`` first.
+    public static func deriveKey(passphrase: Passphrase, salt: [UInt8], iterations: UInt32) throws
+        -> SecretBytes
+    {
+        try passphrase.bytes.withUnsafeBytes { password in
+            try PBKDF2.deriveSHA256(password: password, salt: salt, iterations: iterations, length: AES256GCM.keyLength)
+        }
+    }
+
+    /// Derives the key for a header's salt and iteration count.
+    public static func deriveKey(passphrase: Passphrase, header: Header) throws -> SecretBytes {
+        try deriveKey(passphrase: passphrase, salt: header.salt, iterations: header.kdfIterations)
+    }
+}

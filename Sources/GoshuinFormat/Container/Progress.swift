@@ -1,0 +1,12 @@
+/// What a long operation reports while it works.
+public enum ProgressEvent: Sendable {
+    /// The key derivation starts; it has no intermediate steps to report.
+    case keyDerivationStarted(iterations: UInt32)
+    /// The key derivation ended.
+    case keyDerivationFinished
+    /// Payload bytes processed so far, of the total.
+    case payload(bytesDone: UInt64, bytesTotal: UInt64)
+}
+
+/// Receives ``ProgressEvent``s, on the thread doing the work.
+public typealias ProgressHandler = (ProgressEvent) -> Void

@@ -1,0 +1,82 @@
+/// The one error type of the toolkit.
+///
+/// Every error carries a stable ``Code`` (the public contract listed in `Spec/container-v1.md` §8) and a
+/// human message. Two errors are equal when their codes and chunk indices are equal; the message is for
+/// people and may change. Messages never contain a passphrase or a key.
+public struct GoshuinError: Error, Equatable, CustomStringConvertible, Sendable {
+    /// The stable error codes. The raw value is the string programs compare.
+    public enum Code: String, Sendable, CaseIterable {
+        /// The file is shorter than the 45-byte header.
+        case shortHeader = "short_header"
+        /// The magic bytes are not `GSHN`.
+        case badMagic = "bad_magic"
+        /// The version byte is not 1.
+        case unsupportedVersion = "unsupported_version"
+        /// `kdfIterations` is outside 1,000 … 2,000,000.
+        case iterationsOutOfRange = "iterations_out_of_range"
+        /// `chunkSize` is outside 1,024 … 67,108,864.
+        case chunkSizeOutOfRange = "chunk_size_out_of_range"
+        /// The payload is empty.
+        case emptyPayload = "empty_payload"
+        /// The header implies more than 2^32 chunks.
+        case tooManyChunks = "too_many_chunks"
+        /// The file is shorter than the header says.
+        case truncated = "truncated"
+        /// The file is longer than the header says.
+        case trailingData = "trailing_data"
+        /// A chunk's length prefix differs from the one the header implies.
+        case chunkLengthInvalid = "chunk_length_invalid"
+        /// No chunk authenticates: wrong passphrase, or the header was altered.
+        case authFailed = "auth_failed"
+        /// A chunk fails authentication while another authenticates.
+        case chunkDamaged = "chunk_damaged"
+        /// The destination exists and replacing it was not asked for.
+        case outputExists = "output_exists"
+        /// A parameter given by the caller is not acceptable.
+        case invalidArgument = "invalid_argument"
+        /// An operating-system error while reading or writing.
+        case io = "io"
+        /// The destination file system lacks the space the operation needs.
+        case noSpace = "no_space"
+        /// A known-answer vector file does not follow `Spec/vectors-v1.md`.
+        case malformedVector = "malformed_vector"
+    }
+
+    /// The stable code.
+    public let code: Code
+    /// A sentence for people: what went wrong and, where it helps, what to do.
+    public let message: String
+    /// The chunk at fault, for `chunk_damaged` and `chunk_length_invalid`.
+    public let chunkIndex: UInt64?
+    /// The `errno` value behind an `io` or `no_space` error.
+    public let errno: Int32?
+
+    /// Makes an error with its code and message.
+    public init(_ code: Code, _ message: String, chunkIndex: UInt64? = nil, errno: Int32? = nil) {
+        self.code = code
+        self.message = message
+        self.chunkIndex = chunkIndex
+        self.errno = errno
+    }
+
+    /// `code: message`.
+    public var description: String { "\(code.rawValue): \(message)" }
+
+    /// Errors compare by code and chunk index, never by message.
+    public static func == (lhs: GoshuinError, rhs: GoshuinError) -> Bool {
+        lhs.code == rhs.code && lhs.chunkIndex == rhs.chunkIndex
+    }
+
+    /// Whether the error says the input is malformed or not authentic (as opposed to a problem of the
+    /// caller or the operating system).
+    public var isInputRejection: Bool {
+        switch code {
+        case .shortHeader, .badMagic, .unsupportedVersion, .iterationsOutOfRange, .chunkSizeOutOfRange,
+            .emptyPayload, .tooManyChunks, .truncated, .trailingData, .chunkLengthInvalid, .authFailed,
+            .chunkDamaged, .malformedVector:
+            return true
+        case .outputExists, .invalidArgument, .io, .noSpace:
+            return false
+        }
+    }
+}

@@ -1,0 +1,96 @@
+import Glibc
+
+/// The few file-system operations beyond a single descriptor that the toolkit needs.
+public enum FileSystem {
+    /// The whole content of the file at `path`, refused with `invalid_argument` beyond `maximumSize` bytes.
+    public static func readFile(_ path: String, maximumSize: Int) throws -> [UInt8] {
+        let descriptor: FileDescriptor
+        do {
+            descriptor = try FileDescriptor.openForReading(path)
+        } catch {
+            throw error.goshuinError("cannot open \(path)")
+        }
+        return try descriptor.closeAfter {
+            var bytes = [UInt8](repeating: 0, count: maximumSize + 1)
+            let count: Int
+            do {
+                count = try bytes.withUnsafeMutableBytes { buffer in try descriptor.readFully(into: buffer) }
+            } catch let error as Errno {
+                throw error.goshuinError("cannot read \(path)")
+            }
+            guard count <= maximumSize else {
+                throw GoshuinError(.invalidArgument, "\(path) is larger than \(maximumSize) bytes")
+            }
+            return Array(bytes[0..<count])
+        }
+    }
+
+    /// The names in the directory at `path`, sorted, without `.` and `..`.
+    public static func directoryEntries(_ path: String) throws -> [String] {
+        guard let directory = opendir(path) else {
+            throw Errno.current.goshuinError("cannot list \(path)")
+        }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names.sorted()
+    }
+
+    /// Whether anything (a dangling symbolic link included) exists at `path`.
+    public static func exists(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0
+    }
+
+    /// Whether `path` is a directory (following symbolic links).
+    public static func isDirectory(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+    }
+
+    /// A new private (0600) file with no name: created in `directory` and unlinked at once, so it vanishes
+    /// when the descriptor is closed, whatever happens to the process.
+    public static func anonymousFile(in directory: String = temporaryDirectory) throws -> FileDescriptor {
+        var template = Array((directory + "/goshuin-XXXXXX").utf8CString)
+        let raw = template.withUnsafeMutableBufferPointer { buffer in
+            buffer.baseAddress.map { mkstemp($0) } ?? -1
+        }
+        guard raw >= 0 else {
+            throw Errno.current.goshuinError("cannot create a temporary file in \(directory)")
+        }
+        template.withUnsafeBufferPointer { buffer in
+            if let path = buffer.baseAddress { _ = unlink(path) }
+        }
+        _ = fcntl(raw, F_SETFD, FD_CLOEXEC)
+        return FileDescriptor(rawValue: raw)
+    }
+
+    /// `$TMPDIR`, or `/tmp`.
+    public static var temporaryDirectory: String {
+        if let value = getenv("TMPDIR"), value.pointee != 0 { return String(cString: value) }
+        return "/tmp"
+    }
+}
+
+extension FileDescriptor {
+    /// Copies everything from the current position of `source` to the end into this descriptor.
+    public func copyAll(from source: FileDescriptor) throws(Errno) {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+        defer { buffer.deallocate() }
+        while true {
+            let count = try source.read(into: buffer)
+            if count == 0 { return }
+            try writeAll(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+        }
+    }
+
+    /// Moves the position to `offset` from the start.
+    public func seek(to offset: Int64) throws(Errno) {
+        _ = try retryOnInterrupt { lseek(rawValue, off_t(offset), SEEK_SET) }
+    }
+}

@@ -1,0 +1,149 @@
+/// One known-answer vector (`Spec/vectors-v1.md`): the parameters of a seal, the file, and what opening
+/// it must give.
+public struct KnownAnswerVector: Sendable {
+    /// What opening the file must give.
+    public enum Expectation: Equatable, Sendable {
+        /// The file opens and yields the plaintext.
+        case success
+        /// Opening fails with this code.
+        case failure(GoshuinError.Code)
+    }
+
+    /// Where the sealed plaintext is.
+    public enum PlaintextSource: Equatable, Sendable {
+        /// Given inline.
+        case bytes([UInt8])
+        /// In a file beside the vector.
+        case file(String)
+    }
+
+    /// The value of the `format` key.
+    public static let formatName = "goshuin-known-answer"
+    /// The value of the `version` key.
+    public static let formatVersion: Int64 = 1
+    /// The longest plaintext given inline.
+    public static let maximumInlinePlaintext = 4_096
+
+    /// The vector's name, also its file name without `.json`.
+    public var name: String
+    /// What the vector tests.
+    public var comment: String
+    /// What opening must give.
+    public var expect: Expectation
+    /// The chunk at fault, for `chunk_damaged` and `chunk_length_invalid`, when the vector states it.
+    public var chunkIndex: UInt64?
+    /// The opening passphrase's bytes.
+    public var passphraseBytes: [UInt8]
+    /// Whether the passphrase is written as `passphraseHex` rather than `passphrase`.
+    public var passphraseAsHex: Bool
+    /// The sealing iteration count.
+    public var iterations: UInt32
+    /// The sealing salt.
+    public var salt: [UInt8]
+    /// The sealing nonce base.
+    public var nonceBase: [UInt8]
+    /// The sealing chunk size.
+    public var chunkSize: UInt32
+    /// PBKDF2-HMAC-SHA256 of the passphrase, salt and iterations.
+    public var key: [UInt8]
+    /// The sealed plaintext.
+    public var plaintext: PlaintextSource
+    /// Its length.
+    public var plaintextLength: UInt64
+    /// Its SHA-256.
+    public var plaintextSha256: [UInt8]
+    /// The `.goshuin` file's name.
+    public var file: String
+    /// Its SHA-256.
+    public var fileSha256: [UInt8]
+    /// For a failure: bytes a streaming reader releases before failing.
+    public var releasedLength: UInt64?
+    /// For a failure: their SHA-256.
+    public var releasedSha256: [UInt8]?
+
+    /// A vector with every field given.
+    public init(
+        name: String, comment: String, expect: Expectation, chunkIndex: UInt64?, passphraseBytes: [UInt8],
+        passphraseAsHex: Bool, iterations: UInt32, salt: [UInt8], nonceBase: [UInt8], chunkSize: UInt32,
+        key: [UInt8], plaintext: PlaintextSource, plaintextLength: UInt64, plaintextSha256: [UInt8], file: String,
+        fileSha256: [UInt8], releasedLength: UInt64?, releasedSha256: [UInt8]?
+    ) {
+        self.name = name
+        self.comment = comment
+        self.expect = expect
+        self.chunkIndex = chunkIndex
+        self.passphraseBytes = passphraseBytes
+        self.passphraseAsHex = passphraseAsHex
+        self.iterations = iterations
+        self.salt = salt
+        self.nonceBase = nonceBase
+        self.chunkSize = chunkSize
+        self.key = key
+        self.plaintext = plaintext
+        self.plaintextLength = plaintextLength
+        self.plaintextSha256 = plaintextSha256
+        self.file = file
+        self.fileSha256 = fileSha256
+        self.releasedLength = releasedLength
+        self.releasedSha256 = releasedSha256
+    }
+
+    /// Whether `name` is an acceptable vector name: `[a-z0-9][a-z0-9._-]{0,99}`.
+    public static func isValidName(_ name: String) -> Bool {
+        let bytes = Array(name.utf8)
+        guard (1...100).contains(bytes.count), isLowerAlphanumeric(bytes[0]) else { return false }
+        return bytes.allSatisfy { isLowerAlphanumeric($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-")
+            || $0 == UInt8(ascii: "_") }
+    }
+
+    /// Whether `name` may be a file named by a vector: a valid name, so no `/` and no `..` component.
+    public static func isValidFileName(_ name: String) -> Bool {
+        isValidName(name) && !name.contains("..")
+    }
+
+    private static func isLowerAlphanumeric(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+    }
+
+    /// The vector as JSON, keys in the order of the spec's table.
+    public func jsonValue() -> JSONValue {
+        var members: [(key: String, value: JSONValue)] = [
+            ("format", .string(Self.formatName)),
+            ("version", .integer(Self.formatVersion)),
+            ("name", .string(name)),
+            ("comment", .string(comment)),
+        ]
+        switch expect {
+        case .success: members.append(("expect", .string("success")))
+        case .failure(let code): members.append(("expect", .string(code.rawValue)))
+        }
+        if let chunkIndex { members.append(("chunkIndex", .integer(chunkIndex))) }
+        if passphraseAsHex {
+            members.append(("passphraseHex", .string(Hex.encode(passphraseBytes))))
+        } else {
+            members.append(("passphrase", .string(String(decoding: passphraseBytes, as: UTF8.self))))
+        }
+        members += [
+            ("iterations", .integer(iterations)),
+            ("salt", .string(Hex.encode(salt))),
+            ("nonceBase", .string(Hex.encode(nonceBase))),
+            ("chunkSize", .integer(chunkSize)),
+            ("key", .string(Hex.encode(key))),
+        ]
+        switch plaintext {
+        case .bytes(let bytes): members.append(("plaintextHex", .string(Hex.encode(bytes))))
+        case .file(let name): members.append(("plaintextFile", .string(name)))
+        }
+        members += [
+            ("plaintextLength", .integer(plaintextLength)),
+            ("plaintextSha256", .string(Hex.encode(plaintextSha256))),
+            ("file", .string(file)),
+            ("fileSha256", .string(Hex.encode(fileSha256))),
+        ]
+        if let releasedLength, let releasedSha256 {
+            members.append(("releasedLength", .integer(releasedLength)))
+            members.append(("releasedSha256", .string(Hex.encode(releasedSha256))))
+        }
+        return .object(members)
+    }
+}

@@ -1,0 +1,90 @@
+/// A command of `goshuin-tool`: its name, usage, options and help text. The help output, the man page
+/// and the shell completions are kept in step with these by a test.
+struct CommandSpec {
+    let name: String
+    let summary: String
+    let usage: String
+    let options: [OptionSpec]
+    let discussion: String
+    let examples: [String]
+
+    static let all = [seal, open, inspect, check]
+
+    static func named(_ name: String) -> CommandSpec? { all.first { $0.name == name } }
+
+    static let helpOption = OptionSpec("--help", short: "-h", "Show this help and exit.")
+    static let jsonOption = OptionSpec(
+        "--json", "Print one JSON object on standard output: a summary with \"ok\": true, or"
+            + " {\"ok\": false, \"error\": {\"code\", \"message\"}}.")
+    static let passphraseOptions = [
+        OptionSpec(
+            "--passphrase-file", value: "PATH", "Read the passphrase from the first line of PATH (CR/LF removed)."),
+        OptionSpec("--passphrase-fd", value: "N", "Read the passphrase from the first line of file descriptor N."),
+    ]
+    static let outputOptions = [
+        OptionSpec("--force", "Replace OUTPUT if it exists (it is never replaced otherwise)."),
+        OptionSpec("--quiet", short: "-q", "Show no progress on standard error."),
+    ]
+
+    static let seal = CommandSpec(
+        name: "seal", summary: "Encrypt a file into a .goshuin file.",
+        usage: "goshuin-tool seal INPUT -o OUTPUT.goshuin [--iterations N] [--chunk-size SIZE] [options]",
+        options: [
+            OptionSpec("--output", short: "-o", value: "PATH", "Where to write the .goshuin file ('-': standard output)."),
+            OptionSpec(
+                "--iterations", value: "N", "PBKDF2 iterations, 1000 to 2000000 (default 600000). More is slower"
+                    + " to open, and slower to guess."),
+            OptionSpec(
+                "--chunk-size", value: "SIZE", "Plaintext bytes per chunk, 1KiB to 64MiB (default 4MiB); bytes,"
+                    + " or with a KiB or MiB suffix."),
+        ] + passphraseOptions + outputOptions + [jsonOption, helpOption],
+        discussion: """
+            INPUT is a file, or '-' for standard input (copied first to a private temporary file, because the
+            header records the length). The passphrase is asked twice on the terminal unless it comes from
+            --passphrase-file, --passphrase-fd or GOSHUIN_PASSPHRASE; an empty passphrase is refused. Every
+            file gets a fresh random salt and nonce. The output appears only once it is complete.
+            """,
+        examples: [
+            "goshuin-tool seal notes.zip -o notes.goshuin",
+            "tar c photos | goshuin-tool seal - -o photos.goshuin --passphrase-file key.txt",
+        ])
+
+    static let open = CommandSpec(
+        name: "open", summary: "Decrypt a .goshuin file.",
+        usage: "goshuin-tool open INPUT.goshuin -o OUTPUT [options]",
+        options: [
+            OptionSpec("--output", short: "-o", value: "PATH", "Where to write the payload ('-': standard output)."),
+        ] + passphraseOptions + outputOptions + [jsonOption, helpOption],
+        discussion: """
+            The file's structure is checked before the passphrase is used. Every chunk is authenticated
+            before OUTPUT appears; if any check fails, nothing is written. With -o - the payload is verified
+            in a private temporary file first, then copied to standard output.
+            """,
+        examples: [
+            "goshuin-tool open backup.goshuin -o backup.zip",
+            "GOSHUIN_PASSPHRASE=… goshuin-tool open backup.goshuin -o - | unzip -l /dev/stdin",
+        ])
+
+    static let inspect = CommandSpec(
+        name: "inspect", summary: "Show a .goshuin file's header and check its size, without the passphrase.",
+        usage: "goshuin-tool inspect INPUT.goshuin [--json]",
+        options: [jsonOption, helpOption],
+        discussion: """
+            Prints every header field, the chunk count they imply, and the expected and actual file sizes,
+            with a verdict: consistent, truncated, trailing_data, or the header error's code. Nothing here is
+            authenticated: only opening with the passphrase proves the file genuine. Reads 45 bytes whatever
+            the file size. Exits 65 when the verdict is not 'consistent'.
+            """,
+        examples: ["goshuin-tool inspect backup.goshuin", "goshuin-tool inspect backup.goshuin --json"])
+
+    static let check = CommandSpec(
+        name: "check", summary: "Check known-answer vectors against this implementation.",
+        usage: "goshuin-tool check [PATH…] [--json]",
+        options: [jsonOption, helpOption],
+        discussion: """
+            Each PATH is a directory of vectors (every NAME.json in it) or one vector's JSON file; the
+            default is KnownAnswer/. The vector format is Spec/vectors-v1.md. Prints one line per vector,
+            then 'N passed, N failed'; exits 1 if any vector fails or is malformed.
+            """,
+        examples: ["goshuin-tool check", "goshuin-tool check their-vectors/ --json"])
+}

@@ -1,0 +1,80 @@
+import GoshuinFormat
+
+/// Dispatches the command line to a command and turns every outcome into output and an exit status.
+enum GoshuinTool {
+    static func run(_ arguments: [String]) -> ExitStatus {
+        let optionArguments = arguments.prefix { $0 != "--" }
+        let json = optionArguments.contains("--json")
+        guard let first = arguments.first else {
+            Console.error(HelpText.overview)
+            Console.report(.usage("no command given"), json: json)
+            return .usage
+        }
+        switch first {
+        case "help", "--help", "-h":
+            return help(Array(arguments.dropFirst()), asked: first)
+        case "--version":
+            Console.out(HelpText.version + "\n")
+            return .success
+        default:
+            break
+        }
+        guard let command = CommandSpec.named(first) else {
+            Console.report(.usage("unknown command '\(first)'"), json: json)
+            return .usage
+        }
+        if optionArguments.contains("--help") || optionArguments.contains("-h") {
+            Console.out(HelpText.help(for: command))
+            return .success
+        }
+        do {
+            let parsed = try ParsedArguments.parse(Array(arguments.dropFirst()), command: command)
+            if json, parsed.value("--output") == "-" {
+                throw ToolError.usage("--json and -o - both write to standard output; choose one", command: command.name)
+            }
+            let (summary, status) = try execute(command, parsed, json: json)
+            if json { Console.out(summary.serialized() + "\n") }
+            return status
+        } catch let failure as InspectCommand.InspectionFailure {
+            if json { Console.out(failure.summary.serialized() + "\n") }
+            Console.report(failure.error, json: false)
+            return failure.error.status
+        } catch {
+            Console.report(toolError(error), json: json)
+            return toolError(error).status
+        }
+    }
+
+    private static func execute(_ command: CommandSpec, _ arguments: ParsedArguments, json: Bool) throws -> (
+        JSONValue, ExitStatus
+    ) {
+        let reporter = ProgressReporter(quiet: arguments.has("--quiet") || json)
+        switch command.name {
+        case "seal": return (try SealCommand.run(arguments, reporter: reporter), .success)
+        case "open": return (try OpenCommand.run(arguments, reporter: reporter), .success)
+        case "inspect": return (try InspectCommand.run(arguments, json: json), .success)
+        default: return try CheckCommand.run(arguments, json: json)
+        }
+    }
+
+    private static func help(_ rest: [String], asked: String) -> ExitStatus {
+        guard let name = rest.first, asked == "help" else {
+            Console.out(HelpText.overview)
+            return .success
+        }
+        guard let command = CommandSpec.named(name) else {
+            Console.report(.usage("unknown command '\(name)'"), json: false)
+            return .usage
+        }
+        Console.out(HelpText.help(for: command))
+        return .success
+    }
+
+    private static func toolError(_ error: any Error) -> ToolError {
+        switch error {
+        case let error as ToolError: return error
+        case let error as GoshuinError: return ToolError(error)
+        default: return ToolError(code: "io", "\(error)", status: .ioError)
+        }
+    }
+}

@@ -1,0 +1,99 @@
+import GoshuinFormat
+import Glibc
+
+/// Where the passphrase comes from: `--passphrase-file`, `--passphrase-fd`, `GOSHUIN_PASSPHRASE`, or a
+/// prompt on the terminal with echo off. Never from an argument.
+struct PassphraseReader {
+    static let environmentVariable = "GOSHUIN_PASSPHRASE"
+    /// The longest passphrase line read from a file or descriptor.
+    static let maximumLength = 4_096
+
+    let file: String?
+    let descriptor: String?
+    let command: String
+
+    init(_ arguments: ParsedArguments, command: String) {
+        file = arguments.value("--passphrase-file")
+        descriptor = arguments.value("--passphrase-fd")
+        self.command = command
+    }
+
+    /// Whether the passphrase is to be read from standard input (`--passphrase-fd 0`).
+    var usesStandardInput: Bool { descriptor.flatMap { Int32($0) } == 0 }
+
+    /// Checks the sources before any work: two explicit sources, or none and no terminal, are usage errors.
+    func validate() throws(ToolError) {
+        if file != nil, descriptor != nil {
+            throw .usage("give --passphrase-file or --passphrase-fd, not both", command: command)
+        }
+        if let descriptor, Int32(descriptor).map({ $0 >= 0 }) != true {
+            throw .usage("--passphrase-fd takes a file descriptor number, not '\(descriptor)'", command: command)
+        }
+        if file == nil, descriptor == nil, getenv(Self.environmentVariable) == nil, !TerminalPrompt.isAvailable {
+            throw .usage(
+                "no passphrase: there is no terminal to ask on; use --passphrase-file, --passphrase-fd or"
+                    + " \(Self.environmentVariable)", command: command)
+        }
+    }
+
+    /// Reads the passphrase; when sealing from the terminal it is asked twice and must match.
+    func read(confirm: Bool) throws(ToolError) -> Passphrase {
+        if let file {
+            return try firstLine(path: file)
+        }
+        if let descriptor, let number = Int32(descriptor) {
+            return try firstLine(of: FileDescriptor(rawValue: number), source: "file descriptor \(number)")
+        }
+        if let value = getenv(Self.environmentVariable) {
+            let length = strlen(value)
+            return Passphrase(bytes: UnsafeRawBufferPointer(start: value, count: length))
+        }
+        let first = try TerminalPrompt.ask("Passphrase: ")
+        if confirm {
+            let second = try TerminalPrompt.ask("Passphrase again: ")
+            guard first.exposedBytes == second.exposedBytes else {
+                throw ToolError(
+                    code: "passphrase_mismatch", "the two passphrases differ; nothing was written",
+                    hint: "run the command again", status: .usage)
+            }
+        }
+        return Passphrase(bytes: first.exposedBytes)
+    }
+
+    private func firstLine(path: String) throws(ToolError) -> Passphrase {
+        let descriptor: FileDescriptor
+        do {
+            descriptor = try FileDescriptor.openForReading(path)
+        } catch {
+            throw ToolError(
+                code: "input_not_found", "cannot open the passphrase file \(path): \(error)", status: .noInput)
+        }
+        defer { try? descriptor.close() }
+        return try firstLine(of: descriptor, source: path)
+    }
+
+    /// The first line from `descriptor`, without its CR/LF, read a byte at a time so nothing past the
+    /// line is consumed.
+    private func firstLine(of descriptor: FileDescriptor, source: String) throws(ToolError) -> Passphrase {
+        var line = [UInt8]()
+        defer { SecretBytes.wipe(&line) }
+        var byte: UInt8 = 0
+        while true {
+            let count: Int
+            do {
+                count = try withUnsafeMutableBytes(of: &byte) { (buffer) throws(Errno) in
+                    try descriptor.read(into: buffer)
+                }
+            } catch {
+                throw ToolError(code: "io", "cannot read the passphrase from \(source): \(error)", status: .ioError)
+            }
+            if count == 0 || byte == UInt8(ascii: "\n") { break }
+            line.append(byte)
+            guard line.count <= Self.maximumLength else {
+                throw .usage("the passphrase from \(source) is longer than \(Self.maximumLength) bytes", command: command)
+            }
+        }
+        if line.last == UInt8(ascii: "\r") { line.removeLast() }
+        return Passphrase(bytes: line)
+    }
+}

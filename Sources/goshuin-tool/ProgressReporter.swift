@@ -1,0 +1,76 @@
+import GoshuinFormat
+import Glibc
+
+/// Shows progress on standard error when it is a terminal: the key derivation, and the bytes of payloads
+/// over 64 MiB with their rate and the time left.
+final class ProgressReporter {
+    /// Payloads at least this large show byte progress.
+    static let payloadThreshold: UInt64 = 64 * 1_048_576
+
+    private let enabled: Bool
+    private var keyDerivationStart = 0.0
+    private var payloadStart = 0.0
+    private var lastDraw = 0.0
+    private var drewPayload = false
+
+    init(quiet: Bool) {
+        enabled = !quiet && FileDescriptor.standardError.isTerminal
+    }
+
+    /// The handler to pass to the library, or `nil` when nothing is shown.
+    var handler: ProgressHandler? {
+        enabled ? { [self] event in self.handle(event) } : nil
+    }
+
+    private func handle(_ event: ProgressEvent) {
+        switch event {
+        case .keyDerivationStarted(let iterations):
+            keyDerivationStart = Self.now()
+            Console.error("goshuin-tool: deriving the key (\(iterations) iterations)…")
+        case .keyDerivationFinished:
+            Console.error(" " + Self.oneDecimal(Self.now() - keyDerivationStart) + " s\n")
+            payloadStart = Self.now()
+        case .payload(let done, let total):
+            guard total >= Self.payloadThreshold else { return }
+            let now = Self.now()
+            guard done == total || now - lastDraw >= 0.2 else { return }
+            lastDraw = now
+            drewPayload = true
+            let elapsed = max(now - payloadStart, 0.001)
+            let rate = Double(done) / elapsed
+            let left = rate > 0 ? Double(total - done) / rate : 0
+            Console.error(
+                "\r\u{1B}[K  \(Self.size(done)) / \(Self.size(total))  \(Self.size(UInt64(rate)))/s  "
+                    + Self.duration(left) + " left")
+            if done == total { Console.error("\n") }
+        }
+    }
+
+    static func now() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+
+    static func size(_ bytes: UInt64) -> String {
+        let units = ["B", "KiB", "MiB", "GiB", "TiB"]
+        var value = Double(bytes)
+        var unit = 0
+        while value >= 1024, unit < units.count - 1 {
+            value /= 1024
+            unit += 1
+        }
+        return unit == 0 ? "\(bytes) B" : oneDecimal(value) + " " + units[unit]
+    }
+
+    static func duration(_ seconds: Double) -> String {
+        let whole = Int(seconds.rounded())
+        let secondsPart = whole % 60
+        return "\(whole / 60):" + (secondsPart < 10 ? "0" : "") + "\(secondsPart)"
+    }
+
+    static func oneDecimal(_ value: Double) -> String {
+        let tenths = Int((value * 10).rounded())
+        return "\(tenths / 10).\(tenths % 10)"
+    }
+}

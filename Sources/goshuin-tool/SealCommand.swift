@@ -1,0 +1,121 @@
+import GoshuinFormat
+
+/// `goshuin-tool seal INPUT -o OUTPUT`.
+enum SealCommand {
+    static func run(_ arguments: ParsedArguments, reporter: ProgressReporter) throws -> JSONValue {
+        let command = CommandSpec.seal.name
+        guard arguments.positionals.count == 1, let inputPath = arguments.positionals.first else {
+            throw ToolError.usage("seal takes one INPUT (a file, or - for standard input)", command: command)
+        }
+        guard let outputPath = arguments.value("--output") else {
+            throw ToolError.usage("seal needs -o OUTPUT.goshuin", command: command)
+        }
+        let parameters = try sealParameters(arguments)
+        let passphraseReader = PassphraseReader(arguments, command: command)
+        try passphraseReader.validate()
+        let force = arguments.has("--force")
+        let input = inputPath == "-" ? nil : try Paths.openInput(inputPath, command: command)
+        defer { try? input?.close() }
+        try Paths.checkOutput(outputPath, input: input, force: force, command: command)
+        if inputPath == "-", passphraseReader.usesStandardInput {
+            throw ToolError.usage("standard input cannot carry both the payload and the passphrase", command: command)
+        }
+        let payload = try input ?? spoolStandardInput()
+        defer { if input == nil { try? payload.close() } }
+        let length = try plaintextLength(of: payload)
+        let passphrase = try passphraseReader.read(confirm: true)
+        guard !passphrase.isEmpty else {
+            throw ToolError(
+                code: "empty_passphrase", "an empty passphrase protects nothing; nothing was written", status: .usage)
+        }
+        var header: Header?
+        try Paths.writeOutput(outputPath, force: force) { output in
+            header = try ContainerSealer.seal(
+                from: payload, plaintextLength: length, to: output, passphrase: passphrase, parameters: parameters,
+                progress: reporter.handler)
+        }
+        guard let header else { throw GoshuinError(.io, "sealing produced no header") }
+        return .object([
+            ("ok", .bool(true)),
+            ("command", .string(command)),
+            ("output", .string(outputPath)),
+            ("plaintextLength", .integer(header.plaintextLength)),
+            ("fileSize", .integer(header.layout.expectedFileSize)),
+            ("chunkCount", .integer(header.layout.chunkCount)),
+            ("kdfIterations", .integer(header.kdfIterations)),
+            ("chunkSize", .integer(header.chunkSize)),
+        ])
+    }
+
+    /// The iteration count and chunk size asked for, checked against the format's bounds.
+    static func sealParameters(_ arguments: ParsedArguments) throws -> SealParameters {
+        var parameters = SealParameters()
+        if let text = arguments.value("--iterations") {
+            guard let iterations = UInt32(text) else {
+                throw ToolError.usage("--iterations takes a whole number, not '\(text)'", command: "seal")
+            }
+            parameters.iterations = iterations
+        }
+        if let text = arguments.value("--chunk-size") {
+            guard let size = parseSize(text) else {
+                throw ToolError.usage(
+                    "--chunk-size takes bytes or a size such as 64KiB or 4MiB, not '\(text)'", command: "seal")
+            }
+            parameters.chunkSize = size
+        }
+        do {
+            _ = try Header(
+                kdfIterations: parameters.iterations, salt: [UInt8](repeating: 0, count: Header.saltLength),
+                nonceBase: [UInt8](repeating: 0, count: Header.nonceBaseLength), chunkSize: parameters.chunkSize,
+                plaintextLength: 1)
+        } catch let error as GoshuinError {
+            throw ToolError(code: error.code.rawValue, error.message, hint: "see 'goshuin-tool help seal'", status: .usage)
+        }
+        return parameters
+    }
+
+    /// Bytes, or a number with a KiB or MiB suffix (K and M accepted too); `nil` if not a size that fits 32 bits.
+    static func parseSize(_ text: String) -> UInt32? {
+        let suffixes: [(String, UInt64)] = [("KiB", 1_024), ("MiB", 1_048_576), ("K", 1_024), ("M", 1_048_576)]
+        var digits = Substring(text)
+        var multiplier: UInt64 = 1
+        for (suffix, value) in suffixes where text.hasSuffix(suffix) {
+            digits = text.dropLast(suffix.count)
+            multiplier = value
+            break
+        }
+        guard let number = UInt64(digits) else { return nil }
+        let (product, overflow) = number.multipliedReportingOverflow(by: multiplier)
+        return overflow ? nil : UInt32(exactly: product)
+    }
+
+    /// Copies standard input into a private, already unlinked temporary file: the header needs the length
+    /// before the first chunk is written.
+    private static func spoolStandardInput() throws -> FileDescriptor {
+        let spool = try FileSystem.anonymousFile()
+        do {
+            try spool.copyAll(from: .standardInput)
+            try spool.seek(to: 0)
+        } catch {
+            try? spool.close()
+            throw GoshuinError(.io, "cannot copy standard input to a temporary file: \(error)")
+        }
+        return spool
+    }
+
+    private static func plaintextLength(of payload: FileDescriptor) throws -> UInt64 {
+        let size: Int64?
+        do {
+            size = try payload.regularFileSize()
+        } catch {
+            throw GoshuinError(.io, "cannot examine the input: \(error)")
+        }
+        guard let size else {
+            throw ToolError.usage("INPUT must be a regular file (or - for standard input)", command: "seal")
+        }
+        guard size > 0 else {
+            throw GoshuinError(.emptyPayload, "the input is empty; an empty payload cannot be sealed")
+        }
+        return UInt64(size)
+    }
+}

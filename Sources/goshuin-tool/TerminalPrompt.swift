@@ -1,0 +1,61 @@
+import GoshuinFormat
+import Glibc
+
+/// The terminal's settings before echo was turned off, restored by the signal handler on Ctrl-C.
+nonisolated(unsafe) private var savedTerminalSettings = termios()
+nonisolated(unsafe) private var savedTerminalDescriptor: Int32 = -1
+
+/// Asks for a passphrase on `/dev/tty` with echo off, whatever standard input and output are.
+enum TerminalPrompt {
+    /// Whether there is a controlling terminal to ask on.
+    static var isAvailable: Bool {
+        let descriptor = Glibc.open("/dev/tty", O_RDWR | O_CLOEXEC)
+        guard descriptor >= 0 else { return false }
+        Glibc.close(descriptor)
+        return true
+    }
+
+    /// Shows `prompt`, reads one line with echo off, and restores the terminal (also on Ctrl-C).
+    static func ask(_ prompt: String) throws(ToolError) -> SecretBytes {
+        let descriptor = Glibc.open("/dev/tty", O_RDWR | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw .usage("no terminal to ask for the passphrase on")
+        }
+        defer { Glibc.close(descriptor) }
+        let terminal = FileDescriptor(rawValue: descriptor)
+        try? terminal.writeAll(Array(prompt.utf8))
+        var settings = termios()
+        let canHideEcho = tcgetattr(descriptor, &settings) == 0
+        if canHideEcho {
+            savedTerminalSettings = settings
+            savedTerminalDescriptor = descriptor
+            signal(SIGINT) { _ in
+                tcsetattr(savedTerminalDescriptor, TCSANOW, &savedTerminalSettings)
+                _exit(130)
+            }
+            var silent = settings
+            silent.c_lflag &= ~tcflag_t(ECHO)
+            silent.c_lflag |= tcflag_t(ECHONL)
+            tcsetattr(descriptor, TCSAFLUSH, &silent)
+        }
+        defer {
+            if canHideEcho {
+                tcsetattr(descriptor, TCSAFLUSH, &settings)
+                signal(SIGINT, SIG_DFL)
+                savedTerminalDescriptor = -1
+            }
+        }
+        var line = [UInt8]()
+        defer { SecretBytes.wipe(&line) }
+        var byte: UInt8 = 0
+        while true {
+            let count = Glibc.read(descriptor, &byte, 1)
+            if count < 0 && errno == EINTR { continue }
+            if count <= 0 || byte == UInt8(ascii: "\n") { break }
+            line.append(byte)
+            guard line.count <= PassphraseReader.maximumLength else { throw .usage("the passphrase is too long") }
+        }
+        if line.last == UInt8(ascii: "\r") { line.removeLast() }
+        return SecretBytes(copying: line)
+    }
+}
