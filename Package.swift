@@ -26,9 +26,14 @@ let package = Package(
             name: "GoshuinFormatTests",
             dependencies: ["GoshuinFormat"]
         ),
+        // A developer's tool: random known-answer vector sets for cross-checking other implementations.
+        .executableTarget(
+            name: "goshuin-vectors",
+            dependencies: ["GoshuinFormat"]
+        ),
         .testTarget(
             name: "GoshuinToolTests",
-            dependencies: ["GoshuinFormat"]
+            dependencies: ["GoshuinFormat", "goshuin-tool"]
         ),
     ]
 )

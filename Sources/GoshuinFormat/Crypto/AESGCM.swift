@@ -128,3 +128,42 @@ private func bytePointer(_ buffer: UnsafeRawBufferPointer) -> UnsafePointer<UInt
 private func mutableBytePointer(_ buffer: UnsafeMutableRawBufferPointer) -> UnsafeMutablePointer<UInt8>? {
     buffer.baseAddress?.assumingMemoryBound(to: UInt8.self)
 }
+
+extension AES256GCM {
+    /// Encrypts `plaintext`; returns the ciphertext (same length) and the 16-byte tag.
+    public func seal(_ plaintext: [UInt8], nonce: [UInt8], additionalData: [UInt8]) throws -> (
+        ciphertext: [UInt8], tag: [UInt8]
+    ) {
+        var ciphertext = [UInt8](repeating: 0, count: plaintext.count)
+        var tag = [UInt8](repeating: 0, count: Self.tagLength)
+        try plaintext.withUnsafeBytes { input in
+            try nonce.withUnsafeBytes { nonceBytes in
+                try additionalData.withUnsafeBytes { aad in
+                    try ciphertext.withUnsafeMutableBytes { output in
+                        try tag.withUnsafeMutableBytes { tagOutput in
+                            try seal(input, nonce: nonceBytes, additionalData: aad, ciphertext: output, tag: tagOutput)
+                        }
+                    }
+                }
+            }
+        }
+        return (ciphertext, tag)
+    }
+
+    /// Decrypts `ciphertext` if `tag` authenticates it with `additionalData`; `nil` if it does not.
+    public func open(_ ciphertext: [UInt8], tag: [UInt8], nonce: [UInt8], additionalData: [UInt8]) throws -> [UInt8]? {
+        var plaintext = [UInt8](repeating: 0, count: ciphertext.count)
+        let authenticated = try ciphertext.withUnsafeBytes { input in
+            try tag.withUnsafeBytes { tagBytes in
+                try nonce.withUnsafeBytes { nonceBytes in
+                    try additionalData.withUnsafeBytes { aad in
+                        try plaintext.withUnsafeMutableBytes { output in
+                            try open(input, tag: tagBytes, nonce: nonceBytes, additionalData: aad, plaintext: output)
+                        }
+                    }
+                }
+            }
+        }
+        return authenticated ? plaintext : nil
+    }
+}

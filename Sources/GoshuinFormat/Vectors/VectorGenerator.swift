@@ -1,0 +1,166 @@
+/// Generates random known-answer vector sets (`Spec/vectors-v1.md`): random parameters within the bounds,
+/// lengths around chunk boundaries, and random damage whose expected result this implementation computes.
+///
+/// Another implementation checking such a set tests agreement on everything the spec fixes: bytes, error
+/// codes, chunk indices and released plaintext. The same seed gives the same set.
+public struct VectorGenerator {
+    private var random: SplitMix64
+
+    /// A generator whose choices follow from `seed`.
+    public init(seed: UInt64) { random = SplitMix64(seed: seed) }
+
+    /// The kinds of damage applied to a sealed file.
+    enum Mutation: String, CaseIterable {
+        case none = "success"
+        case wrongPassphrase = "wrong-passphrase"
+        case truncate, append
+        case flipHeader = "flip-header"
+        case flipPrefix = "flip-prefix"
+        case flipBody = "flip-body"
+        case swapChunks = "swap-chunks"
+        case duplicateChunk = "duplicate-chunk"
+        case deleteChunk = "delete-chunk"
+        case setPrefix = "set-prefix"
+    }
+
+    static let passphrases = ["correct horse", "がっこう", "ヂ", "チ\u{3099}", "p@ss wörd", "🔑 key", "x"]
+
+    /// Writes `count` vectors (a third of them successes) into the existing directory `directory`.
+    public mutating func writeRandomSet(count: Int, to directory: String) throws {
+        for number in 0..<count {
+            let mutation = number % 3 == 0 ? .none : Mutation.allCases.dropFirst()[random.index(Mutation.allCases.count - 1) + 1]
+            try writeVector(name: "random-\(number)-\(mutation.rawValue)", mutation: mutation, to: directory)
+        }
+    }
+
+    private mutating func writeVector(name: String, mutation: Mutation, to directory: String) throws {
+        let chunkSize = UInt32([1_024, 1_024 + random.index(3_072), 65_536][random.index(3)])
+        let chunks = 1 + random.index(5)
+        let length = max(1, chunks * Int(chunkSize) + [-1, 0, 1, -Int(chunkSize) / 2][random.index(4)])
+        let plaintext = (0..<length).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+        let passphrase = Array((Self.passphrases[random.index(Self.passphrases.count)] + "\(random.index(100))").utf8)
+        let parameters = SealParameters(
+            iterations: UInt32(1_000 + random.index(2_000)), chunkSize: chunkSize,
+            fixedSalt: random.bytes(Header.saltLength), fixedNonceBase: random.bytes(Header.nonceBaseLength))
+        let sealed = try Self.seal(plaintext, passphrase: passphrase, parameters: parameters)
+        var openingPassphrase = passphrase
+        var file = sealed
+        if mutation == .wrongPassphrase {
+            openingPassphrase += [UInt8(ascii: "!")]
+        } else {
+            file = mutate(sealed, mutation, layout: ContainerLayout(chunkSize: chunkSize, plaintextLength: UInt64(length)))
+        }
+        let filePath = directory + "/" + name + ".goshuin"
+        try withAtomicOutput(to: filePath, replaceExisting: true, permissions: 0o644) { try $0.writeAll(file) }
+        let outcome = try Self.open(filePath, passphrase: openingPassphrase)
+        var plaintextSource = KnownAnswerVector.PlaintextSource.bytes(plaintext)
+        if plaintext.count > KnownAnswerVector.maximumInlinePlaintext {
+            plaintextSource = .file(name + ".plaintext")
+            try withAtomicOutput(to: directory + "/" + name + ".plaintext", replaceExisting: true, permissions: 0o644) {
+                try $0.writeAll(plaintext)
+            }
+        }
+        let key = try KeyDerivation.deriveKey(
+            passphrase: Passphrase(bytes: openingPassphrase), salt: parameters.fixedSalt ?? [],
+            iterations: parameters.iterations)
+        let vector = KnownAnswerVector(
+            name: name, comment: "Random vector: \(mutation.rawValue) of a \(length)-byte payload in \(chunkSize)-byte chunks.",
+            expect: outcome.error.map { .failure($0.code) } ?? .success, chunkIndex: outcome.error?.chunkIndex,
+            passphraseBytes: openingPassphrase, passphraseAsHex: random.index(4) == 0,
+            iterations: parameters.iterations, salt: parameters.fixedSalt ?? [], nonceBase: parameters.fixedNonceBase ?? [],
+            chunkSize: chunkSize, key: key.exposedBytes, plaintext: plaintextSource, plaintextLength: UInt64(length),
+            plaintextSha256: SHA256Hasher.hash(plaintext), file: name + ".goshuin", fileSha256: SHA256Hasher.hash(file),
+            releasedLength: outcome.error == nil ? nil : outcome.released.length,
+            releasedSha256: outcome.error == nil ? nil : outcome.released.sha256)
+        try withAtomicOutput(to: directory + "/" + name + ".json", replaceExisting: true, permissions: 0o644) {
+            try $0.writeAll(Array(vector.jsonValue().prettySerialized().utf8))
+        }
+    }
+
+    private mutating func mutate(_ file: [UInt8], _ mutation: Mutation, layout: ContainerLayout) -> [UInt8] {
+        var bytes = file
+        let chunkCount = Int(layout.chunkCount)
+        let chunk = random.index(chunkCount)
+        let recordStart = Int(layout.recordOffset(ofChunk: UInt64(chunk)))
+        let recordEnd = recordStart + ContainerLayout.prefixLength + layout.plaintextLength(ofChunk: UInt64(chunk)) + 16
+        func record(_ index: Int) -> ArraySlice<UInt8> {
+            let start = Int(layout.recordOffset(ofChunk: UInt64(index)))
+            return file[start..<start + 4 + layout.plaintextLength(ofChunk: UInt64(index)) + 16]
+        }
+        switch mutation {
+        case .none, .wrongPassphrase: break
+        case .truncate: bytes.removeLast(1 + random.index(bytes.count - 1))
+        case .append: bytes += random.bytes(1 + random.index(40))
+        case .flipHeader: bytes[random.index(Header.byteCount)] ^= 1 << UInt8(random.index(8))
+        case .flipPrefix: bytes[recordStart + random.index(4)] ^= 1 << UInt8(random.index(8))
+        case .flipBody: bytes[recordStart + 4 + random.index(recordEnd - recordStart - 4)] ^= 1 << UInt8(random.index(8))
+        case .setPrefix:
+            let value = [0, UInt32.max, UInt32(random.index(70_000))][random.index(3)]
+            bytes.replaceSubrange(recordStart..<recordStart + 4, with: withUnsafeBytes(of: value.bigEndian, Array.init))
+        case .swapChunks, .duplicateChunk, .deleteChunk:
+            guard chunkCount > 1 else {
+                bytes[bytes.count - 1] ^= 0x80
+                break
+            }
+            var records = (0..<chunkCount).map(record)
+            let other = (chunk + 1 + random.index(chunkCount - 1)) % chunkCount
+            switch mutation {
+            case .swapChunks: records.swapAt(chunk, other)
+            case .duplicateChunk: records[other] = records[chunk]
+            default: records.remove(at: chunk)
+            }
+            bytes = Array(file[0..<Header.byteCount]) + records.flatMap { $0 }
+        }
+        return bytes
+    }
+
+    private static func seal(_ plaintext: [UInt8], passphrase: [UInt8], parameters: SealParameters) throws -> [UInt8] {
+        let input = try FileSystem.anonymousFile()
+        return try input.closeAfter {
+            try input.writeAll(plaintext)
+            try input.seek(to: 0)
+            let output = try FileSystem.anonymousFile()
+            return try output.closeAfter {
+                try ContainerSealer.seal(
+                    from: input, plaintextLength: UInt64(plaintext.count), to: output,
+                    passphrase: Passphrase(bytes: passphrase), parameters: parameters)
+                let length = try ContainerStructure.regularFileSize(of: output)
+                return try ContainerStructure.readAt(output, offset: 0, count: Int(length))
+            }
+        }
+    }
+
+    private static func open(_ path: String, passphrase: [UInt8]) throws -> (
+        error: GoshuinError?, released: (length: UInt64, sha256: [UInt8])
+    ) {
+        let input = try GoshuinFile.openInput(path)
+        let released = DigestSink()
+        return try input.closeAfter {
+            do {
+                try ContainerOpener.open(input, passphrase: Passphrase(bytes: passphrase)) { released.update($0) }
+                return (nil, released.finish())
+            } catch let error as GoshuinError {
+                return (error, released.finish())
+            }
+        }
+    }
+}
+
+/// SplitMix64: a small, fast, seedable generator (not for secrets), so a seed reproduces a vector set.
+struct SplitMix64: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var mixed = state
+        mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
+        return mixed ^ (mixed >> 31)
+    }
+
+    mutating func index(_ count: Int) -> Int { Int(next() % UInt64(max(count, 1))) }
+
+    mutating func bytes(_ count: Int) -> [UInt8] { (0..<count).map { _ in UInt8(truncatingIfNeeded: next()) } }
+}
