@@ -1,0 +1,418 @@
+// Known-answer vectors (Spec/vectors-v1.md): the strict vector format, the checker, and the run of the
+// Wycheproof AES-GCM and PBKDF2 files against the same primitives the container uses.
+
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import {
+  GoshuinError, bufferSource, deriveKey, fileSink, fileSource, openChunk, openFile, seal, sealChunk,
+  MIN_ITERATIONS, MAX_ITERATIONS, MIN_CHUNK_SIZE, MAX_CHUNK_SIZE,
+} from './goshuin.mjs';
+
+export const FORMAT = 'goshuin-known-answer';
+export const NAME_PATTERN = /^[a-z0-9][a-z0-9._-]{0,99}$/;
+export const MAX_HEX_PLAINTEXT = 4096;
+export const ERROR_CODES = [ // container-v1.md §8
+  'short_header', 'bad_magic', 'unsupported_version', 'iterations_out_of_range', 'chunk_size_out_of_range',
+  'empty_payload', 'too_many_chunks', 'truncated', 'trailing_data', 'chunk_length_invalid', 'auth_failed',
+  'chunk_damaged', 'output_exists', 'invalid_argument', 'io', 'no_space',
+];
+const CODES_WITH_INDEX = ['chunk_damaged', 'chunk_length_invalid'];
+
+export const sha256 = (bytes) => crypto.createHash('sha256').update(bytes).digest();
+export const sha256Hex = (bytes) => sha256(bytes).toString('hex');
+
+// ---------------------------------------------------------------------------------------------
+// Strict JSON (RFC 8259). JSON.parse keeps the last of duplicate keys and turns 1.0 or 1e3 into an
+// integer silently; this parser rejects duplicates and keeps each number's text for the schema to judge.
+
+export class JsonNumber {
+  constructor(text) { this.text = text; }
+}
+
+export function parseStrictJson(text) {
+  let at = 0;
+  const error = (message) => { throw new Error(`JSON: ${message} at offset ${at}`); };
+  const describe = (c) => (c === undefined ? 'end of text' : `U+${c.codePointAt(0).toString(16).toUpperCase().padStart(4, '0')}`);
+  const skipSpace = () => { while (/[ \t\n\r]/.test(text[at] ?? '')) at++; };
+  const expectText = (literal, value) => {
+    if (!text.startsWith(literal, at)) error(`unexpected ${describe(text[at])}`);
+    at += literal.length;
+    return value;
+  };
+
+  function parseValue() {
+    skipSpace();
+    const c = text[at];
+    if (c === '{') return parseObject();
+    if (c === '[') return parseArray();
+    if (c === '"') return parseString();
+    if (c === 't') return expectText('true', true);
+    if (c === 'f') return expectText('false', false);
+    if (c === 'n') return expectText('null', null);
+    return parseNumber();
+  }
+
+  function parseObject() {
+    const object = Object.create(null); // no prototype: a key like "__proto__" is plain data
+    const seen = new Set();
+    at++;
+    skipSpace();
+    if (text[at] === '}') { at++; return object; }
+    for (;;) {
+      skipSpace();
+      if (text[at] !== '"') error('expected a key');
+      const key = parseString();
+      if (seen.has(key)) error(`duplicate key ${JSON.stringify(key)}`);
+      seen.add(key);
+      skipSpace();
+      expectText(':');
+      object[key] = parseValue();
+      skipSpace();
+      if (text[at] === '}') { at++; return object; }
+      expectText(',');
+    }
+  }
+
+  function parseArray() {
+    const array = [];
+    at++;
+    skipSpace();
+    if (text[at] === ']') { at++; return array; }
+    for (;;) {
+      array.push(parseValue());
+      skipSpace();
+      if (text[at] === ']') { at++; return array; }
+      expectText(',');
+    }
+  }
+
+  const ESCAPES = { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
+  function parseString() {
+    let result = '';
+    at++;
+    for (;;) {
+      const c = text[at];
+      if (c === undefined) error('unterminated string');
+      if (c === '"') break;
+      if (c < ' ') error('control character in string');
+      if (c !== '\\') { result += c; at++; continue; }
+      const escape = text[at + 1];
+      if (escape === 'u') {
+        const hex = text.slice(at + 2, at + 6);
+        if (!/^[0-9a-fA-F]{4}$/.test(hex)) error('bad \\u escape');
+        result += String.fromCharCode(parseInt(hex, 16));
+        at += 6;
+      } else if (escape in ESCAPES) {
+        result += ESCAPES[escape];
+        at += 2;
+      } else {
+        error('bad escape');
+      }
+    }
+    at++;
+    if (!result.isWellFormed()) error('string with an unpaired surrogate');
+    return result;
+  }
+
+  function parseNumber() {
+    const match = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?/.exec(text.slice(at));
+    if (!match) error(`unexpected ${describe(text[at])}`);
+    at += match[0].length;
+    return new JsonNumber(match[0]);
+  }
+
+  const value = parseValue();
+  skipSpace();
+  if (at !== text.length) error('text after the value');
+  return value;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The vector schema (vectors-v1.md §2). `readVector` returns the vector with decoded values, or throws
+// a MalformedVector.
+
+class MalformedVector extends Error {}
+const malformed = (message) => { throw new MalformedVector(message); };
+
+const hexOf = (bytes) => (text) => new RegExp(`^[0-9a-f]{${2 * bytes}}$`).test(text);
+const isHex = (text) => /^(?:[0-9a-f]{2})*$/.test(text);
+const isPlainFileName = (suffix) => (text) => NAME_PATTERN.test(text.slice(0, -suffix.length)) && text.endsWith(suffix) && !text.includes('..');
+
+// Each key: its JSON type and a rule on its value.
+const SCHEMA = {
+  format: ['string', (v) => v === FORMAT],
+  version: ['integer', (v) => v === 1],
+  name: ['string', (v) => NAME_PATTERN.test(v)],
+  comment: ['string', () => true],
+  expect: ['string', (v) => v === 'success' || ERROR_CODES.includes(v)],
+  chunkIndex: ['integer', (v) => v < 2 ** 32],
+  passphrase: ['string', () => true],
+  passphraseHex: ['string', isHex],
+  iterations: ['integer', (v) => v >= MIN_ITERATIONS && v <= MAX_ITERATIONS],
+  salt: ['string', hexOf(16)],
+  nonceBase: ['string', hexOf(8)],
+  chunkSize: ['integer', (v) => v >= MIN_CHUNK_SIZE && v <= MAX_CHUNK_SIZE],
+  key: ['string', hexOf(32)],
+  plaintextHex: ['string', (v) => isHex(v) && v.length > 0 && v.length <= 2 * MAX_HEX_PLAINTEXT],
+  plaintextFile: ['string', isPlainFileName('.plaintext')],
+  plaintextLength: ['integer', (v) => v >= 1],
+  plaintextSha256: ['string', hexOf(32)],
+  file: ['string', isPlainFileName('.goshuin')],
+  fileSha256: ['string', hexOf(32)],
+  releasedLength: ['integer', () => true],
+  releasedSha256: ['string', hexOf(32)],
+};
+export const VECTOR_KEYS = Object.keys(SCHEMA); // also the order the generator writes them in
+const ALWAYS_REQUIRED = ['format', 'version', 'name', 'comment', 'expect', 'iterations', 'salt', 'nonceBase',
+  'chunkSize', 'key', 'plaintextLength', 'plaintextSha256', 'file', 'fileSha256'];
+
+// A JSON integer: no sign, fraction or exponent, at most 2^53 − 1 (every integer field is ≥ 0).
+function integerValue(value) {
+  if (!(value instanceof JsonNumber) || !/^(0|[1-9][0-9]*)$/.test(value.text)) return undefined;
+  return BigInt(value.text) <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(value.text) : undefined;
+}
+
+function readVector(jsonBytes, expectedName) {
+  let text;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(jsonBytes);
+  } catch {
+    malformed('not valid UTF-8');
+  }
+  let object;
+  try {
+    object = parseStrictJson(text);
+  } catch (error) {
+    malformed(error instanceof RangeError ? 'JSON nested too deeply' : error.message);
+  }
+  if (object === null || typeof object !== 'object' || Array.isArray(object) || object instanceof JsonNumber) malformed('not a JSON object');
+
+  const vector = {};
+  for (const [key, value] of Object.entries(object)) {
+    if (!(key in SCHEMA)) malformed(`unknown key ${JSON.stringify(key)}`);
+    const [type, rule] = SCHEMA[key];
+    const typed = type === 'integer' ? integerValue(value) : (typeof value === 'string' ? value : undefined);
+    if (typed === undefined) malformed(`${key} is not ${type === 'integer' ? 'an integer in 0 … 2^53 − 1 without fraction or exponent' : 'a string'}`);
+    if (!rule(typed)) malformed(`${key} has an unacceptable value ${JSON.stringify(typed).slice(0, 80)}`);
+    vector[key] = typed;
+  }
+  checkKeyCombinations(vector, expectedName);
+  return vector;
+}
+
+function checkKeyCombinations(vector, expectedName) {
+  for (const key of ALWAYS_REQUIRED) if (!(key in vector)) malformed(`missing ${key}`);
+  if (vector.name !== expectedName) malformed(`name ${JSON.stringify(vector.name)} is not the file name ${JSON.stringify(expectedName)}`);
+  const exactlyOne = (a, b) => { if ((a in vector) === (b in vector)) malformed(`exactly one of ${a} and ${b} is required`); };
+  exactlyOne('passphrase', 'passphraseHex');
+  exactlyOne('plaintextHex', 'plaintextFile');
+  if ('plaintextHex' in vector && vector.plaintextHex.length / 2 !== vector.plaintextLength) malformed('plaintextHex does not have plaintextLength bytes');
+  const success = vector.expect === 'success';
+  for (const key of ['releasedLength', 'releasedSha256']) {
+    if (success && key in vector) malformed(`${key} is for failure vectors only`);
+    if (!success && !(key in vector)) malformed(`missing ${key}`);
+  }
+  if ('chunkIndex' in vector && !CODES_WITH_INDEX.includes(vector.expect)) malformed(`chunkIndex goes only with ${CODES_WITH_INDEX.join(' or ')}`);
+}
+
+// The vector's decoded byte values.
+function decodeVector(vector) {
+  return {
+    passphrase: 'passphrase' in vector ? Buffer.from(vector.passphrase, 'utf8') : Buffer.from(vector.passphraseHex, 'hex'),
+    salt: Buffer.from(vector.salt, 'hex'),
+    nonceBase: Buffer.from(vector.nonceBase, 'hex'),
+  };
+}
+
+// Writes a vector's JSON in the order of the schema table.
+export function formatVector(fields) {
+  const unknown = Object.keys(fields).filter((key) => !(key in SCHEMA));
+  if (unknown.length > 0) throw new Error(`unknown vector keys ${unknown}`);
+  const ordered = Object.fromEntries(VECTOR_KEYS.filter((key) => fields[key] !== undefined).map((key) => [key, fields[key]]));
+  return `${JSON.stringify(ordered, null, 2)}\n`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The checker (vectors-v1.md §3)
+
+class CheckFailure extends Error {}
+const failCheck = (message) => { throw new CheckFailure(message); };
+
+function sha256OfFile(filePath) {
+  const hash = crypto.createHash('sha256');
+  const fd = fs.openSync(filePath, 'r');
+  try {
+    const buffer = Buffer.alloc(1 << 20);
+    let n;
+    while ((n = fs.readSync(fd, buffer, 0, buffer.length, null)) > 0) hash.update(buffer.subarray(0, n));
+  } finally {
+    fs.closeSync(fd);
+  }
+  return hash.digest('hex');
+}
+
+function checkNamedFile(dir, fileName, expectedSha256, what) {
+  const filePath = path.join(dir, fileName);
+  if (!fs.statSync(filePath, { throwIfNoEntry: false })?.isFile()) failCheck(`${what} ${fileName} is missing`);
+  if (sha256OfFile(filePath) !== expectedSha256) failCheck(`${what} ${fileName} does not have the stated SHA-256`);
+  return filePath;
+}
+
+// Runs `use(source)` on the vector's plaintext, from plaintextHex or plaintextFile.
+function withPlaintext(dir, vector, use) {
+  if ('plaintextHex' in vector) return use(bufferSource(Buffer.from(vector.plaintextHex, 'hex')));
+  const fd = fs.openSync(path.join(dir, vector.plaintextFile), 'r');
+  try {
+    return use(fileSource(fd));
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+function makeTemporaryDirectory() {
+  return fs.mkdtempSync(path.join(process.env.TMPDIR || '/tmp', 'goshuin-check-'));
+}
+
+function checkVector(dir, vector) {
+  // §3.2: the files and their hashes.
+  const goshuinPath = checkNamedFile(dir, vector.file, vector.fileSha256, 'file');
+  if ('plaintextFile' in vector) {
+    const plaintextPath = checkNamedFile(dir, vector.plaintextFile, vector.plaintextSha256, 'plaintextFile');
+    if (fs.statSync(plaintextPath).size !== vector.plaintextLength) failCheck('plaintextFile does not have plaintextLength bytes');
+  } else if (sha256Hex(Buffer.from(vector.plaintextHex, 'hex')) !== vector.plaintextSha256) {
+    failCheck('plaintextHex does not have plaintextSha256');
+  }
+
+  // §3.3: the key on its own.
+  const { passphrase, salt, nonceBase } = decodeVector(vector);
+  if (deriveKey(passphrase, salt, vector.iterations).toString('hex') !== vector.key) failCheck('key differs from PBKDF2-HMAC-SHA256(passphrase, salt, iterations)');
+
+  const scratch = makeTemporaryDirectory();
+  try {
+    const outcome = openToPath(goshuinPath, path.join(scratch, 'opened'), passphrase);
+    if (vector.expect === 'success') checkSuccess(dir, vector, outcome, { passphrase, salt, nonceBase }, scratch);
+    else checkFailure(vector, outcome, scratch);
+  } finally {
+    fs.rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+// Opens to a path, hashing what the streaming reader releases. Returns { error?, released }.
+function openToPath(goshuinPath, outPath, passphrase) {
+  const hash = crypto.createHash('sha256');
+  let releasedLength = 0;
+  let error;
+  try {
+    openFile(goshuinPath, outPath, passphrase, (plaintext) => { hash.update(plaintext); releasedLength += plaintext.length; });
+  } catch (thrown) {
+    error = thrown;
+  }
+  return { error, released: { length: releasedLength, sha256: hash.digest('hex') }, outPath };
+}
+
+function checkSuccess(dir, vector, { error, outPath }, { passphrase, salt, nonceBase }, scratch) {
+  // §3.4: opening succeeds and yields exactly the plaintext.
+  if (error) failCheck(`opening failed: ${error.message}`);
+  if (fs.statSync(outPath).size !== vector.plaintextLength || sha256OfFile(outPath) !== vector.plaintextSha256) failCheck('opening yields another plaintext');
+  // §3.5: sealing again with the recorded parameters gives the same bytes.
+  const resealedPath = path.join(scratch, 'resealed');
+  const fd = fs.openSync(resealedPath, 'wx');
+  try {
+    withPlaintext(dir, vector, (source) => seal(source, fileSink(fd), { passphrase, iterations: vector.iterations, chunkSize: vector.chunkSize, salt, nonceBase }));
+  } finally {
+    fs.closeSync(fd);
+  }
+  if (sha256OfFile(resealedPath) !== vector.fileSha256) failCheck('sealing the plaintext again gives other bytes');
+}
+
+function checkFailure(vector, { error, released }, scratch) {
+  // §3.4: the code and index.
+  if (!error) failCheck(`opening succeeded, expected ${vector.expect}`);
+  if (!(error instanceof GoshuinError)) failCheck(`opening crashed: ${error.message}`);
+  if (error.code !== vector.expect) failCheck(`got ${error.code}, expected ${vector.expect}`);
+  if ('chunkIndex' in vector && error.chunkIndex !== vector.chunkIndex) failCheck(`got chunk index ${error.chunkIndex}, expected ${vector.chunkIndex}`);
+  // §3.5: the released plaintext.
+  if (released.length !== vector.releasedLength || released.sha256 !== vector.releasedSha256) {
+    failCheck(`released ${released.length} bytes (${released.sha256}), expected ${vector.releasedLength} (${vector.releasedSha256})`);
+  }
+  // §3.6: no output left behind (the scratch directory held only the output path).
+  const left = fs.readdirSync(scratch);
+  if (left.length > 0) failCheck(`opening left ${left.join(', ')} behind`);
+}
+
+// Checks every *.json in `dir` (not recursive). Returns [{ name, status: ok|fail|malformed, reason? }].
+export function checkVectorSet(dir) {
+  const jsonFiles = fs.readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
+  return jsonFiles.map((jsonFile) => {
+    const name = jsonFile.slice(0, -'.json'.length);
+    try {
+      const vector = readVector(fs.readFileSync(path.join(dir, jsonFile)), name);
+      checkVector(dir, vector);
+      return { name, status: 'ok' };
+    } catch (error) {
+      if (error instanceof MalformedVector) return { name, status: 'malformed', reason: error.message };
+      return { name, status: 'fail', reason: error.message };
+    }
+  });
+}
+
+export function formatCheckReport(results, { json = false } = {}) {
+  const passed = results.filter((r) => r.status === 'ok').length;
+  const failed = results.length - passed;
+  if (json) return JSON.stringify({ passed, failed, results }, null, 2);
+  const lines = results.map(({ name, status, reason }) => (status === 'ok' ? `ok ${name}` : `${status === 'fail' ? 'FAIL' : 'MALFORMED'} ${name}: ${reason}`));
+  return [...lines, `${passed} passed, ${failed} failed`].join('\n');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Wycheproof: AES-256-GCM with 96-bit nonces and 128-bit tags through sealChunk/openChunk, and
+// PBKDF2-HMAC-SHA256 through deriveKey (any iteration count and length: the KDF is tested on its own).
+
+const SLOW_MILLISECONDS = 2000;
+
+export function runWycheproof(dir) {
+  const suites = [wycheproofAesGcm(dir), wycheproofPbkdf2(dir)];
+  const results = suites.flatMap((suite) => suite.results);
+  const lines = [...results.filter((r) => r.line).map((r) => r.line), ...suites.map((suite) => suite.summary)];
+  const passed = results.filter((r) => r.ok).length;
+  return { passed, failed: results.length - passed, lines };
+}
+
+const readJson = (dir, fileName) => JSON.parse(fs.readFileSync(path.join(dir, fileName), 'utf8'));
+const hex = (text) => Buffer.from(text, 'hex');
+
+function wycheproofAesGcm(dir) {
+  const suite = readJson(dir, 'aes_gcm_test.json');
+  const groups = suite.testGroups.filter((g) => g.keySize === 256 && g.ivSize === 96 && g.tagSize === 128);
+  const results = groups.flatMap((group) => group.tests.map((test) => {
+    const [key, iv, aad, msg] = [hex(test.key), hex(test.iv), hex(test.aad), hex(test.msg)];
+    const sealedExpected = Buffer.concat([hex(test.ct), hex(test.tag)]);
+    // Our nonce is nonceBase (8 bytes) ‖ u32be(index): split the 12-byte IV the same way.
+    const [nonceBase, index] = [iv.subarray(0, 8), iv.readUInt32BE(8)];
+    const opened = openChunk(key, aad, nonceBase, index, sealedExpected);
+    const sealed = sealChunk(key, aad, nonceBase, index, msg).subarray(4); // without the length prefix
+    const correct = opened !== null && opened.equals(msg) && sealed.equals(sealedExpected);
+    // "acceptable": valid if it opens, and then it must be right.
+    const ok = test.result === 'valid' ? correct : test.result === 'invalid' ? opened === null : opened === null || correct;
+    return { ok, line: ok ? undefined : `FAIL aes_gcm_test.json tcId ${test.tcId} (${test.result})` };
+  }));
+  return { results, summary: `aes_gcm_test.json: ${results.length} tests (groups keySize 256, ivSize 96, tagSize 128)` };
+}
+
+function wycheproofPbkdf2(dir) {
+  const suite = readJson(dir, 'pbkdf2_hmacsha256_test.json');
+  let slowest = { milliseconds: 0 };
+  const results = suite.testGroups.flatMap((group) => group.tests.map((test) => {
+    const started = process.hrtime.bigint();
+    const derived = deriveKey(hex(test.password), hex(test.salt), test.iterationCount, test.dkLen);
+    const milliseconds = Number(process.hrtime.bigint() - started) / 1e6;
+    if (milliseconds > slowest.milliseconds) slowest = { milliseconds, test };
+    const correct = derived.equals(hex(test.dk));
+    const ok = test.result === 'invalid' ? !correct : correct;
+    const slow = milliseconds > SLOW_MILLISECONDS ? ` (slow: ${milliseconds.toFixed(0)} ms)` : '';
+    return { ok, line: ok && !slow ? undefined : `${ok ? 'ok' : 'FAIL'} pbkdf2_hmacsha256_test.json tcId ${test.tcId}${slow}` };
+  }));
+  const { milliseconds, test } = slowest;
+  return { results, summary: `pbkdf2_hmacsha256_test.json: ${results.length} tests (slowest: tcId ${test?.tcId}, ${test?.iterationCount} iterations, ${milliseconds.toFixed(0)} ms)` };
+}
