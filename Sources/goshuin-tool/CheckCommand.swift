@@ -13,9 +13,12 @@ enum CheckCommand {
                     code: "input_not_found", "\(path) does not exist",
                     hint: "give a directory of vectors or a vector's .json file", status: .noInput)
             }
-            let found = FileSystem.isDirectory(path) ? try VectorChecker.check(directory: path) : [
-                VectorChecker.check(vectorAt: path)
-            ]
+            let found =
+                FileSystem.isDirectory(path)
+                ? try VectorChecker.check(directory: path)
+                : [
+                    VectorChecker.check(vectorAt: path)
+                ]
             guard !found.isEmpty else {
                 throw ToolError(code: "input_not_found", "\(path) holds no *.json vector", status: .noInput)
             }

@@ -14,7 +14,8 @@ struct CommandSpec {
 
     static let helpOption = OptionSpec("--help", short: "-h", "Show this help and exit.")
     static let jsonOption = OptionSpec(
-        "--json", "Print one JSON object on standard output: a summary with \"ok\": true, or"
+        "--json",
+        "Print one JSON object on standard output: a summary with \"ok\": true, or"
             + " {\"ok\": false, \"error\": {\"code\", \"message\"}}.")
     static let passphraseOptions = [
         OptionSpec(
@@ -30,12 +31,15 @@ struct CommandSpec {
         name: "seal", summary: "Encrypt a file into a .goshuin file.",
         usage: "goshuin-tool seal INPUT -o OUTPUT.goshuin [--iterations N] [--chunk-size SIZE] [options]",
         options: [
-            OptionSpec("--output", short: "-o", value: "PATH", "Where to write the .goshuin file ('-': standard output)."),
             OptionSpec(
-                "--iterations", value: "N", "PBKDF2 iterations, 1000 to 2000000 (default 600000). More is slower"
+                "--output", short: "-o", value: "PATH", "Where to write the .goshuin file ('-': standard output)."),
+            OptionSpec(
+                "--iterations", value: "N",
+                "PBKDF2 iterations, 1000 to 2000000 (default 600000). More is slower"
                     + " to open, and slower to guess."),
             OptionSpec(
-                "--chunk-size", value: "SIZE", "Plaintext bytes per chunk, 1KiB to 64MiB (default 4MiB); bytes,"
+                "--chunk-size", value: "SIZE",
+                "Plaintext bytes per chunk, 1KiB to 64MiB (default 4MiB); bytes,"
                     + " or with a KiB or MiB suffix."),
         ] + passphraseOptions + outputOptions + [jsonOption, helpOption],
         discussion: """
@@ -53,7 +57,7 @@ struct CommandSpec {
         name: "open", summary: "Decrypt a .goshuin file.",
         usage: "goshuin-tool open INPUT.goshuin -o OUTPUT [options]",
         options: [
-            OptionSpec("--output", short: "-o", value: "PATH", "Where to write the payload ('-': standard output)."),
+            OptionSpec("--output", short: "-o", value: "PATH", "Where to write the payload ('-': standard output).")
         ] + passphraseOptions + outputOptions + [jsonOption, helpOption],
         discussion: """
             The file's structure is checked before the passphrase is used. Every chunk is authenticated

@@ -1,5 +1,5 @@
-import GoshuinFormat
 import Glibc
+import GoshuinFormat
 
 /// Writing to standard output and standard error.
 enum Console {

@@ -30,7 +30,8 @@ enum GoshuinTool {
         do {
             let parsed = try ParsedArguments.parse(Array(arguments.dropFirst()), command: command)
             if json, parsed.value("--output") == "-" {
-                throw ToolError.usage("--json and -o - both write to standard output; choose one", command: command.name)
+                throw ToolError.usage(
+                    "--json and -o - both write to standard output; choose one", command: command.name)
             }
             let (summary, status) = try execute(command, parsed, json: json)
             if json { Console.out(summary.serialized() + "\n") }

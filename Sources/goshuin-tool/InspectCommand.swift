@@ -66,7 +66,8 @@ enum InspectCommand {
             "expected size      " + (inspection.expectedFileSize.map { "\($0) bytes" } ?? "unknown (header invalid)"),
         ]
         if let fields = inspection.fields {
-            let magic = String(decoding: fields.magic.map { (32...126).contains($0) ? $0 : UInt8(ascii: ".") }, as: UTF8.self)
+            let magic = String(
+                decoding: fields.magic.map { (32...126).contains($0) ? $0 : UInt8(ascii: ".") }, as: UTF8.self)
             lines += [
                 "chunk count        " + (inspection.chunkCount.map(String.init) ?? "none"),
                 "header (unauthenticated: only opening with the passphrase verifies it)",

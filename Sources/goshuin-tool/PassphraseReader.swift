@@ -1,5 +1,5 @@
-import GoshuinFormat
 import Glibc
+import GoshuinFormat
 
 /// Where the passphrase comes from: `--passphrase-file`, `--passphrase-fd`, `GOSHUIN_PASSPHRASE`, or a
 /// prompt on the terminal with echo off. Never from an argument.
@@ -90,7 +90,8 @@ struct PassphraseReader {
             if count == 0 || byte == UInt8(ascii: "\n") { break }
             line.append(byte)
             guard line.count <= Self.maximumLength else {
-                throw .usage("the passphrase from \(source) is longer than \(Self.maximumLength) bytes", command: command)
+                throw .usage(
+                    "the passphrase from \(source) is longer than \(Self.maximumLength) bytes", command: command)
             }
         }
         if line.last == UInt8(ascii: "\r") { line.removeLast() }

@@ -1,5 +1,5 @@
-import GoshuinFormat
 import Glibc
+import GoshuinFormat
 
 /// The checks the tool makes on its input and output paths before it asks for a passphrase.
 enum Paths {
@@ -44,13 +44,15 @@ enum Paths {
         }
         if FileSystem.isDirectory(path) {
             throw ToolError(
-                code: "output_exists", "\(path) is a directory", hint: "give a file name with -o", status: .cannotCreate)
+                code: "output_exists", "\(path) is a directory", hint: "give a file name with -o", status: .cannotCreate
+            )
         }
         if !force {
             do {
                 try AtomicOutput.refuseExisting(path)
             } catch {
-                throw (error as? GoshuinError).map(ToolError.init) ?? ToolError(code: "io", "\(error)", status: .ioError)
+                throw (error as? GoshuinError).map(ToolError.init)
+                    ?? ToolError(code: "io", "\(error)", status: .ioError)
             }
         }
         let directory = AtomicOutput.directory(of: path)

@@ -1,5 +1,5 @@
-import GoshuinFormat
 import Glibc
+import GoshuinFormat
 
 /// Shows progress on standard error when it is a terminal: the key derivation, and the bytes of payloads
 /// over 64 MiB with their rate and the time left.

@@ -69,7 +69,8 @@ enum SealCommand {
                 nonceBase: [UInt8](repeating: 0, count: Header.nonceBaseLength), chunkSize: parameters.chunkSize,
                 plaintextLength: 1)
         } catch let error as GoshuinError {
-            throw ToolError(code: error.code.rawValue, error.message, hint: "see 'goshuin-tool help seal'", status: .usage)
+            throw ToolError(
+                code: error.code.rawValue, error.message, hint: "see 'goshuin-tool help seal'", status: .usage)
         }
         return parameters
     }

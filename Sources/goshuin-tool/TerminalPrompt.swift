@@ -1,5 +1,5 @@
-import GoshuinFormat
 import Glibc
+import GoshuinFormat
 
 /// The terminal's settings before echo was turned off, restored by the signal handler on Ctrl-C.
 nonisolated(unsafe) private var savedTerminalSettings = termios()
@@ -23,7 +23,6 @@ enum TerminalPrompt {
         }
         defer { Glibc.close(descriptor) }
         let terminal = FileDescriptor(rawValue: descriptor)
-        try? terminal.writeAll(Array(prompt.utf8))
         var settings = termios()
         let canHideEcho = tcgetattr(descriptor, &settings) == 0
         if canHideEcho {
@@ -38,9 +37,11 @@ enum TerminalPrompt {
             silent.c_lflag |= tcflag_t(ECHONL)
             tcsetattr(descriptor, TCSAFLUSH, &silent)
         }
+        // The prompt comes after echo is off, so an answer typed at it is never flushed or echoed.
+        try? terminal.writeAll(Array(prompt.utf8))
         defer {
             if canHideEcho {
-                tcsetattr(descriptor, TCSAFLUSH, &settings)
+                tcsetattr(descriptor, TCSANOW, &settings)
                 signal(SIGINT, SIG_DFL)
                 savedTerminalDescriptor = -1
             }

@@ -52,7 +52,9 @@ struct ToolError: Error {
     private static func hint(for code: GoshuinError.Code) -> String? {
         switch code {
         case .outputExists: return "use --force to replace it, or -o to choose another name"
-        case .authFailed: return "check the passphrase (it is case- and space-sensitive); a file sealed by another app needs its own passphrase"
+        case .authFailed:
+            return
+                "check the passphrase (it is case- and space-sensitive); a file sealed by another app needs its own passphrase"
         case .truncated: return "copy the file again from where it was saved; 'goshuin-tool inspect' shows the sizes"
         case .chunkDamaged, .chunkLengthInvalid:
             return "the file is damaged; try another copy of the backup"

@@ -43,7 +43,8 @@ import Testing
     @Test func danglingSymlinkCountsAsExisting() throws {
         let directory = TemporaryDirectory()
         _ = try Fixtures.seal(Fixtures.payload(100), in: directory)
-        try FileManager.default.createSymbolicLink(atPath: directory.file("link"), withDestinationPath: "/nonexistent/x")
+        try FileManager.default.createSymbolicLink(
+            atPath: directory.file("link"), withDestinationPath: "/nonexistent/x")
         #expect(throws: GoshuinError(.outputExists, "")) {
             try GoshuinFile.open(
                 inputPath: directory.file("sealed.goshuin"), outputPath: directory.file("link"),

@@ -65,7 +65,8 @@ import Testing
     }
 
     @Test func maximumLengthAtMaximumChunkSizeHasExactly2To32Chunks() throws {
-        let header = try Header.decode(Fixtures.headerBytes(chunkSize: 67_108_864, plaintextLength: UInt64(67_108_864) << 32))
+        let header = try Header.decode(
+            Fixtures.headerBytes(chunkSize: 67_108_864, plaintextLength: UInt64(67_108_864) << 32))
         #expect(header.layout.chunkCount == 1 << 32)
         #expect(header.layout.expectedFileSize == 45 + 20 * (1 << 32) + (UInt64(67_108_864) << 32))
     }

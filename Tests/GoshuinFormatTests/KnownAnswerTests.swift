@@ -25,8 +25,10 @@ import Testing
         var text = source
         edit(&text)
         try text.write(toFile: scratch.file("\(name).json"), atomically: false, encoding: .utf8)
-        for suffix in [".goshuin", ".plaintext"] where FileManager.default.fileExists(atPath: Self.directory + "/" + name + suffix) {
-            try FileManager.default.copyItem(atPath: Self.directory + "/" + name + suffix, toPath: scratch.file(name + suffix))
+        for suffix in [".goshuin", ".plaintext"]
+        where FileManager.default.fileExists(atPath: Self.directory + "/" + name + suffix) {
+            try FileManager.default.copyItem(
+                atPath: Self.directory + "/" + name + suffix, toPath: scratch.file(name + suffix))
         }
         return VectorChecker.check(vectorAt: scratch.file("\(name).json"))
     }

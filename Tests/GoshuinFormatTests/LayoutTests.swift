@@ -37,7 +37,8 @@ import Testing
         let offset = Int(header.layout.recordOffset(ofChunk: 1)) + 4
         let record = Array(file[offset..<offset + 1_024 + 16])
         let sealed = try cipher.seal(
-            Array(plaintext[1_024..<2_048]), nonce: header.nonceBase + [0, 0, 0, 1], additionalData: Array(file[0..<45]))
+            Array(plaintext[1_024..<2_048]), nonce: header.nonceBase + [0, 0, 0, 1], additionalData: Array(file[0..<45])
+        )
         #expect(sealed.ciphertext + sealed.tag == record)
     }
 

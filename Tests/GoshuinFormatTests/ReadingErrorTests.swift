@@ -42,7 +42,8 @@ import Testing
     }
 
     @Test func tooManyChunks() {
-        Self.expectFailure(Fixtures.headerBytes(chunkSize: 1_024, plaintextLength: (UInt64(1_024) << 32) + 1), .tooManyChunks)
+        Self.expectFailure(
+            Fixtures.headerBytes(chunkSize: 1_024, plaintextLength: (UInt64(1_024) << 32) + 1), .tooManyChunks)
     }
 
     @Test func truncatedAndTrailingDataAreDecidedBySize() throws {
@@ -91,7 +92,8 @@ import Testing
             file.flippingBit(at: Self.recordOffset(2) + 4 + 1_024), .chunkDamaged, chunkIndex: 2,
             released: Array(plaintext.prefix(2_048)))
         Self.expectFailure(
-            file.flippingBit(at: file.count - 1), .chunkDamaged, chunkIndex: 4, released: Array(plaintext.prefix(4_096)))
+            file.flippingBit(at: file.count - 1), .chunkDamaged, chunkIndex: 4, released: Array(plaintext.prefix(4_096))
+        )
     }
 
     @Test func swappedChunksAreDamage() throws {

@@ -56,7 +56,8 @@ public enum ContainerSealer {
             }
             guard received == length else {
                 throw GoshuinError(
-                    .io, "the input ended after \(bytesDone + UInt64(received)) of \(header.plaintextLength) bytes;"
+                    .io,
+                    "the input ended after \(bytesDone + UInt64(received)) of \(header.plaintextLength) bytes;"
                         + " it changed while being sealed")
             }
             let recordLength = ContainerLayout.prefixLength + length + AES256GCM.tagLength

@@ -35,7 +35,7 @@ public final class AtomicOutput {
                 descriptor = try FileDescriptor.open(candidate, O_WRONLY | O_CREAT | O_EXCL, permissions: permissions)
                 temporaryPath = candidate
                 break
-            } catch where error == .fileExists && attempt < 16 {
+            } catch  where error == .fileExists && attempt < 16 {
                 attempt += 1
             } catch {
                 throw error.goshuinError("cannot create a temporary file beside \(destination)")

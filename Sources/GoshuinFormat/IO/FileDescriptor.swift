@@ -90,7 +90,9 @@ public struct FileDescriptor: Hashable, Sendable {
         var written = 0
         while written < buffer.count, let base = buffer.baseAddress {
             let alreadyWritten = written
-            let count = try retryOnInterrupt { Glibc.write(rawValue, base + alreadyWritten, buffer.count - alreadyWritten) }
+            let count = try retryOnInterrupt {
+                Glibc.write(rawValue, base + alreadyWritten, buffer.count - alreadyWritten)
+            }
             written += count
         }
     }

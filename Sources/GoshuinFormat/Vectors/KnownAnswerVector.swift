@@ -92,8 +92,10 @@ public struct KnownAnswerVector: Sendable {
     public static func isValidName(_ name: String) -> Bool {
         let bytes = Array(name.utf8)
         guard (1...100).contains(bytes.count), isLowerAlphanumeric(bytes[0]) else { return false }
-        return bytes.allSatisfy { isLowerAlphanumeric($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-")
-            || $0 == UInt8(ascii: "_") }
+        return bytes.allSatisfy {
+            isLowerAlphanumeric($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-")
+                || $0 == UInt8(ascii: "_")
+        }
     }
 
     /// Whether `name` may be a file named by a vector: a valid name, so no `/` and no `..` component.

@@ -22,8 +22,8 @@ extension KnownAnswerVector {
         guard case .object(let memberList) = document else { throw malformed("the document is not an object") }
         var members: [String: JSONValue] = [:]
         for member in memberList { members[member.key] = member.value }
-        if let unknown = members.keys.sorted().first(where: { !requiredKeys.contains($0) && !optionalKeys.contains($0) })
-        {
+        if let unknown = members.keys.sorted().first(where: { !requiredKeys.contains($0) && !optionalKeys.contains($0) }
+        ) {
             throw malformed("unknown key \"\(unknown)\"")
         }
         if let missing = requiredKeys.sorted().first(where: { members[$0] == nil }) {
@@ -53,10 +53,15 @@ extension KnownAnswerVector {
         return KnownAnswerVector(
             name: name, comment: try fields.string("comment"), expect: expect, chunkIndex: chunkIndex,
             passphraseBytes: passphraseBytes, passphraseAsHex: passphraseAsHex,
-            iterations: UInt32(try fields.integer("iterations", in: Int64(Header.iterationRange.lowerBound)...Int64(Header.iterationRange.upperBound))),
+            iterations: UInt32(
+                try fields.integer(
+                    "iterations", in: Int64(Header.iterationRange.lowerBound)...Int64(Header.iterationRange.upperBound))
+            ),
             salt: try fields.hex("salt", count: Header.saltLength),
             nonceBase: try fields.hex("nonceBase", count: Header.nonceBaseLength),
-            chunkSize: UInt32(try fields.integer("chunkSize", in: Int64(Header.chunkSizeRange.lowerBound)...Int64(Header.chunkSizeRange.upperBound))),
+            chunkSize: UInt32(
+                try fields.integer(
+                    "chunkSize", in: Int64(Header.chunkSizeRange.lowerBound)...Int64(Header.chunkSizeRange.upperBound))),
             key: try fields.hex("key", count: AES256GCM.keyLength), plaintext: plaintext,
             plaintextLength: plaintextLength, plaintextSha256: try fields.hex("plaintextSha256", count: 32),
             file: file, fileSha256: try fields.hex("fileSha256", count: 32), releasedLength: released?.length,
@@ -90,7 +95,8 @@ extension KnownAnswerVector {
     private static func parsePlaintext(_ fields: FieldReader) throws -> PlaintextSource {
         switch (fields.has("plaintextHex"), fields.has("plaintextFile")) {
         case (true, false):
-            guard let bytes = Hex.decode(try fields.string("plaintextHex")), bytes.count <= maximumInlinePlaintext else {
+            guard let bytes = Hex.decode(try fields.string("plaintextHex")), bytes.count <= maximumInlinePlaintext
+            else {
                 throw malformed("plaintextHex is not lower-case hex of at most \(maximumInlinePlaintext) bytes")
             }
             return .bytes(bytes)

@@ -28,7 +28,8 @@ public struct VectorGenerator {
     /// Writes `count` vectors (a third of them successes) into the existing directory `directory`.
     public mutating func writeRandomSet(count: Int, to directory: String) throws {
         for number in 0..<count {
-            let mutation = number % 3 == 0 ? .none : Mutation.allCases.dropFirst()[random.index(Mutation.allCases.count - 1) + 1]
+            let mutation =
+                number % 3 == 0 ? .none : Mutation.allCases.dropFirst()[random.index(Mutation.allCases.count - 1) + 1]
             try writeVector(name: "random-\(number)-\(mutation.rawValue)", mutation: mutation, to: directory)
         }
     }
@@ -48,7 +49,8 @@ public struct VectorGenerator {
         if mutation == .wrongPassphrase {
             openingPassphrase += [UInt8(ascii: "!")]
         } else {
-            file = mutate(sealed, mutation, layout: ContainerLayout(chunkSize: chunkSize, plaintextLength: UInt64(length)))
+            file = mutate(
+                sealed, mutation, layout: ContainerLayout(chunkSize: chunkSize, plaintextLength: UInt64(length)))
         }
         let filePath = directory + "/" + name + ".goshuin"
         try withAtomicOutput(to: filePath, replaceExisting: true, permissions: 0o644) { try $0.writeAll(file) }
@@ -64,10 +66,12 @@ public struct VectorGenerator {
             passphrase: Passphrase(bytes: openingPassphrase), salt: parameters.fixedSalt ?? [],
             iterations: parameters.iterations)
         let vector = KnownAnswerVector(
-            name: name, comment: "Random vector: \(mutation.rawValue) of a \(length)-byte payload in \(chunkSize)-byte chunks.",
+            name: name,
+            comment: "Random vector: \(mutation.rawValue) of a \(length)-byte payload in \(chunkSize)-byte chunks.",
             expect: outcome.error.map { .failure($0.code) } ?? .success, chunkIndex: outcome.error?.chunkIndex,
             passphraseBytes: openingPassphrase, passphraseAsHex: random.index(4) == 0,
-            iterations: parameters.iterations, salt: parameters.fixedSalt ?? [], nonceBase: parameters.fixedNonceBase ?? [],
+            iterations: parameters.iterations, salt: parameters.fixedSalt ?? [],
+            nonceBase: parameters.fixedNonceBase ?? [],
             chunkSize: chunkSize, key: key.exposedBytes, plaintext: plaintextSource, plaintextLength: UInt64(length),
             plaintextSha256: SHA256Hasher.hash(plaintext), file: name + ".goshuin", fileSha256: SHA256Hasher.hash(file),
             releasedLength: outcome.error == nil ? nil : outcome.released.length,
@@ -93,7 +97,8 @@ public struct VectorGenerator {
         case .append: bytes += random.bytes(1 + random.index(40))
         case .flipHeader: bytes[random.index(Header.byteCount)] ^= 1 << UInt8(random.index(8))
         case .flipPrefix: bytes[recordStart + random.index(4)] ^= 1 << UInt8(random.index(8))
-        case .flipBody: bytes[recordStart + 4 + random.index(recordEnd - recordStart - 4)] ^= 1 << UInt8(random.index(8))
+        case .flipBody:
+            bytes[recordStart + 4 + random.index(recordEnd - recordStart - 4)] ^= 1 << UInt8(random.index(8))
         case .setPrefix:
             let value = [0, UInt32.max, UInt32(random.index(70_000))][random.index(3)]
             bytes.replaceSubrange(recordStart..<recordStart + 4, with: withUnsafeBytes(of: value.bigEndian, Array.init))

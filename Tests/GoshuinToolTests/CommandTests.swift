@@ -1,0 +1,229 @@
+import Foundation
+import Testing
+
+/// End-to-end: the built tool run as a user would, on real files.
+@Suite struct CommandTests {
+    let directory = Scratch()
+    let passphraseFile: String
+    let plaintext = (0..<10_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+
+    init() {
+        passphraseFile = directory.write("pw.txt", Array("s3cret passphrase\n".utf8))
+        directory.write("plain.bin", plaintext)
+    }
+
+    func run(_ arguments: [String], stdin: [UInt8] = [], environment: [String: String] = [:]) throws
+        -> ToolRunner.Result
+    {
+        try ToolRunner.run(arguments, in: directory.path, stdin: stdin, environment: environment)
+    }
+
+    func seal(_ extra: [String] = []) throws -> ToolRunner.Result {
+        try run(
+            [
+                "seal", "plain.bin", "-o", "plain.goshuin", "--passphrase-file", "pw.txt", "--iterations", "1000",
+                "--chunk-size", "1KiB",
+            ] + extra)
+    }
+
+    @Test func sealThenOpenRoundTrips() throws {
+        let sealed = try seal()
+        #expect(sealed.status == 0, "\(sealed.stderr)")
+        #expect(sealed.stdout.isEmpty && sealed.stderr.isEmpty)
+        #expect(directory.bytes("plain.goshuin").count == 45 + 20 * 10 + 10_000)
+        let opened = try run(["open", "plain.goshuin", "-o", "out.bin", "--passphrase-file", "pw.txt"])
+        #expect(opened.status == 0, "\(opened.stderr)")
+        #expect(directory.bytes("out.bin") == plaintext)
+    }
+
+    @Test func everyPassphraseSourceGivesTheSameKey() throws {
+        #expect(try seal().status == 0)
+        let viaEnvironment = try run(
+            ["open", "plain.goshuin", "-o", "a"], environment: ["GOSHUIN_PASSPHRASE": "s3cret passphrase"])
+        #expect(viaEnvironment.status == 0, "\(viaEnvironment.stderr)")
+        let viaDescriptor = try run(
+            ["open", "plain.goshuin", "-o", "b", "--passphrase-fd", "0"], stdin: Array("s3cret passphrase\r\n".utf8))
+        #expect(viaDescriptor.status == 0, "\(viaDescriptor.stderr)")
+        directory.write("crlf.txt", Array("s3cret passphrase\r\nsecond line\n".utf8))
+        let viaCRLFFile = try run(["open", "plain.goshuin", "-o", "c", "--passphrase-file", "crlf.txt"])
+        #expect(viaCRLFFile.status == 0, "\(viaCRLFFile.stderr)")
+        #expect(
+            directory.bytes("a") == plaintext && directory.bytes("b") == plaintext && directory.bytes("c") == plaintext)
+        // Nothing is trimmed but the line ending: a trailing space is part of the passphrase.
+        let withSpace = try run(
+            ["open", "plain.goshuin", "-o", "d"], environment: ["GOSHUIN_PASSPHRASE": "s3cret passphrase "])
+        #expect(withSpace.status == 65)
+    }
+
+    @Test func noPassphraseSourceAndNoTerminalIsAUsageErrorAtOnce() throws {
+        let result = try run(["seal", "plain.bin", "-o", "x.goshuin"])
+        #expect(result.status == 64)
+        #expect(result.stderr.hasPrefix("goshuin-tool: error: usage: no passphrase"))
+        #expect(!directory.exists("x.goshuin"))
+    }
+
+    @Test func emptyPassphraseIsRefusedWhenSealing() throws {
+        directory.write("empty.txt", Array("\n".utf8))
+        let result = try run(["seal", "plain.bin", "-o", "x.goshuin", "--passphrase-file", "empty.txt"])
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("error: empty_passphrase:"))
+        #expect(!directory.exists("x.goshuin"))
+    }
+
+    @Test func standardInputAndStandardOutput() throws {
+        let sealed = try run(
+            ["seal", "-", "-o", "-", "--iterations", "1000"], stdin: plaintext,
+            environment: ["GOSHUIN_PASSPHRASE": "pipe"])
+        #expect(sealed.status == 0, "\(sealed.stderr)")
+        #expect(sealed.stdoutBytes.count == 45 + 20 + 10_000)
+        directory.write("piped.goshuin", sealed.stdoutBytes)
+        let opened = try run(["open", "piped.goshuin", "-o", "-"], environment: ["GOSHUIN_PASSPHRASE": "pipe"])
+        #expect(opened.status == 0)
+        #expect(opened.stdoutBytes == plaintext)
+    }
+
+    @Test func failedOpenToStandardOutputWritesNothing() throws {
+        #expect(try seal().status == 0)
+        var damaged = directory.bytes("plain.goshuin")
+        damaged[damaged.count - 1] ^= 1
+        directory.write("damaged.goshuin", damaged)
+        let result = try run(["open", "damaged.goshuin", "-o", "-", "--passphrase-file", "pw.txt"])
+        #expect(result.status == 65)
+        #expect(result.stdoutBytes.isEmpty, "no unauthenticated or partial payload reaches standard output")
+        #expect(result.stderr.contains("error: chunk_damaged:"))
+    }
+
+    @Test func exitCodes() throws {
+        #expect(try seal().status == 0)
+        let plain = ["--passphrase-file", "pw.txt"]
+        // 65: wrong passphrase, cut file, not a .goshuin file.
+        let wrong = try run(["open", "plain.goshuin", "-o", "o1"], environment: ["GOSHUIN_PASSPHRASE": "nope"])
+        #expect(wrong.status == 65 && wrong.stderr.contains("error: auth_failed:"))
+        directory.write("cut.goshuin", Array(directory.bytes("plain.goshuin").dropLast(5)))
+        let cut = try run(["open", "cut.goshuin", "-o", "o2"] + plain)
+        #expect(cut.status == 65 && cut.stderr.contains("error: truncated:"))
+        let notGoshuin = try run(["open", "plain.bin", "-o", "o3"] + plain)
+        #expect(notGoshuin.status == 65 && notGoshuin.stderr.contains("error: bad_magic:"))
+        // 66: missing input.
+        let missing = try run(["open", "absent.goshuin", "-o", "o4"] + plain)
+        #expect(missing.status == 66 && missing.stderr.contains("error: input_not_found:"))
+        // 73: existing output, or an output directory that does not exist.
+        let exists = try run(["open", "plain.goshuin", "-o", "plain.bin"] + plain)
+        #expect(exists.status == 73 && exists.stderr.contains("error: output_exists:"))
+        let noDirectory = try run(["open", "plain.goshuin", "-o", "no/such/dir/out"] + plain)
+        #expect(noDirectory.status == 73)
+        // 64: usage.
+        let usage = try run(["open", "plain.goshuin"] + plain)
+        #expect(usage.status == 64 && usage.stderr.contains("goshuin-tool help open"))
+        let badIterations = try run(["seal", "plain.bin", "-o", "o5", "--iterations", "999"] + plain)
+        #expect(badIterations.status == 64 && badIterations.stderr.contains("iterations_out_of_range"))
+        let badSize = try run(["seal", "plain.bin", "-o", "o5", "--chunk-size", "70MiB"] + plain)
+        #expect(badSize.status == 64 && badSize.stderr.contains("chunk_size_out_of_range"))
+        #expect(["o1", "o2", "o3", "o4", "o5"].allSatisfy { !directory.exists($0) })
+        #expect(directory.bytes("plain.bin") == plaintext)
+    }
+
+    @Test func diskFullFailsWith74AndLeavesNothing() throws {
+        // RLIMIT_FSIZE of 64 blocks of 512 bytes: the 10 KiB payload cannot be written.
+        let result = try ToolRunner.run(
+            ["open", "plain.goshuin", "-o", "out.bin", "--passphrase-file", "pw.txt"], in: directory.path,
+            wrapper: ["/bin/sh", "-c", "ulimit -f 8 && exec \"$@\"", "sh"])
+        #expect(result.status == 66, "the sealed file does not exist yet")
+        #expect(try seal().status == 0)
+        let full = try ToolRunner.run(
+            ["open", "plain.goshuin", "-o", "out.bin", "--passphrase-file", "pw.txt"], in: directory.path,
+            wrapper: ["/bin/sh", "-c", "ulimit -f 8 && exec \"$@\"", "sh"])
+        #expect(full.status == 74, "\(full.stderr)")
+        #expect(full.stderr.contains("error: io:"))
+        #expect(directory.entries == ["plain.bin", "plain.goshuin", "pw.txt"])
+    }
+
+    @Test func refusals() throws {
+        #expect(try seal().status == 0)
+        let same = try run(["seal", "plain.bin", "-o", "plain.bin", "--force", "--passphrase-file", "pw.txt"])
+        #expect(same.status == 64 && same.stderr.contains("error: same_file:"))
+        #expect(directory.bytes("plain.bin") == plaintext)
+        let noForce = try seal()
+        #expect(noForce.status == 73)
+        let forced = try seal(["--force"])
+        #expect(forced.status == 0)
+        let directoryInput = try run(["seal", ".", "-o", "x.goshuin", "--passphrase-file", "pw.txt"])
+        #expect(directoryInput.status == 64)
+        directory.write("empty.bin", [])
+        let empty = try run(["seal", "empty.bin", "-o", "e.goshuin", "--passphrase-file", "pw.txt"])
+        #expect(empty.status == 65 && empty.stderr.contains("error: empty_payload:"))
+        #expect(!directory.exists("e.goshuin"))
+    }
+
+    @Test func jsonOutput() throws {
+        let sealed = try seal(["--json"])
+        #expect(sealed.status == 0)
+        let summary = try JSONSerialization.jsonObject(with: Data(sealed.stdout.utf8)) as? [String: Any]
+        #expect(summary?["ok"] as? Bool == true)
+        #expect(summary?["chunkCount"] as? Int == 10)
+        let failed = try run(["open", "plain.goshuin", "-o", "x", "--json"], environment: ["GOSHUIN_PASSPHRASE": "no"])
+        #expect(failed.status == 65)
+        let failure = try JSONSerialization.jsonObject(with: Data(failed.stdout.utf8)) as? [String: Any]
+        #expect(failure?["ok"] as? Bool == false)
+        #expect((failure?["error"] as? [String: Any])?["code"] as? String == "auth_failed")
+        #expect(!failed.stdout.contains("\"no\"") && !failed.stderr.contains(" no "), "the passphrase is never echoed")
+    }
+
+    @Test func inspectNeedsNoPassphraseAndGivesAVerdict() throws {
+        #expect(try seal().status == 0)
+        let consistent = try run(["inspect", "plain.goshuin", "--json"])
+        #expect(consistent.status == 0)
+        let summary = try JSONSerialization.jsonObject(with: Data(consistent.stdout.utf8)) as? [String: Any]
+        #expect(summary?["verdict"] as? String == "consistent")
+        #expect(summary?["chunkCount"] as? Int == 10)
+        #expect(summary?["expectedFileSize"] as? Int == 10_245 && summary?["actualFileSize"] as? Int == 10_245)
+        let header = summary?["header"] as? [String: Any]
+        #expect(header?["authenticated"] as? Bool == false && header?["kdfIterations"] as? Int == 1_000)
+        let text = try run(["inspect", "plain.goshuin"])
+        #expect(text.stdout.contains("unauthenticated") && text.stdout.contains("consistent"))
+        directory.write("long.goshuin", directory.bytes("plain.goshuin") + [0])
+        let long = try run(["inspect", "long.goshuin", "--json"])
+        #expect(long.status == 65)
+        let longSummary = try JSONSerialization.jsonObject(with: Data(long.stdout.utf8)) as? [String: Any]
+        #expect(longSummary?["verdict"] as? String == "trailing_data")
+        #expect(longSummary?["ok"] as? Bool == false)
+        directory.write("short.goshuin", Array("GSHN".utf8))
+        let short = try run(["inspect", "short.goshuin"])
+        #expect(short.status == 65 && short.stdout.contains("short_header"))
+    }
+
+    @Test func checkReportsEachVectorAndFails1() throws {
+        let committed = try run(["check", ToolRunner.packageRoot + "/KnownAnswer"])
+        #expect(committed.status == 0, "\(committed.stdout.suffix(500))")
+        let lines = committed.stdout.split(separator: "\n")
+        #expect(lines.last?.hasSuffix(" passed, 0 failed") == true)
+        #expect(lines.count >= 51)
+        directory.write("bad-vector.json", Array("{\"format\": \"goshuin-known-answer\"}".utf8))
+        let bad = try run(["check", "bad-vector.json"])
+        #expect(bad.status == 1)
+        #expect(bad.stdout.contains("MALFORMED bad-vector:") && bad.stdout.hasSuffix("0 passed, 1 failed\n"))
+        let missing = try run(["check", "nowhere"])
+        #expect(missing.status == 66)
+    }
+}
+
+/// A scratch directory for one test, removed afterwards.
+final class Scratch {
+    let path = NSTemporaryDirectory() + "goshuin-tool-tests-" + UUID().uuidString
+
+    init() { try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true) }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+
+    @discardableResult
+    func write(_ name: String, _ bytes: [UInt8]) -> String {
+        _ = FileManager.default.createFile(atPath: path + "/" + name, contents: Data(bytes))
+        return path + "/" + name
+    }
+
+    func bytes(_ name: String) -> [UInt8] { [UInt8](FileManager.default.contents(atPath: path + "/" + name) ?? Data()) }
+
+    func exists(_ name: String) -> Bool { FileManager.default.fileExists(atPath: path + "/" + name) }
+
+    var entries: [String] { ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).sorted() }
+}

@@ -1,0 +1,105 @@
+import Foundation
+
+/// Runs the built `goshuin-tool` as a user would, in its own session so it has no controlling terminal
+/// unless a test gives it one.
+struct ToolRunner {
+    struct Result {
+        let status: Int32
+        let stdout: String
+        let stderr: String
+        let stdoutBytes: [UInt8]
+    }
+
+    /// The tool binary beside the test bundle (`.build/<configuration>/goshuin-tool`).
+    static let toolPath: String = {
+        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""
+        return URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent("goshuin-tool").path
+    }()
+
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().path
+
+    /// Runs `goshuin-tool arguments` in `directory` with `stdin` as standard input and only `environment`
+    /// (plus PATH) in its environment.
+    static func run(
+        _ arguments: [String], in directory: String, stdin: [UInt8] = [], environment: [String: String] = [:],
+        wrapper: [String] = []
+    ) throws -> Result {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/setsid")
+        process.arguments = ["--wait"] + wrapper + [toolPath] + arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: directory)
+        process.environment = environment.merging(["PATH": "/usr/bin:/bin"]) { first, _ in first }
+        return try execute(process, stdin: stdin)
+    }
+
+    /// Runs `process`, feeding `stdin` and collecting both outputs.
+    static func execute(_ process: Process, stdin: [UInt8]) throws -> Result {
+        let input = Pipe()
+        let output = Pipe()
+        let error = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = error
+        try process.run()
+        let writer = Thread {
+            input.fileHandleForWriting.write(Data(stdin))
+            try? input.fileHandleForWriting.close()
+        }
+        writer.start()
+        let stderrBox = DataBox()
+        let group = DispatchGroup()
+        group.enter()
+        DispatchQueue.global().async {
+            stderrBox.data = error.fileHandleForReading.readDataToEndOfFile()
+            group.leave()
+        }
+        let stdoutData = output.fileHandleForReading.readDataToEndOfFile()
+        group.wait()
+        let stderrData = stderrBox.data
+        process.waitUntilExit()
+        return Result(
+            status: process.terminationStatus, stdout: String(decoding: stdoutData, as: UTF8.self),
+            stderr: String(decoding: stderrData, as: UTF8.self), stdoutBytes: [UInt8](stdoutData))
+    }
+
+    /// Runs the tool on a pseudo-terminal made by script(1), answering each prompt that appears with the
+    /// next line of `answers`; returns everything the terminal showed and the exit status.
+    static func runOnTerminal(_ arguments: [String], in directory: String, answers: [String]) throws -> (
+        status: Int32, screen: String
+    ) {
+        let quoted = ([toolPath] + arguments).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+        process.arguments = ["-qfec", quoted.joined(separator: " "), "/dev/null"]
+        process.currentDirectoryURL = URL(fileURLWithPath: directory)
+        process.environment = ["PATH": "/usr/bin:/bin", "TERM": "dumb"]
+        let input = Pipe()
+        let output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        var screen = ""
+        var remaining = answers[...]
+        var promptsSeen = 0
+        while true {
+            let data = output.fileHandleForReading.availableData
+            if data.isEmpty { break }
+            screen += String(decoding: data, as: UTF8.self)
+            let prompts = screen.components(separatedBy: "Passphrase").count - 1
+            while promptsSeen < prompts, let answer = remaining.popFirst() {
+                promptsSeen += 1
+                input.fileHandleForWriting.write(Data((answer + "\n").utf8))
+            }
+        }
+        try? input.fileHandleForWriting.close()
+        process.waitUntilExit()
+        return (process.terminationStatus, screen)
+    }
+}
+
+/// Data filled by one thread and read by another after a DispatchGroup wait, which orders the accesses.
+final class DataBox: @unchecked Sendable {
+    var data = Data()
+}
