@@ -6,6 +6,8 @@ let package = Package(
     products: [
         .library(name: "GoshuinFormat", targets: ["GoshuinFormat"]),
         .executable(name: "goshuin-tool", targets: ["goshuin-tool"]),
+        // The fuzz harness bodies, shared by the fuzzers in Fuzz/ and the regression tests.
+        .library(name: "GoshuinFuzzTargets", targets: ["GoshuinFuzzTargets"]),
     ],
     targets: [
         // OpenSSL's libcrypto from Debian's libssl-dev. Only Sources/GoshuinFormat/Crypto imports it.
@@ -14,17 +16,28 @@ let package = Package(
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]
         ),
+        // zlib and its contrib minizip 1.1 from Debian's zlib1g-dev and libminizip-dev. Only
+        // Sources/GoshuinFormat/Backup imports it.
+        .systemLibrary(
+            name: "CMinizip",
+            pkgConfig: "minizip",
+            providers: [.apt(["libminizip-dev", "zlib1g-dev"])]
+        ),
         .target(
             name: "GoshuinFormat",
-            dependencies: ["COpenSSL"]
+            dependencies: ["COpenSSL", "CMinizip"]
         ),
         .executableTarget(
             name: "goshuin-tool",
             dependencies: ["GoshuinFormat"]
         ),
+        .target(
+            name: "GoshuinFuzzTargets",
+            dependencies: ["GoshuinFormat"]
+        ),
         .testTarget(
             name: "GoshuinFormatTests",
-            dependencies: ["GoshuinFormat"]
+            dependencies: ["GoshuinFormat", "GoshuinFuzzTargets"]
         ),
         // A developer's tool: random known-answer vector sets for cross-checking other implementations.
         .executableTarget(

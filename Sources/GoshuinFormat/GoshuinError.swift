@@ -40,6 +40,27 @@ public struct GoshuinError: Error, Equatable, CustomStringConvertible, Sendable 
         case noSpace = "no_space"
         /// A known-answer vector file does not follow `Spec/vectors-v1.md`.
         case malformedVector = "malformed_vector"
+        /// The payload is not a well-formed ZIP, or its structure is unsafe (`Spec/backup-v1.md` §4).
+        case zipMalformed = "zip_malformed"
+        /// A ZIP entry's name breaks the name rules.
+        case unsafeEntryName = "unsafe_entry_name"
+        /// Two ZIP entries have the same name, exactly or case-folded.
+        case duplicateEntry = "duplicate_entry"
+        /// A ZIP entry is a directory, a link, encrypted, or compressed with a method other than stored or
+        /// deflate.
+        case unsupportedEntry = "unsupported_entry"
+        /// A ZIP declares more than the limits allow (entries, manifest size, compression ratio).
+        case zipLimitExceeded = "zip_limit_exceeded"
+        /// An entry's data does not match its declared size or CRC-32.
+        case entryCorrupt = "entry_corrupt"
+        /// `manifest.json` breaks the manifest rules.
+        case manifestInvalid = "manifest_invalid"
+        /// The ZIP's entries do not match the manifest: missing, extra, or a wrong size or hash.
+        case manifestMismatch = "manifest_mismatch"
+        /// A folder to pack holds a file that may not be in a backup, or an unsafe name.
+        case unexpectedFile = "unexpected_file"
+        /// The folder to extract into exists and is not empty.
+        case destinationNotEmpty = "destination_not_empty"
     }
 
     /// The stable code.
@@ -73,9 +94,10 @@ public struct GoshuinError: Error, Equatable, CustomStringConvertible, Sendable 
         switch code {
         case .shortHeader, .badMagic, .unsupportedVersion, .iterationsOutOfRange, .chunkSizeOutOfRange,
             .emptyPayload, .tooManyChunks, .truncated, .trailingData, .chunkLengthInvalid, .authFailed,
-            .chunkDamaged, .malformedVector:
+            .chunkDamaged, .malformedVector, .zipMalformed, .unsafeEntryName, .duplicateEntry, .unsupportedEntry,
+            .zipLimitExceeded, .entryCorrupt, .manifestInvalid, .manifestMismatch, .unexpectedFile:
             return true
-        case .outputExists, .invalidArgument, .io, .noSpace:
+        case .outputExists, .invalidArgument, .io, .noSpace, .destinationNotEmpty:
             return false
         }
     }

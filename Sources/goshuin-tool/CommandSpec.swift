@@ -29,7 +29,7 @@ struct CommandSpec {
 
     static let seal = CommandSpec(
         name: "seal", summary: "Encrypt a file into a .goshuin file.",
-        usage: "goshuin-tool seal INPUT -o OUTPUT.goshuin [--iterations N] [--chunk-size SIZE] [options]",
+        usage: "goshuin-tool seal INPUT|FOLDER -o OUTPUT.goshuin [--iterations N] [--chunk-size SIZE] [options]",
         options: [
             OptionSpec(
                 "--output", short: "-o", value: "PATH", "Where to write the .goshuin file ('-': standard output)."),
@@ -44,42 +44,59 @@ struct CommandSpec {
         ] + passphraseOptions + outputOptions + [jsonOption, helpOption],
         discussion: """
             INPUT is a file, or '-' for standard input (copied first to a private temporary file, because the
-            header records the length). The passphrase is asked twice on the terminal unless it comes from
+            header records the length). A FOLDER is packed into a backup ZIP first: records.csv and photos
+            (stem.jpg, .jpeg, .png, .heic, .heif or .webp) with a generated manifest.json; any other file is
+            refused by name. The passphrase is asked twice on the terminal unless it comes from
             --passphrase-file, --passphrase-fd or GOSHUIN_PASSPHRASE; an empty passphrase is refused. Every
             file gets a fresh random salt and nonce. The output appears only once it is complete.
             """,
         examples: [
             "goshuin-tool seal notes.zip -o notes.goshuin",
             "tar c photos | goshuin-tool seal - -o photos.goshuin --passphrase-file key.txt",
+            "goshuin-tool seal my-backup/ -o backup.goshuin",
         ])
 
     static let open = CommandSpec(
-        name: "open", summary: "Decrypt a .goshuin file.",
-        usage: "goshuin-tool open INPUT.goshuin -o OUTPUT [options]",
+        name: "open", summary: "Decrypt a .goshuin file, or unpack a backup into a folder.",
+        usage: "goshuin-tool open INPUT.goshuin (-o OUTPUT | --extract FOLDER) [options]",
         options: [
-            OptionSpec("--output", short: "-o", value: "PATH", "Where to write the payload ('-': standard output).")
+            OptionSpec("--output", short: "-o", value: "PATH", "Where to write the payload ('-': standard output)."),
+            OptionSpec(
+                "--extract", value: "FOLDER",
+                "Unpack a backup into FOLDER (new or empty): manifest.json, records.csv and the photos, each"
+                    + " checked against the manifest."),
         ] + passphraseOptions + outputOptions + [jsonOption, helpOption],
         discussion: """
             The file's structure is checked before the passphrase is used. Every chunk is authenticated
             before OUTPUT appears; if any check fails, nothing is written. With -o - the payload is verified
-            in a private temporary file first, then copied to standard output.
+            in a private temporary file first, then copied to standard output. With --extract the backup's
+            ZIP is read in place, chunk by chunk, without writing it out; the folder appears only when every
+            entry verified. Free space is checked before the passphrase is used (no_space).
             """,
         examples: [
             "goshuin-tool open backup.goshuin -o backup.zip",
-            "GOSHUIN_PASSPHRASE=… goshuin-tool open backup.goshuin -o - | unzip -l /dev/stdin",
+            "goshuin-tool open backup.goshuin --extract restored/",
         ])
 
     static let inspect = CommandSpec(
         name: "inspect", summary: "Show a .goshuin file's header and check its size, without the passphrase.",
-        usage: "goshuin-tool inspect INPUT.goshuin [--json]",
-        options: [jsonOption, helpOption],
+        usage: "goshuin-tool inspect INPUT.goshuin [--list] [--json]",
+        options: [
+            OptionSpec(
+                "--list",
+                "With the passphrase: list a backup's entries and its manifest (decrypts only the"
+                    + " chunks the ZIP's directory and manifest are in).")
+        ] + passphraseOptions + [jsonOption, helpOption],
         discussion: """
             Prints every header field, the chunk count they imply, and the expected and actual file sizes,
             with a verdict: consistent, truncated, trailing_data, or the header error's code. Nothing here is
             authenticated: only opening with the passphrase proves the file genuine. Reads 45 bytes whatever
-            the file size. Exits 65 when the verdict is not 'consistent'.
+            the file size. Exits 65 when the verdict is not 'consistent'. --list needs the passphrase.
             """,
-        examples: ["goshuin-tool inspect backup.goshuin", "goshuin-tool inspect backup.goshuin --json"])
+        examples: [
+            "goshuin-tool inspect backup.goshuin", "goshuin-tool inspect backup.goshuin --json",
+            "goshuin-tool inspect backup.goshuin --list",
+        ])
 
     static let check = CommandSpec(
         name: "check", summary: "Check known-answer vectors against this implementation.",

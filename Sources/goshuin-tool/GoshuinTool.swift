@@ -53,7 +53,7 @@ enum GoshuinTool {
         switch command.name {
         case "seal": return (try SealCommand.run(arguments, reporter: reporter), .success)
         case "open": return (try OpenCommand.run(arguments, reporter: reporter), .success)
-        case "inspect": return (try InspectCommand.run(arguments, json: json), .success)
+        case "inspect": return (try InspectCommand.run(arguments, json: json, reporter: reporter), .success)
         default: return try CheckCommand.run(arguments, json: json)
         }
     }

@@ -2,10 +2,13 @@ import GoshuinFormat
 
 /// `goshuin-tool inspect INPUT.goshuin`: the header and the size verdict, without the passphrase.
 enum InspectCommand {
-    static func run(_ arguments: ParsedArguments, json: Bool) throws -> JSONValue {
+    static func run(_ arguments: ParsedArguments, json: Bool, reporter: ProgressReporter) throws -> JSONValue {
         let command = CommandSpec.inspect.name
         guard arguments.positionals.count == 1, let inputPath = arguments.positionals.first else {
             throw ToolError.usage("inspect takes one INPUT.goshuin file", command: command)
+        }
+        if arguments.has("--list") {
+            return try ListCommand.run(inputPath, arguments, json: json, reporter: reporter)
         }
         let input = try Paths.openInput(inputPath, command: command)
         let inspection = try input.closeAfter { try ContainerInspection(input) }

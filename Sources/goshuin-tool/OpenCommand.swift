@@ -7,10 +7,16 @@ enum OpenCommand {
         guard arguments.positionals.count == 1, let inputPath = arguments.positionals.first else {
             throw ToolError.usage("open takes one INPUT.goshuin file", command: command)
         }
-        guard let outputPath = arguments.value("--output") else {
-            throw ToolError.usage("open needs -o OUTPUT", command: command)
-        }
         let passphraseReader = PassphraseReader(arguments, command: command)
+        if let folder = arguments.value("--extract") {
+            guard !arguments.has("--output") else {
+                throw ToolError.usage("give -o OUTPUT or --extract FOLDER, not both", command: command)
+            }
+            return try extract(inputPath, into: folder, passphraseReader, reporter)
+        }
+        guard let outputPath = arguments.value("--output") else {
+            throw ToolError.usage("open needs -o OUTPUT (or --extract FOLDER for a backup)", command: command)
+        }
         try passphraseReader.validate()
         let force = arguments.has("--force")
         let input = try Paths.openInput(inputPath, command: command)
@@ -31,5 +37,28 @@ enum OpenCommand {
                 ("chunkCount", .integer(header.layout.chunkCount)),
             ])
         }
+    }
+
+    /// `open --extract FOLDER`: the backup unpacked and verified into a new or empty folder.
+    private static func extract(
+        _ inputPath: String, into folder: String, _ passphraseReader: PassphraseReader, _ reporter: ProgressReporter
+    ) throws -> JSONValue {
+        try passphraseReader.validate()
+        try BackupExtractor.requireEmptyOrAbsent(folder)
+        let input = try Paths.openInput(inputPath, command: CommandSpec.open.name)
+        let header = try input.closeAfter { try ContainerStructure.validate(input) }
+        try FileSystem.requireSpace(
+            header.plaintextLength, at: AtomicOutput.directory(of: folder), for: "extracting this backup")
+        let passphrase = try passphraseReader.read(confirm: false)
+        let manifest = try BackupExtractor.extract(
+            inputPath: inputPath, passphrase: passphrase, into: folder, progress: reporter.handler)
+        return .object([
+            ("ok", .bool(true)),
+            ("command", .string(CommandSpec.open.name)),
+            ("extractedTo", .string(folder)),
+            ("createdAt", .string(manifest.createdAt)),
+            ("photoCount", .integer(manifest.photos.count)),
+            ("entryCount", .integer(manifest.photos.count + 2)),
+        ])
     }
 }

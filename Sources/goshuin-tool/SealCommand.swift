@@ -14,6 +14,12 @@ enum SealCommand {
         let passphraseReader = PassphraseReader(arguments, command: command)
         try passphraseReader.validate()
         let force = arguments.has("--force")
+        if inputPath != "-", FileSystem.isDirectory(inputPath) {
+            try Paths.checkOutput(outputPath, input: nil, force: force, command: command)
+            let packed = try packFolder(inputPath, besides: outputPath)
+            defer { try? packed.close() }
+            return try seal(packed, to: outputPath, arguments, passphraseReader, parameters, reporter)
+        }
         let input = inputPath == "-" ? nil : try Paths.openInput(inputPath, command: command)
         defer { try? input?.close() }
         try Paths.checkOutput(outputPath, input: input, force: force, command: command)
@@ -22,6 +28,16 @@ enum SealCommand {
         }
         let payload = try input ?? spoolStandardInput()
         defer { if input == nil { try? payload.close() } }
+        return try seal(payload, to: outputPath, arguments, passphraseReader, parameters, reporter)
+    }
+
+    /// Asks for the passphrase and seals `payload` into `outputPath`; returns the JSON summary.
+    private static func seal(
+        _ payload: FileDescriptor, to outputPath: String, _ arguments: ParsedArguments,
+        _ passphraseReader: PassphraseReader, _ parameters: SealParameters, _ reporter: ProgressReporter
+    ) throws -> JSONValue {
+        let command = CommandSpec.seal.name
+        let force = arguments.has("--force")
         let length = try plaintextLength(of: payload)
         let passphrase = try passphraseReader.read(confirm: true)
         guard !passphrase.isEmpty else {
@@ -88,6 +104,21 @@ enum SealCommand {
         guard let number = UInt64(digits) else { return nil }
         let (product, overflow) = number.multipliedReportingOverflow(by: multiplier)
         return overflow ? nil : UInt32(exactly: product)
+    }
+
+    /// Packs a backup folder into a private, already unlinked temporary file beside the output (so the
+    /// space needed is on the output's disk), ready to be sealed.
+    private static func packFolder(_ folder: String, besides outputPath: String) throws -> FileDescriptor {
+        let directory = outputPath == "-" ? FileSystem.temporaryDirectory : AtomicOutput.directory(of: outputPath)
+        let packed = try FileSystem.anonymousFile(in: directory)
+        do {
+            try BackupPacker.pack(folder: folder, into: packed)
+            try packed.seek(to: 0)
+        } catch {
+            try? packed.close()
+            throw error
+        }
+        return packed
     }
 
     /// Copies standard input into a private, already unlinked temporary file: the header needs the length

@@ -41,7 +41,7 @@ struct ToolError: Error {
     init(_ error: GoshuinError) {
         let status: ExitStatus
         switch error.code {
-        case .outputExists: status = .cannotCreate
+        case .outputExists, .destinationNotEmpty: status = .cannotCreate
         case .io, .noSpace: status = .ioError
         case .invalidArgument: status = .usage
         default: status = error.isInputRejection ? .dataError : .ioError
@@ -52,6 +52,8 @@ struct ToolError: Error {
     private static func hint(for code: GoshuinError.Code) -> String? {
         switch code {
         case .outputExists: return "use --force to replace it, or -o to choose another name"
+        case .destinationNotEmpty: return "give a new folder name, or empty the folder first"
+        case .noSpace: return "free some space, or choose a destination on another disk"
         case .authFailed:
             return
                 "check the passphrase (it is case- and space-sensitive); a file sealed by another app needs its own passphrase"

@@ -111,7 +111,11 @@ final class ChunkReader {
             secureZero(plaintext)
             return Self.damaged(0)
         }
-        return GoshuinError(
+        return Self.authenticationFailed()
+    }
+
+    static func authenticationFailed() -> GoshuinError {
+        GoshuinError(
             .authFailed,
             "the file does not open with this passphrase: the passphrase is wrong, or the header was altered")
     }

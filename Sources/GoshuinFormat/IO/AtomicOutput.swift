@@ -137,6 +137,7 @@ public final class AtomicOutput {
 
 /// Writes `destination` atomically: runs `body` with the temporary file's descriptor and commits on
 /// success; on any error the temporary file is removed and the error rethrown.
+@discardableResult
 public func withAtomicOutput<Result>(
     to destination: String, replaceExisting: Bool, permissions: mode_t = 0o600,
     _ body: (FileDescriptor) throws -> Result

@@ -70,6 +70,42 @@ public enum FileSystem {
         return FileDescriptor(rawValue: raw)
     }
 
+    /// The bytes an unprivileged user can still write on the file system holding `path`.
+    public static func availableSpace(at path: String) throws -> UInt64 {
+        var info = statvfs()
+        guard statvfs(path, &info) == 0 else {
+            throw Errno.current.goshuinError("cannot measure the free space at \(path)")
+        }
+        return UInt64(info.f_bavail) * UInt64(info.f_frsize)
+    }
+
+    /// Throws `no_space` unless the file system holding `path` has `needed` bytes free.
+    public static func requireSpace(_ needed: UInt64, at path: String, for purpose: String) throws {
+        let available = try availableSpace(at: path)
+        guard available >= needed else {
+            throw GoshuinError(
+                .noSpace, "\(purpose) needs \(needed) bytes but only \(available) are free at \(path)")
+        }
+    }
+
+    /// Makes a new private directory `NAME.goshuin-tmp-XXXXXX` beside `path` and returns its path.
+    public static func makeTemporarySibling(of path: String) throws -> String {
+        let template =
+            AtomicOutput.directory(of: path) + "/." + AtomicOutput.lastComponent(of: path) + ".goshuin-tmp-XXXXXX"
+        var bytes = Array(template.utf8CString)
+        let created = bytes.withUnsafeMutableBufferPointer { buffer in
+            buffer.baseAddress.flatMap { mkdtemp($0) }.map { String(cString: $0) }
+        }
+        guard let created else { throw Errno.current.goshuinError("cannot create a folder beside \(path)") }
+        return created
+    }
+
+    /// Removes a flat directory this process made, with the files in it.
+    public static func removeFlatDirectory(_ path: String) {
+        for name in (try? directoryEntries(path)) ?? [] { unlink(path + "/" + name) }
+        rmdir(path)
+    }
+
     /// `$TMPDIR`, or `/tmp`.
     public static var temporaryDirectory: String {
         if let value = getenv("TMPDIR"), value.pointee != 0 { return String(cString: value) }

@@ -1,0 +1,133 @@
+# bash completion for goshuin-tool                             -*- shell-script -*-
+#
+# Install: source this file, or copy it to
+#   ${XDG_DATA_HOME:-~/.local/share}/bash-completion/completions/goshuin-tool
+#
+# Keep in step with Sources/goshuin-tool/CommandSpec.swift: the options here are the
+# ones 'goshuin-tool help COMMAND' lists.
+
+# _goshuin_tool_reply COMPGEN-ARGUMENTS...: COMPREPLY += compgen's matches, one per line,
+# so that names with spaces stay whole.
+_goshuin_tool_reply() {
+    local match
+    while IFS= read -r match; do
+        COMPREPLY+=("$match")
+    done < <(compgen "$@")
+}
+
+_goshuin_tool() {
+    local cur=${COMP_WORDS[COMP_CWORD]} prev= prefix=
+    ((COMP_CWORD > 0)) && prev=${COMP_WORDS[COMP_CWORD - 1]}
+    COMPREPLY=()
+
+    # '--name=value': bash splits it at '=' (COMP_WORDBREAKS), or leaves it whole.
+    if [[ $cur == = ]]; then
+        cur=
+    elif [[ $prev == = ]] && ((COMP_CWORD > 1)); then
+        prev=${COMP_WORDS[COMP_CWORD - 2]}
+    elif [[ $cur == --*=* ]]; then
+        prefix=${cur%%=*}=
+        prev=${cur%%=*}
+        cur=${cur#*=}
+    fi
+
+    # The command itself.
+    if ((COMP_CWORD == 1)); then
+        if [[ $cur == -* ]]; then
+            _goshuin_tool_reply -W '--version --help -h' -- "$cur"
+        else
+            _goshuin_tool_reply -W 'seal open inspect check help' -- "$cur"
+        fi
+        return
+    fi
+
+    local command=${COMP_WORDS[1]}
+    local -a options
+    case $command in
+    seal)
+        options=(-o --output --iterations --chunk-size --passphrase-file --passphrase-fd
+            --force -q --quiet --json -h --help)
+        ;;
+    open)
+        options=(-o --output --extract --passphrase-file --passphrase-fd --force -q --quiet --json -h --help)
+        ;;
+    inspect)
+        options=(--list --passphrase-file --passphrase-fd --json -h --help)
+        ;;
+    check)
+        options=(--json -h --help)
+        ;;
+    help)
+        ((COMP_CWORD == 2)) && _goshuin_tool_reply -W 'seal open inspect check' -- "$cur"
+        return
+        ;;
+    *)
+        return
+        ;;
+    esac
+
+    # The value of an option of this command.
+    if [[ " ${options[*]} " == *" $prev "* ]]; then
+        case $prev in
+        --extract)
+            compopt -o filenames 2>/dev/null
+            _goshuin_tool_reply -d -- "$cur"
+            [[ -n $prefix ]] && COMPREPLY=("${COMPREPLY[@]/#/$prefix}")
+            return
+            ;;
+        -o | --output | --passphrase-file)
+            compopt -o filenames 2>/dev/null
+            _goshuin_tool_reply -f -- "$cur"
+            [[ -n $prefix ]] && COMPREPLY=("${COMPREPLY[@]/#/$prefix}")
+            return
+            ;;
+        --iterations | --chunk-size | --passphrase-fd)
+            # A number (N) or a size such as 4MiB: nothing to complete.
+            return
+            ;;
+        esac
+    fi
+
+    # The options already given (each is accepted once); after '--' every word is an argument.
+    local i end_of_options= used=' '
+    for ((i = 2; i < COMP_CWORD; i++)); do
+        case ${COMP_WORDS[i]} in
+        --) end_of_options=1 ;;
+        -o | --output) used+='-o --output ' ;;
+        -q | --quiet) used+='-q --quiet ' ;;
+        -h | --help) used+='-h --help ' ;;
+        -*) used+="${COMP_WORDS[i]} " ;;
+        esac
+    done
+
+    if [[ $cur == -* && -z $end_of_options ]]; then
+        local option remaining=()
+        for option in "${options[@]}"; do
+            [[ $used == *" $option "* ]] && continue
+            # --passphrase-file and --passphrase-fd exclude each other.
+            [[ $option == --passphrase-f* && $used == *' --passphrase-f'* ]] && continue
+            remaining+=("$option")
+        done
+        _goshuin_tool_reply -W "${remaining[*]}" -- "$cur"
+        return
+    fi
+
+    compopt -o filenames 2>/dev/null
+    case $command in
+    seal) # INPUT: any file, or - for standard input
+        _goshuin_tool_reply -f -- "$cur"
+        ;;
+    open | inspect) # INPUT.goshuin: .goshuin files (and directories) first, else any file
+        _goshuin_tool_reply -f -X '!*.goshuin' -- "$cur"
+        _goshuin_tool_reply -d -- "$cur"
+        ((${#COMPREPLY[@]})) || _goshuin_tool_reply -f -- "$cur"
+        ;;
+    check) # PATH...: directories of vectors, or one vector's .json file
+        _goshuin_tool_reply -d -- "$cur"
+        _goshuin_tool_reply -f -X '!*.json' -- "$cur"
+        ;;
+    esac
+} &&
+    complete -F _goshuin_tool goshuin-tool
+
+# ex: filetype=sh

@@ -1,0 +1,8 @@
+// Seeds: KnownAnswer/*.goshuin
+import GoshuinFuzzTargets
+
+/// libFuzzer's entry point: one input through `FuzzHarness.headerDecode`.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+    FuzzHarness.headerDecode.runFuzzerInput(data, size)
+}

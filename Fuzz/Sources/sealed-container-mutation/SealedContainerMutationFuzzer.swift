@@ -1,0 +1,8 @@
+// No seeds from KnownAnswer/: its input is parameters, not a file. Fuzz/Regressions/ starts its corpus.
+import GoshuinFuzzTargets
+
+/// libFuzzer's entry point: one input through `FuzzHarness.sealedContainerMutation`.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+    FuzzHarness.sealedContainerMutation.runFuzzerInput(data, size)
+}

@@ -1,0 +1,156 @@
+/// `manifest.json` of a backup, version 1 (`Spec/backup-v1.md` §2): exactly these keys at every level.
+///
+/// The strictness is a safety property: nothing but records and photos can travel in a backup (no
+/// purchase or entitlement data), so restoring one can never unlock anything.
+public struct Manifest: Equatable, Sendable {
+    /// A file the manifest lists, with the size and SHA-256 its ZIP entry must have.
+    public struct FileEntry: Equatable, Sendable {
+        /// The entry's name.
+        public let name: String
+        /// Its size in bytes.
+        public let size: UInt64
+        /// Its SHA-256.
+        public let sha256: [UInt8]
+
+        /// An entry with every field given.
+        public init(name: String, size: UInt64, sha256: [UInt8]) {
+            self.name = name
+            self.size = size
+            self.sha256 = sha256
+        }
+    }
+
+    /// The value of `format`.
+    public static let formatName = "goshuin-backup"
+    /// The value of `version`.
+    public static let version: Int64 = 1
+    /// The manifest's own entry name.
+    public static let fileName = "manifest.json"
+    /// The records' entry name.
+    public static let recordsName = "records.csv"
+    /// The largest manifest read, in bytes.
+    public static let maximumSize = 16 * 1_048_576
+
+    /// When the backup was made: `YYYY-MM-DDTHH:MM:SSZ`, UTC.
+    public let createdAt: String
+    /// `records.csv`.
+    public let records: FileEntry
+    /// The photos, sorted by name, each name unique also when case-folded.
+    public let photos: [FileEntry]
+
+    /// A manifest, checked like a parsed one.
+    public init(createdAt: String, records: FileEntry, photos: [FileEntry]) throws {
+        self.createdAt = createdAt
+        self.records = records
+        self.photos = photos
+        try validate()
+    }
+
+    /// Parses `manifest.json` strictly: no duplicate key, no unknown or missing key at any level, the
+    /// types, ranges and hex lengths of the spec, photos sorted by name with valid, unique names.
+    ///
+    /// - Throws: `manifest_invalid` naming the first problem.
+    public static func parse(_ bytes: [UInt8]) throws -> Manifest {
+        guard bytes.count <= maximumSize else { throw invalid("manifest.json is larger than 16 MiB") }
+        let document: JSONValue
+        do {
+            document = try StrictJSONParser.parse(bytes)
+        } catch {
+            throw invalid("manifest.json is not valid JSON: \(error)")
+        }
+        let top = try object(document, keys: ["format", "version", "createdAt", "records", "photos"], at: "manifest")
+        guard case .string(formatName) = top["format"] else { throw invalid("format is not \"\(formatName)\"") }
+        guard top["version"]?.integerValue == version else { throw invalid("version is not 1") }
+        guard case .string(let createdAt) = top["createdAt"] else { throw invalid("createdAt is not a string") }
+        guard case .array(let photoValues) = top["photos"] else { throw invalid("photos is not an array") }
+        return try Manifest(
+            createdAt: createdAt, records: try fileEntry(top["records"], at: "records"),
+            photos: try photoValues.enumerated().map { try fileEntry($0.element, at: "photos[\($0.offset)]") })
+    }
+
+    /// The manifest's JSON, keys in the spec's order, compact, with a final newline.
+    public func encode() -> [UInt8] {
+        func entry(_ file: FileEntry) -> JSONValue {
+            .object([
+                ("name", .string(file.name)), ("size", .integer(file.size)),
+                ("sha256", .string(Hex.encode(file.sha256))),
+            ])
+        }
+        let document: JSONValue = .object([
+            ("format", .string(Self.formatName)),
+            ("version", .integer(Self.version)),
+            ("createdAt", .string(createdAt)),
+            ("records", entry(records)),
+            ("photos", .array(photos.map(entry))),
+        ])
+        return Array((document.serialized() + "\n").utf8)
+    }
+
+    /// Every entry the ZIP must hold besides `manifest.json`: records, then photos.
+    public var listedFiles: [FileEntry] { [records] + photos }
+
+    private func validate() throws {
+        guard Self.isTimestamp(createdAt) else {
+            throw Self.invalid("createdAt \"\(createdAt)\" is not YYYY-MM-DDTHH:MM:SSZ")
+        }
+        guard records.name == Self.recordsName else { throw Self.invalid("records.name is not records.csv") }
+        var folded = Set<String>()
+        for (position, photo) in photos.enumerated() {
+            guard EntryName.isValidPhotoName(photo.name) else {
+                throw Self.invalid("photo name \"\(photo.name)\" is not allowed")
+            }
+            guard folded.insert(EntryName.foldedCase(photo.name)).inserted else {
+                throw Self.invalid("photo name \"\(photo.name)\" appears twice (names are compared case-folded)")
+            }
+            if position > 0, !(photos[position - 1].name.utf8.lexicographicallyPrecedes(photo.name.utf8)) {
+                throw Self.invalid("photos are not sorted by name at \"\(photo.name)\"")
+            }
+        }
+    }
+
+    static func invalid(_ reason: String) -> GoshuinError { GoshuinError(.manifestInvalid, reason) }
+
+    private static func object(_ value: JSONValue?, keys: [String], at path: String) throws -> [String: JSONValue] {
+        guard case .object(let members)? = value else { throw invalid("\(path) is not an object") }
+        var result: [String: JSONValue] = [:]
+        for member in members {
+            guard keys.contains(member.key) else {
+                throw invalid("\(path) has the key \"\(member.key)\", which a backup may not hold")
+            }
+            result[member.key] = member.value
+        }
+        if let missing = keys.first(where: { result[$0] == nil }) { throw invalid("\(path) lacks \"\(missing)\"") }
+        return result
+    }
+
+    private static func fileEntry(_ value: JSONValue?, at path: String) throws -> FileEntry {
+        let members = try object(value, keys: ["name", "size", "sha256"], at: path)
+        guard case .string(let name)? = members["name"] else { throw invalid("\(path).name is not a string") }
+        guard let size = members["size"]?.integerValue, size >= 0 else {
+            throw invalid("\(path).size is not a whole number from 0 to 2^53 − 1")
+        }
+        guard case .string(let digest)? = members["sha256"], let sha256 = Hex.decode(digest), sha256.count == 32 else {
+            throw invalid("\(path).sha256 is not 64 lower-case hex digits")
+        }
+        return FileEntry(name: name, size: UInt64(size), sha256: sha256)
+    }
+
+    /// Whether `text` is `YYYY-MM-DDTHH:MM:SSZ` with a real month, day, hour, minute and second.
+    static func isTimestamp(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        guard bytes.count == 20, bytes[4] == 0x2D, bytes[7] == 0x2D, bytes[10] == 0x54, bytes[13] == 0x3A,
+            bytes[16] == 0x3A, bytes[19] == 0x5A
+        else { return false }
+        func number(_ range: Range<Int>) -> Int? {
+            bytes[range].allSatisfy { (0x30...0x39).contains($0) }
+                ? bytes[range].reduce(0) { $0 * 10 + Int($1 - 0x30) } : nil
+        }
+        guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
+            let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19)
+        else { return false }
+        let isLeap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+        let daysInMonth = [31, isLeap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
+        return year >= 1970 && (1...12).contains(month) && (1...daysInMonth[month - 1]).contains(day) && hour < 24
+            && minute < 60 && second < 60
+    }
+}

@@ -1,0 +1,350 @@
+/// A strict scan of a ZIP's structure on its raw bytes (`Spec/backup-v1.md` §4), before minizip is trusted
+/// with anything: minizip 1.1 itself ignores the encryption flag, returns bzip2 data raw, accepts a local
+/// name that differs from the central one, overlapping entries and size lies.
+///
+/// The scan reads the end records, the central directory and each local header; it never reads entry data.
+public enum ZipStructureScanner {
+    /// The most entries a backup may hold.
+    public static let maximumEntryCount = 50_000
+    /// The largest ratio of inflated to deflated size accepted for one entry.
+    public static let maximumCompressionRatio: UInt64 = 200
+
+    private static let endRecordSignature: UInt32 = 0x0605_4B50
+    private static let zip64EndRecordSignature: UInt32 = 0x0606_4B50
+    private static let zip64LocatorSignature: UInt32 = 0x0706_4B50
+    private static let centralRecordSignature: UInt32 = 0x0201_4B50
+    private static let localHeaderSignature: UInt32 = 0x0403_4B50
+
+    /// Scans `source` and returns its entries; throws the first rule broken.
+    public static func scan(_ source: RandomAccessSource) throws -> ZipDirectory {
+        let directory = try scanCentralDirectory(source)
+        try checkTiling(source, directory.entries, directoryOffset: directory.centralDirectoryOffset)
+        return directory
+    }
+
+    /// The end records and the central directory only, every rule that concerns them checked; local
+    /// headers and the layout of the data are not read (see ``scan(_:)``), so this touches only the end
+    /// of the ZIP.
+    public static func scanCentralDirectory(_ source: RandomAccessSource) throws -> ZipDirectory {
+        let end = try readEndRecords(source)
+        guard end.entryCount <= UInt64(maximumEntryCount) else {
+            throw GoshuinError(
+                .zipLimitExceeded, "the ZIP declares \(end.entryCount) entries; a backup holds at most 50,000")
+        }
+        var entries: [ZipEntry] = []
+        var exactNames = Set<String>()
+        var foldedNames = Set<String>()
+        var position = end.directoryOffset
+        for index in 0..<Int(end.entryCount) {
+            let entry = try readCentralRecord(source, at: position, index: index, directoryEnd: end.directoryEnd)
+            guard exactNames.insert(entry.record.name).inserted,
+                foldedNames.insert(EntryName.foldedCase(entry.record.name)).inserted
+            else {
+                throw GoshuinError(
+                    .duplicateEntry, "the name \"\(entry.record.name)\" appears twice (names are compared case-folded)")
+            }
+            entries.append(entry.record)
+            position = entry.next
+        }
+        guard position == end.directoryEnd else {
+            throw malformed("the central directory's size does not match its records")
+        }
+        return ZipDirectory(entries: entries, centralDirectoryOffset: end.directoryOffset)
+    }
+
+    static func malformed(_ reason: String) -> GoshuinError { GoshuinError(.zipMalformed, reason) }
+
+    private struct EndRecords {
+        let entryCount: UInt64
+        let directoryOffset: UInt64
+        /// Where the central directory must end: the start of the (ZIP64) end records.
+        let directoryEnd: UInt64
+    }
+
+    /// Finds the end-of-central-directory record, which must end the file exactly (its comment included),
+    /// and the ZIP64 records when the classic fields overflow.
+    private static func readEndRecords(_ source: RandomAccessSource) throws -> EndRecords {
+        let size = source.size
+        guard size >= 22 else { throw malformed("too short to be a ZIP") }
+        let searchLength = Int(min(size, 22 + 65_535))
+        guard let tail = try source.readExactly(at: size - UInt64(searchLength), count: searchLength) else {
+            throw malformed("cannot read the end of the ZIP")
+        }
+        var recordStart: Int?
+        var candidate = tail.count - 22
+        while candidate >= 0 {
+            var reader = LittleEndianReader(tail[candidate...])
+            if reader.uint32() == endRecordSignature {
+                reader.skip(16)
+                if let commentLength = reader.uint16(), candidate + 22 + Int(commentLength) == tail.count {
+                    recordStart = candidate
+                    break
+                }
+            }
+            candidate -= 1
+        }
+        guard let recordStart else {
+            throw malformed("no end-of-central-directory record ends the file (not a ZIP, or data follows it)")
+        }
+        var record = LittleEndianReader(tail[(recordStart + 4)...])
+        guard let disk = record.uint16(), let directoryDisk = record.uint16(), let entriesOnDisk = record.uint16(),
+            let entries = record.uint16(), let directorySize = record.uint32(), let directoryOffset = record.uint32()
+        else { throw malformed("the end record is cut") }
+        let endOffset = size - UInt64(searchLength) + UInt64(recordStart)
+        guard disk == 0, directoryDisk == 0, entriesOnDisk == entries else {
+            throw malformed("multi-disk ZIPs are not backups")
+        }
+        if entries == 0xFFFF || directorySize == 0xFFFF_FFFF || directoryOffset == 0xFFFF_FFFF {
+            return try readZip64EndRecords(source, classicEndOffset: endOffset)
+        }
+        guard UInt64(directoryOffset) + UInt64(directorySize) == endOffset else {
+            throw malformed("the central directory does not end where the end record starts")
+        }
+        return EndRecords(
+            entryCount: UInt64(entries), directoryOffset: UInt64(directoryOffset), directoryEnd: endOffset)
+    }
+
+    private static func readZip64EndRecords(_ source: RandomAccessSource, classicEndOffset: UInt64) throws
+        -> EndRecords
+    {
+        guard classicEndOffset >= 20, let locatorBytes = try source.readExactly(at: classicEndOffset - 20, count: 20)
+        else { throw malformed("the ZIP64 locator is missing") }
+        var locator = LittleEndianReader(locatorBytes[...])
+        guard locator.uint32() == zip64LocatorSignature, locator.uint32() == 0, let recordOffset = locator.uint64(),
+            locator.uint32() == 1, recordOffset <= classicEndOffset - 20 - 56,
+            let recordBytes = try source.readExactly(at: recordOffset, count: 56)
+        else { throw malformed("the ZIP64 locator is invalid") }
+        var record = LittleEndianReader(recordBytes[...])
+        guard record.uint32() == zip64EndRecordSignature, let recordSize = record.uint64(), recordSize == 44 else {
+            throw malformed("the ZIP64 end record is invalid or has extensible data")
+        }
+        record.skip(4)
+        guard record.uint32() == 0, record.uint32() == 0, let entriesOnDisk = record.uint64(),
+            let entries = record.uint64(), entriesOnDisk == entries, let directorySize = record.uint64(),
+            let directoryOffset = record.uint64(), recordOffset + 56 == classicEndOffset - 20
+        else { throw malformed("the ZIP64 end record is invalid") }
+        let (directoryEnd, overflow) = directoryOffset.addingReportingOverflow(directorySize)
+        guard !overflow, directoryEnd == recordOffset else {
+            throw malformed("the central directory does not end where the ZIP64 end record starts")
+        }
+        return EndRecords(entryCount: entries, directoryOffset: directoryOffset, directoryEnd: recordOffset)
+    }
+
+    private static func readCentralRecord(
+        _ source: RandomAccessSource, at offset: UInt64, index: Int, directoryEnd: UInt64
+    ) throws -> (record: ZipEntry, next: UInt64) {
+        guard offset + 46 <= directoryEnd, let fixed = try source.readExactly(at: offset, count: 46) else {
+            throw malformed("central directory record \(index) is cut")
+        }
+        var reader = LittleEndianReader(fixed[...])
+        guard reader.uint32() == centralRecordSignature, let madeBy = reader.uint16(), reader.uint16() != nil,
+            let flags = reader.uint16(), let method = reader.uint16(), reader.uint32() != nil,
+            let crc = reader.uint32(),
+            let compressed32 = reader.uint32(), let uncompressed32 = reader.uint32(), let nameLength = reader.uint16(),
+            let extraLength = reader.uint16(), let commentLength = reader.uint16(), let startDisk = reader.uint16(),
+            reader.uint16() != nil, let externalAttributes = reader.uint32(), let localOffset32 = reader.uint32()
+        else { throw malformed("central directory record \(index) is invalid") }
+        let variableLength = Int(nameLength) + Int(extraLength) + Int(commentLength)
+        guard offset + 46 + UInt64(variableLength) <= directoryEnd,
+            let variable = try source.readExactly(at: offset + 46, count: variableLength)
+        else { throw malformed("central directory record \(index) is cut") }
+        let nameBytes = Array(variable[0..<Int(nameLength)])
+        guard EntryName.isSafeEntryName(nameBytes) else {
+            throw GoshuinError(
+                .unsafeEntryName,
+                "entry \(index) has the name \(quoted(nameBytes)); names are 1–255 of A–Z a–z 0–9 . _ - and not . or .."
+            )
+        }
+        let name = String(decoding: nameBytes, as: UTF8.self)
+        try checkEntryKind(name: name, flags: flags, method: method, madeBy: madeBy, attributes: externalAttributes)
+        var sizes = (
+            compressed: UInt64(compressed32), uncompressed: UInt64(uncompressed32), offset: UInt64(localOffset32)
+        )
+        try readZip64Extra(variable[Int(nameLength)..<Int(nameLength) + Int(extraLength)], into: &sizes, name: name)
+        guard startDisk == 0 else { throw malformed("\(name) is on another disk") }
+        try checkDeclaredSizes(
+            name: name, method: method, compressed: sizes.compressed, uncompressed: sizes.uncompressed)
+        let entry = ZipEntry(
+            name: name, method: method, crc32: crc, compressedSize: sizes.compressed,
+            uncompressedSize: sizes.uncompressed, localHeaderOffset: sizes.offset, centralRecordOffset: offset,
+            index: index)
+        return (entry, offset + 46 + UInt64(variableLength))
+    }
+
+    /// Refuses encryption, data descriptors, methods other than stored and deflate, directories, links and
+    /// any other non-regular Unix mode.
+    private static func checkEntryKind(
+        name: String, flags: UInt16, method: UInt16, madeBy: UInt16, attributes: UInt32
+    ) throws {
+        if flags & 0x0041 != 0 {
+            throw GoshuinError(
+                .unsupportedEntry, "\(name) is encrypted; backups are encrypted as a whole, never by entry")
+        }
+        if flags & 0x0008 != 0 {
+            throw GoshuinError(.unsupportedEntry, "\(name) uses a data descriptor, which backups do not use")
+        }
+        guard method == 0 || method == 8 else {
+            throw GoshuinError(
+                .unsupportedEntry, "\(name) uses compression method \(method); only stored and deflate are read")
+        }
+        if attributes & 0x10 != 0 {
+            throw GoshuinError(.unsupportedEntry, "\(name) is a directory entry")
+        }
+        let unixHost: UInt16 = 3
+        if madeBy >> 8 == unixHost {
+            let fileType = (attributes >> 16) & 0o170000
+            guard fileType == 0 || fileType == 0o100000 else {
+                throw GoshuinError(
+                    .unsupportedEntry, "\(name) is not a regular file (Unix type \(String(fileType, radix: 8)))")
+            }
+        }
+    }
+
+    /// Takes the 64-bit sizes and offset from a ZIP64 extra field where the 32-bit fields overflowed; the
+    /// extra fields must tile their area exactly.
+    private static func readZip64Extra(
+        _ extra: ArraySlice<UInt8>, into sizes: inout (compressed: UInt64, uncompressed: UInt64, offset: UInt64),
+        name: String
+    ) throws {
+        var reader = LittleEndianReader(extra)
+        while !reader.isAtEnd {
+            guard let identifier = reader.uint16(), let length = reader.uint16(),
+                var field = reader.subReader(Int(length))
+            else { throw malformed("\(name) has a malformed extra field") }
+            guard identifier == 0x0001 else { continue }
+            if sizes.uncompressed == 0xFFFF_FFFF {
+                guard let value = field.uint64() else { throw malformed("\(name) has a short ZIP64 field") }
+                sizes.uncompressed = value
+            }
+            if sizes.compressed == 0xFFFF_FFFF {
+                guard let value = field.uint64() else { throw malformed("\(name) has a short ZIP64 field") }
+                sizes.compressed = value
+            }
+            if sizes.offset == 0xFFFF_FFFF {
+                guard let value = field.uint64() else { throw malformed("\(name) has a short ZIP64 field") }
+                sizes.offset = value
+            }
+        }
+    }
+
+    private static func checkDeclaredSizes(name: String, method: UInt16, compressed: UInt64, uncompressed: UInt64)
+        throws
+    {
+        if name == Manifest.fileName, uncompressed > UInt64(Manifest.maximumSize) {
+            throw GoshuinError(.zipLimitExceeded, "manifest.json declares \(uncompressed) bytes; at most 16 MiB")
+        }
+        if method == 0 {
+            guard compressed == uncompressed else {
+                throw malformed("\(name) is stored but its two declared sizes differ")
+            }
+        } else {
+            let (limit, overflow) = compressed.multipliedReportingOverflow(by: maximumCompressionRatio)
+            guard overflow || uncompressed <= limit else {
+                throw GoshuinError(
+                    .zipLimitExceeded,
+                    "\(name) would inflate \(compressed) bytes to \(uncompressed): more than 200 times (a ZIP bomb?)")
+            }
+        }
+    }
+
+    /// The local headers and data must tile the bytes before the central directory exactly: no prepended
+    /// bytes, no gaps, no overlap (the overlapping-entry ZIP bomb), and each local header must agree with
+    /// its central record.
+    private static func checkTiling(_ source: RandomAccessSource, _ entries: [ZipEntry], directoryOffset: UInt64)
+        throws
+    {
+        var spans: [(start: UInt64, end: UInt64, name: String)] = []
+        for entry in entries {
+            let dataOffset = try checkLocalHeader(source, entry, directoryOffset: directoryOffset)
+            let (end, overflow) = dataOffset.addingReportingOverflow(entry.compressedSize)
+            guard !overflow, end <= directoryOffset else {
+                throw malformed("\(entry.name)'s data runs into the central directory")
+            }
+            spans.append((entry.localHeaderOffset, end, entry.name))
+        }
+        spans.sort { $0.start < $1.start }
+        var expectedStart: UInt64 = 0
+        for span in spans {
+            if span.start < expectedStart {
+                throw malformed("\(span.name) overlaps the entry before it")
+            }
+            if span.start > expectedStart {
+                throw malformed(
+                    expectedStart == 0
+                        ? "\(span.start) bytes come before the first entry" : "unaccounted bytes before \(span.name)")
+            }
+            expectedStart = span.end
+        }
+        guard expectedStart == directoryOffset else {
+            throw malformed("unaccounted bytes before the central directory")
+        }
+    }
+
+    /// Checks an entry's local header against its central record; returns where its data starts.
+    public static func checkLocalHeader(_ source: RandomAccessSource, _ entry: ZipEntry, directoryOffset: UInt64)
+        throws -> UInt64
+    {
+        guard entry.localHeaderOffset <= directoryOffset,
+            let fixed = try source.readExactly(at: entry.localHeaderOffset, count: 30)
+        else { throw malformed("\(entry.name)'s local header is outside the file") }
+        var reader = LittleEndianReader(fixed[...])
+        guard reader.uint32() == localHeaderSignature, reader.uint16() != nil, let flags = reader.uint16(),
+            let method = reader.uint16(), reader.uint32() != nil, let crc = reader.uint32(),
+            let compressed = reader.uint32(), let uncompressed = reader.uint32(), let nameLength = reader.uint16(),
+            let extraLength = reader.uint16()
+        else { throw malformed("\(entry.name)'s local header is invalid") }
+        guard let localName = try source.readExactly(at: entry.localHeaderOffset + 30, count: Int(nameLength)),
+            localName.elementsEqual(entry.name.utf8)
+        else {
+            throw malformed("\(entry.name)'s local header names another file than the central directory")
+        }
+        guard method == entry.method, flags & 0x0049 == 0, crc == entry.crc32,
+            compressed == 0xFFFF_FFFF || UInt64(compressed) == entry.compressedSize,
+            uncompressed == 0xFFFF_FFFF || UInt64(uncompressed) == entry.uncompressedSize
+        else {
+            throw malformed("\(entry.name)'s local header disagrees with the central directory")
+        }
+        return entry.localHeaderOffset + 30 + UInt64(nameLength) + UInt64(extraLength)
+    }
+
+    /// A name for an error message: printable ASCII as is, anything else escaped.
+    static func quoted(_ bytes: [UInt8]) -> String {
+        var text = "\""
+        for byte in bytes.prefix(80) {
+            if (0x20..<0x7F).contains(byte) && byte != 0x22 && byte != 0x5C {
+                text.unicodeScalars.append(Unicode.Scalar(byte))
+            } else {
+                text += "\\x" + Hex.encode([byte])
+            }
+        }
+        return text + (bytes.count > 80 ? "…\"" : "\"")
+    }
+}
+
+/// Reads little-endian integers from bytes; every read returns `nil` on short input.
+struct LittleEndianReader {
+    private var bytes: ArraySlice<UInt8>
+
+    init(_ bytes: ArraySlice<UInt8>) { self.bytes = bytes }
+
+    var isAtEnd: Bool { bytes.isEmpty }
+
+    mutating func skip(_ count: Int) { bytes = bytes.dropFirst(count) }
+
+    mutating func subReader(_ count: Int) -> LittleEndianReader? {
+        guard bytes.count >= count else { return nil }
+        defer { bytes = bytes.dropFirst(count) }
+        return LittleEndianReader(bytes.prefix(count))
+    }
+
+    mutating func uint16() -> UInt16? { integer() }
+    mutating func uint32() -> UInt32? { integer() }
+    mutating func uint64() -> UInt64? { integer() }
+
+    private mutating func integer<Value: FixedWidthInteger>() -> Value? {
+        let size = Value.bitWidth / 8
+        guard bytes.count >= size else { return nil }
+        defer { bytes = bytes.dropFirst(size) }
+        return bytes.prefix(size).reversed().reduce(Value.zero) { $0 << 8 | Value($1) }
+    }
+}

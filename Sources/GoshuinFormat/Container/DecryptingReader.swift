@@ -1,0 +1,92 @@
+/// Random access to the payload of a `.goshuin` file: decrypts only the chunks a read needs, each
+/// authenticated before any of its bytes is used, with a small cache of decrypted chunks.
+///
+/// Opening checks the structure (`Spec/container-v1.md` §7, checks 1–9), derives the key, and verifies the
+/// final chunk first, which confirms the payload length. Reading the whole payload through it fails in the
+/// same cases as ``ContainerOpener``; which chunk is reported follows the order of the reads.
+public final class DecryptingReader: RandomAccessSource {
+    /// How many decrypted chunks are kept.
+    public static let cachedChunkLimit = 3
+
+    /// The header, authenticated once the reader exists (its final chunk authenticated with it as AAD).
+    public let header: Header
+    /// The payload's length.
+    public var size: UInt64 { header.plaintextLength }
+
+    /// How many chunk decryptions the reader has done (cache hits excluded).
+    public private(set) var decryptionCount = 0
+    /// The lowest chunk index decrypted so far.
+    public private(set) var lowestChunkDecrypted: UInt64?
+
+    private let reader: ChunkReader
+    private var cache: [(index: UInt64, plaintext: [UInt8])] = []
+    private var anyChunkAuthenticated = false
+
+    /// Opens the regular file at `input` with `passphrase`; the descriptor must stay open while the reader
+    /// is used.
+    public init(_ input: FileDescriptor, passphrase: Passphrase, progress: ProgressHandler? = nil) throws {
+        header = try ContainerStructure.validate(input)
+        progress?(.keyDerivationStarted(iterations: header.kdfIterations))
+        let key = try KeyDerivation.deriveKey(passphrase: passphrase, header: header)
+        progress?(.keyDerivationFinished)
+        reader = try ChunkReader(input: input, header: header, key: key)
+        _ = try chunk(header.layout.chunkCount - 1)
+    }
+
+    deinit {
+        for index in cache.indices { SecretBytes.wipe(&cache[index].plaintext) }
+    }
+
+    /// Reads payload bytes at `offset`; fewer than asked only at the end of the payload.
+    public func read(at offset: UInt64, into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        guard offset < size, buffer.count > 0 else { return 0 }
+        let layout = header.layout
+        var copied = 0
+        var position = offset
+        while copied < buffer.count, position < size {
+            let index = layout.chunkIndex(containing: position)
+            let plaintext = try chunk(index)
+            let start = Int(position - layout.plaintextOffset(ofChunk: index))
+            let count = min(plaintext.count - start, buffer.count - copied)
+            plaintext.withUnsafeBytes { source in
+                UnsafeMutableRawBufferPointer(rebasing: buffer[copied..<copied + count]).copyMemory(
+                    from: UnsafeRawBufferPointer(rebasing: source[start..<start + count]))
+            }
+            copied += count
+            position += UInt64(count)
+        }
+        return copied
+    }
+
+    /// The plaintext of chunk `index`, from the cache or decrypted and authenticated now.
+    private func chunk(_ index: UInt64) throws -> [UInt8] {
+        if let hit = cache.firstIndex(where: { $0.index == index }) {
+            let entry = cache.remove(at: hit)
+            cache.append(entry)
+            return entry.plaintext
+        }
+        decryptionCount += 1
+        lowestChunkDecrypted = min(lowestChunkDecrypted ?? index, index)
+        guard let plaintext = try reader.authenticate(chunk: index) else {
+            throw anyChunkAuthenticated ? ChunkReader.damaged(index) : try firstFailure(index)
+        }
+        anyChunkAuthenticated = true
+        if cache.count >= Self.cachedChunkLimit {
+            var evicted = cache.removeFirst()
+            SecretBytes.wipe(&evicted.plaintext)
+        }
+        cache.append((index, Array(plaintext)))
+        return cache[cache.count - 1].plaintext
+    }
+
+    /// The first chunk to fail, before any authenticated: `chunk_damaged` if one of the first chunks of
+    /// the probe authenticates, `auth_failed` otherwise (`Spec/container-v1.md` §7.1, applied to the chunk
+    /// read first).
+    private func firstFailure(_ index: UInt64) throws -> GoshuinError {
+        let probeEnd = min(ContainerOpener.authenticationProbeCount, header.layout.chunkCount)
+        for probe in 0..<probeEnd where probe != index {
+            if try reader.authenticate(chunk: probe) != nil { return ChunkReader.damaged(index) }
+        }
+        return ChunkReader.authenticationFailed()
+    }
+}

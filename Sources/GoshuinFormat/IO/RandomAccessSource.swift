@@ -1,0 +1,58 @@
+/// Bytes that can be read at any offset: a file, or a decrypted payload read chunk by chunk.
+public protocol RandomAccessSource: AnyObject {
+    /// The number of bytes.
+    var size: UInt64 { get }
+
+    /// Reads up to `buffer.count` bytes starting at `offset`; returns how many were read (fewer only at the
+    /// end). Throws a ``GoshuinError``.
+    func read(at offset: UInt64, into buffer: UnsafeMutableRawBufferPointer) throws -> Int
+}
+
+extension RandomAccessSource {
+    /// Exactly `count` bytes at `offset`, or `nil` if the source ends first.
+    public func readExactly(at offset: UInt64, count: Int) throws -> [UInt8]? {
+        guard count >= 0, offset <= size, UInt64(count) <= size - offset else { return nil }
+        var bytes = [UInt8](repeating: 0, count: count)
+        var filled = 0
+        try bytes.withUnsafeMutableBytes { buffer in
+            while filled < count {
+                let received = try read(
+                    at: offset + UInt64(filled), into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...]))
+                if received == 0 { break }
+                filled += received
+            }
+        }
+        return filled == count ? bytes : nil
+    }
+}
+
+/// A regular file read with positioned reads; the descriptor is not owned.
+public final class FileSource: RandomAccessSource {
+    /// The descriptor read from.
+    public let descriptor: FileDescriptor
+    /// The file's size when the source was made.
+    public let size: UInt64
+
+    /// A source over the regular file open at `descriptor`.
+    public init(_ descriptor: FileDescriptor) throws {
+        self.descriptor = descriptor
+        let size: Int64?
+        do {
+            size = try descriptor.regularFileSize()
+        } catch {
+            throw error.goshuinError("cannot examine a file")
+        }
+        guard let size else { throw GoshuinError(.invalidArgument, "not a regular file") }
+        self.size = UInt64(size)
+    }
+
+    /// Reads with `pread`, looping over short reads.
+    public func read(at offset: UInt64, into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        guard let start = Int64(exactly: offset) else { return 0 }
+        do {
+            return try descriptor.readFully(into: buffer, atOffset: start)
+        } catch {
+            throw error.goshuinError("cannot read a file")
+        }
+    }
+}

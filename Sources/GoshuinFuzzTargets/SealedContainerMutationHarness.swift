@@ -1,0 +1,125 @@
+import GoshuinFormat
+
+extension FuzzHarness {
+    /// Seals a plaintext with parameters the fuzzer chooses, applies up to three fuzzer-chosen changes to the
+    /// file, then opens it like ``containerOpen`` (same invariants), so that files whose tags pass are reached.
+    /// Also: what is released is a prefix of the plaintext, and the file opens exactly when it is unchanged.
+    ///
+    /// Input: chunk size choice (u16), length choice (u16), change count (u8), the changes (9 bytes each:
+    /// kind, position u32, operand u32), then the bytes the plaintext repeats.
+    public static let sealedContainerMutation = FuzzHarness(name: "sealed-container-mutation") { input in
+        SealedContainerMutationHarness.check(input)
+    }
+}
+
+enum SealedContainerMutationHarness {
+    static let invariants = InvariantCheck(harness: "sealed-container-mutation")
+    static let iterations: UInt32 = 1_000
+    static let salt = [UInt8](repeating: 0x5A, count: 16)
+    static let nonceBase: [UInt8] = [0x6E, 0x6F, 0x6E, 0x63, 0x65, 0x00, 0x00, 0x01]
+    /// The sealing key, derived once; opening derives it again from the header like any reader.
+    static let key: SecretBytes? = try? KeyDerivation.deriveKey(
+        passphrase: Passphrase(ContainerOpenChecking.passphrase), salt: salt, iterations: iterations)
+
+    static func check(_ input: [UInt8]) {
+        var reader = FuzzInputReader(input)
+        // 1,024 … 2,048-byte chunks and up to 6 of them: every branch of §7.1 with a few KiB.
+        let chunkSize = 1_024 + UInt32(reader.readUInt16() % 1_025)
+        let plaintextLength = 1 + Int(reader.readUInt16()) % (6 * Int(chunkSize))
+        let mutations = (0..<reader.readUInt8() % 4).map { _ in
+            FileMutation(kind: reader.readUInt8(), position: reader.readUInt32(), operand: reader.readUInt32())
+        }
+        let pattern = reader.readRemainingBytes()
+        let plaintext = (0..<plaintextLength).map { index in
+            pattern.isEmpty ? UInt8(truncatingIfNeeded: index &* 131 &+ index >> 8) : pattern[index % pattern.count]
+        }
+        let sealed = seal(plaintext, chunkSize: chunkSize)
+        var file = sealed
+        for mutation in mutations { mutation.apply(to: &file, chunkSize: Int(chunkSize)) }
+
+        let outcome = ContainerOpenChecking.openAndCheck(file, invariants: invariants)
+        invariants.require(
+            outcome.released == Array(plaintext.prefix(outcome.released.count)),
+            "the released bytes are not a prefix of the sealed plaintext")
+        if file == sealed {
+            invariants.require(
+                outcome.error == nil, "the unchanged file fails with \(outcome.error?.description ?? "")")
+            invariants.require(outcome.released == plaintext, "the unchanged file released other bytes")
+        } else {
+            invariants.require(outcome.error != nil, "a changed file opened: \(mutations)")
+        }
+    }
+
+    static func seal(_ plaintext: [UInt8], chunkSize: UInt32) -> [UInt8] {
+        guard let key else { invariants.fail("cannot derive the sealing key") }
+        do {
+            let header = try Header(
+                kdfIterations: iterations, salt: salt, nonceBase: nonceBase, chunkSize: chunkSize,
+                plaintextLength: UInt64(plaintext.count))
+            return try ScratchFile.withFile(containing: plaintext, invariants: invariants) { input in
+                try ScratchFile.withFile(containing: [], invariants: invariants) { output in
+                    try ContainerSealer.seal(from: input, to: output, key: key, header: header)
+                    return ScratchFile.contents(of: output, invariants: invariants)
+                }
+            }
+        } catch {
+            invariants.fail("sealing \(plaintext.count) bytes in chunks of \(chunkSize) failed: \(error)")
+        }
+    }
+}
+
+/// One change to a sealed file, chosen by the fuzzer: bytes, or whole chunk records (§5) moved around.
+struct FileMutation: CustomStringConvertible {
+    enum Kind: UInt8, CaseIterable {
+        case flipBits, overwriteUInt32, truncate, deleteBytes, insertBytes, copyRecord, duplicateRecord, deleteRecord
+    }
+
+    let kind: Kind
+    let position: UInt32
+    let operand: UInt32
+
+    init(kind: UInt8, position: UInt32, operand: UInt32) {
+        self.kind = Kind.allCases[Int(kind) % Kind.allCases.count]
+        self.position = position
+        self.operand = operand
+    }
+
+    var description: String { "\(kind)(\(position), \(operand))" }
+
+    func apply(to file: inout [UInt8], chunkSize: Int) {
+        let offset = Int(position) % (file.count + 1)
+        let records = Self.recordRanges(in: file, chunkSize: chunkSize)
+        switch kind {
+        case .flipBits:
+            guard offset < file.count else { return }
+            file[offset] ^= max(UInt8(truncatingIfNeeded: operand), 1)
+        case .overwriteUInt32:
+            for index in 0..<4 where offset + index < file.count {
+                file[offset + index] = UInt8(truncatingIfNeeded: operand >> (24 - 8 * index))
+            }
+        case .truncate:
+            file.removeSubrange(offset...)
+        case .deleteBytes:
+            file.removeSubrange(offset..<min(file.count, offset + 1 + Int(operand % 64)))
+        case .insertBytes:
+            let byte = UInt8(truncatingIfNeeded: operand >> 8)
+            file.insert(contentsOf: repeatElement(byte, count: 1 + Int(operand % 64)), at: offset)
+        case .copyRecord, .duplicateRecord, .deleteRecord:
+            guard !records.isEmpty else { return }
+            let source = records[Int(position) % records.count]
+            let target = records[Int(operand) % records.count]
+            let sourceBytes = Array(file[source])
+            switch kind {
+            case .copyRecord: file.replaceSubrange(target, with: sourceBytes)
+            case .duplicateRecord: file.insert(contentsOf: sourceBytes, at: target.lowerBound)
+            default: file.removeSubrange(source)
+            }
+        }
+    }
+
+    /// Where chunk records would be for this chunk size: from byte 45 on, each `chunkSize + 20` bytes, the last
+    /// one whatever is left.
+    static func recordRanges(in file: [UInt8], chunkSize: Int) -> [Range<Int>] {
+        stride(from: 45, to: file.count, by: chunkSize + 20).map { $0..<min(file.count, $0 + chunkSize + 20) }
+    }
+}

@@ -1,0 +1,146 @@
+import Foundation
+import GoshuinFormat
+import Testing
+
+/// A folder of photos survives pack → seal → open → extract unchanged; other ZIP readers accept what we write.
+@Suite struct BackupRoundTripTests {
+    static func makeFolder(_ directory: TemporaryDirectory) -> String {
+        let folder = directory.file("folder")
+        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        _ = FileManager.default.createFile(atPath: folder + "/records.csv", contents: Data("id,text\n1,旅の記録\n".utf8))
+        for (index, name) in ["IMG_0001.jpg", "b-2.png", "c_3.heic", "Z9.webp"].enumerated() {
+            let photo = [0xFF, 0xD8, 0xFF] + Fixtures.payload(20_000 + index * 7_000, seed: UInt8(index))
+            _ = FileManager.default.createFile(atPath: folder + "/" + name, contents: Data(photo))
+        }
+        return folder
+    }
+
+    @Test func folderSurvivesPackSealOpenExtract() throws {
+        let directory = TemporaryDirectory()
+        let folder = Self.makeFolder(directory)
+        let packed = try FileSystem.anonymousFile(in: directory.path)
+        let manifest = try packed.closeAfter {
+            let manifest = try BackupPacker.pack(folder: folder, into: packed)
+            try packed.seek(to: 0)
+            let size = try #require(try packed.regularFileSize())
+            try withAtomicOutput(to: directory.file("backup.goshuin"), replaceExisting: false) { output in
+                try ContainerSealer.seal(
+                    from: packed, plaintextLength: UInt64(size), to: output, passphrase: Passphrase("pw"),
+                    parameters: SealParameters(iterations: 1_000, chunkSize: 4_096))
+            }
+            return manifest
+        }
+        #expect(manifest.photos.map(\.name) == ["IMG_0001.jpg", "Z9.webp", "b-2.png", "c_3.heic"])
+        try BackupExtractor.extract(
+            inputPath: directory.file("backup.goshuin"), passphrase: Passphrase("pw"), into: directory.file("out"))
+        for name in ["records.csv", "IMG_0001.jpg", "b-2.png", "c_3.heic", "Z9.webp"] {
+            #expect(
+                Fixtures.readBytes(folder + "/" + name) == Fixtures.readBytes(directory.file("out/" + name)), "\(name)")
+        }
+        let extracted = try Manifest.parse(Fixtures.readBytes(directory.file("out/manifest.json")))
+        #expect(extracted == manifest)
+        // Packing the extracted folder gives the same ZIP: createdAt is kept from its manifest.
+        let first = try FileSystem.anonymousFile()
+        let second = try FileSystem.anonymousFile()
+        try BackupPacker.pack(folder: directory.file("out"), into: first)
+        try BackupPacker.pack(folder: directory.file("out"), into: second)
+        let firstBytes = try #require(try FileSource(first).readExactly(at: 0, count: Int(try FileSource(first).size)))
+        let secondBytes = try #require(
+            try FileSource(second).readExactly(at: 0, count: Int(try FileSource(second).size)))
+        #expect(firstBytes == secondBytes)
+        try first.close()
+        try second.close()
+    }
+
+    @Test func failedExtractionLeavesNothing() throws {
+        let directory = TemporaryDirectory()
+        let folder = Self.makeFolder(directory)
+        let packed = try FileSystem.anonymousFile(in: directory.path)
+        try packed.closeAfter {
+            try BackupPacker.pack(folder: folder, into: packed)
+            try packed.seek(to: 0)
+            let size = try #require(try packed.regularFileSize())
+            try withAtomicOutput(to: directory.file("backup.goshuin"), replaceExisting: false) { output in
+                try ContainerSealer.seal(
+                    from: packed, plaintextLength: UInt64(size), to: output, passphrase: Passphrase("pw"),
+                    parameters: SealParameters(iterations: 1_000, chunkSize: 4_096))
+            }
+        }
+        var bytes = Fixtures.readBytes(directory.file("backup.goshuin"))
+        bytes[45 + 4 + 100] ^= 1
+        directory.write("damaged.goshuin", bytes)
+        #expect(throws: GoshuinError(.chunkDamaged, "", chunkIndex: 0)) {
+            try BackupExtractor.extract(
+                inputPath: directory.file("damaged.goshuin"), passphrase: Passphrase("pw"), into: directory.file("out"))
+        }
+        #expect(throws: GoshuinError(.authFailed, "")) {
+            try BackupExtractor.extract(
+                inputPath: directory.file("backup.goshuin"), passphrase: Passphrase("no"), into: directory.file("out"))
+        }
+        #expect(directory.entries == ["backup.goshuin", "damaged.goshuin", "folder"])
+        try FileManager.default.createDirectory(atPath: directory.file("full"), withIntermediateDirectories: false)
+        directory.write("full/x", [1])
+        #expect(throws: GoshuinError(.destinationNotEmpty, "")) {
+            try BackupExtractor.extract(
+                inputPath: directory.file("backup.goshuin"), passphrase: Passphrase("pw"), into: directory.file("full"))
+        }
+    }
+
+    @Test func packingRefusesAnythingElseByName() throws {
+        let directory = TemporaryDirectory()
+        let folder = Self.makeFolder(directory)
+        for name in ["notes.txt", ".DS_Store", "CON.jpg", "-rf.jpg"] {
+            directory.write("folder/" + name, [1])
+            let output = try FileSystem.anonymousFile()
+            #expect {
+                try output.closeAfter { try BackupPacker.pack(folder: folder, into: output) }
+            } throws: { error in
+                (error as? GoshuinError)?.code == .unexpectedFile && "\(error)".contains(name)
+            }
+            try FileManager.default.removeItem(atPath: folder + "/" + name)
+        }
+        try FileManager.default.createSymbolicLink(atPath: folder + "/link.jpg", withDestinationPath: "/etc/passwd")
+        let output = try FileSystem.anonymousFile()
+        #expect(throws: GoshuinError(.unexpectedFile, "")) {
+            try output.closeAfter { try BackupPacker.pack(folder: folder, into: output) }
+        }
+    }
+
+    @Test func pythonZipfileAndInfoZipAcceptWhatWeWrite() throws {
+        let directory = TemporaryDirectory()
+        let folder = Self.makeFolder(directory)
+        let zipPath = directory.file("backup.zip")
+        try withAtomicOutput(to: zipPath, replaceExisting: false) { output in
+            // The packer re-reads what it wrote, so it needs a readable descriptor: pack, then copy.
+            let packed = try FileSystem.anonymousFile()
+            try packed.closeAfter {
+                try BackupPacker.pack(folder: folder, into: packed)
+                try packed.seek(to: 0)
+                try output.copyAll(from: packed)
+            }
+        }
+        let python = try Self.run(
+            "/usr/bin/env",
+            [
+                "python3", "-c",
+                "import sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); assert z.testzip() is None; print(len(z.namelist()))",
+                zipPath,
+            ])
+        #expect(python.status == 0 && python.output.hasPrefix("6"), "\(python.output)")
+        let unzip = try Self.run("/usr/bin/env", ["unzip", "-t", zipPath])
+        #expect(unzip.status == 0 && unzip.output.contains("No errors detected"), "\(unzip.output)")
+    }
+
+    static func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+}

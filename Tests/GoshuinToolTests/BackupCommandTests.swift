@@ -1,0 +1,64 @@
+import Foundation
+import Testing
+
+/// `seal FOLDER`, `open --extract` and `inspect --list`, end to end.
+@Suite struct BackupCommandTests {
+    let directory = Scratch()
+    let environment = ["GOSHUIN_PASSPHRASE": "backup pass"]
+
+    init() throws {
+        try FileManager.default.createDirectory(atPath: directory.path + "/photos", withIntermediateDirectories: false)
+        directory.write("photos/records.csv", Array("id,text\n1,hello\n".utf8))
+        directory.write("photos/IMG_0001.jpg", [0xFF, 0xD8, 0xFF] + (0..<50_000).map { UInt8(truncatingIfNeeded: $0) })
+        directory.write("photos/b-2.png", Array(repeating: 7, count: 3_000))
+    }
+
+    func run(_ arguments: [String]) throws -> ToolRunner.Result {
+        try ToolRunner.run(arguments, in: directory.path, environment: environment)
+    }
+
+    @Test func folderPacksSealsListsAndExtracts() throws {
+        let sealed = try run(["seal", "photos", "-o", "backup.goshuin", "--iterations", "1000", "--chunk-size", "4KiB"])
+        #expect(sealed.status == 0, "\(sealed.stderr)")
+        let listed = try run(["inspect", "backup.goshuin", "--list"])
+        #expect(listed.status == 0, "\(listed.stderr)")
+        #expect(listed.stdout.contains("IMG_0001.jpg") && listed.stdout.contains("manifest.json"))
+        let listedJSON = try run(["inspect", "backup.goshuin", "--list", "--json"])
+        let summary = try JSONSerialization.jsonObject(with: Data(listedJSON.stdout.utf8)) as? [String: Any]
+        #expect(summary?["photoCount"] as? Int == 2)
+        let extracted = try run(["open", "backup.goshuin", "--extract", "restored"])
+        #expect(extracted.status == 0, "\(extracted.stderr)")
+        for name in ["records.csv", "IMG_0001.jpg", "b-2.png"] {
+            #expect(directory.bytes("restored/" + name) == directory.bytes("photos/" + name))
+        }
+        #expect(directory.exists("restored/manifest.json"))
+        let again = try run(["open", "backup.goshuin", "--extract", "restored"])
+        #expect(again.status == 73 && again.stderr.contains("error: destination_not_empty:"))
+        let wrong = try ToolRunner.run(
+            ["open", "backup.goshuin", "--extract", "other"], in: directory.path,
+            environment: ["GOSHUIN_PASSPHRASE": "nope"])
+        #expect(wrong.status == 65)
+        #expect(!directory.exists("other"))
+        #expect(!directory.entries.contains { $0.contains("goshuin-tmp") }, "no temporary folder is left")
+    }
+
+    @Test func unexpectedFilesAreRefusedByName() throws {
+        directory.write("photos/notes.txt", [1])
+        let result = try run(["seal", "photos", "-o", "backup.goshuin", "--iterations", "1000"])
+        #expect(result.status == 65)
+        #expect(result.stderr.contains("error: unexpected_file: \"notes.txt\""))
+        #expect(!directory.exists("backup.goshuin"))
+    }
+
+    @Test func extractOrOutputNotBoth() throws {
+        let result = try run(["open", "x.goshuin", "-o", "a", "--extract", "b"])
+        #expect(result.status == 64)
+    }
+
+    @Test func listingAPlainFileIsAZipError() throws {
+        directory.write("plain.bin", Array(repeating: 1, count: 5_000))
+        #expect(try run(["seal", "plain.bin", "-o", "plain.goshuin", "--iterations", "1000"]).status == 0)
+        let result = try run(["inspect", "plain.goshuin", "--list"])
+        #expect(result.status == 65 && result.stderr.contains("error: zip_malformed:"))
+    }
+}
