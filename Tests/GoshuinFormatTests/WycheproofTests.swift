@@ -78,6 +78,35 @@ import Testing
                     length: expected.count)
             }
             #expect(derived.exposedBytes == expected, "tcId \(identifier)")
+            let fast = try password.withUnsafeBytes { passwordBytes in
+                try FastPBKDF2.deriveSHA256(
+                    password: passwordBytes, salt: Self.hex(test, "salt"), iterations: iterations,
+                    length: expected.count)
+            }
+            #expect(fast.exposedBytes == expected, "fast PBKDF2, tcId \(identifier)")
+        }
+    }
+
+    @Test func fastPBKDF2MatchesOpenSSLOnRandomInputs() throws {
+        var generator = SystemRandomNumberGenerator()
+        for round in 0..<60 {
+            let password = (0..<Int.random(in: 0...150, using: &generator)).map { _ in
+                UInt8.random(in: 0...255, using: &generator)
+            }
+            let salt = (0..<Int.random(in: 0...80, using: &generator)).map { _ in
+                UInt8.random(in: 0...255, using: &generator)
+            }
+            let iterations = UInt32.random(in: 1...3_000, using: &generator)
+            let length = [1, 16, 31, 32, 33, 64, 100][round % 7]
+            let (reference, fast) = try password.withUnsafeBytes { bytes in
+                (
+                    try PBKDF2.deriveSHA256(password: bytes, salt: salt, iterations: iterations, length: length),
+                    try FastPBKDF2.deriveSHA256(password: bytes, salt: salt, iterations: iterations, length: length)
+                )
+            }
+            #expect(
+                reference.exposedBytes == fast.exposedBytes,
+                "password \(Hex.encode(password)) salt \(Hex.encode(salt)) c=\(iterations)")
         }
     }
 }

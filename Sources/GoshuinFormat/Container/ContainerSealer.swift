@@ -8,18 +8,27 @@ public enum ContainerSealer {
     /// `input` must deliver exactly `plaintextLength` bytes: fewer or more is an `io` error, because the
     /// length is in the header and in every chunk's authentication.
     ///
+    /// When both are regular files at position 0 and the input is exactly `plaintextLength` bytes,
+    /// `workerCount` workers seal chunks in parallel with positioned I/O (the bytes are the same).
+    ///
     /// - Returns: the header written.
     /// - Throws: `empty_payload` for a zero length, the header's bound errors, `io` on a read or write failure.
     @discardableResult
     public static func seal(
         from input: FileDescriptor, plaintextLength: UInt64, to output: FileDescriptor, passphrase: Passphrase,
-        parameters: SealParameters = SealParameters(), progress: ProgressHandler? = nil
+        parameters: SealParameters = SealParameters(), workerCount: Int = ParallelChunks.defaultWorkerCount,
+        progress: ProgressHandler? = nil
     ) throws -> Header {
         let header = try parameters.makeHeader(plaintextLength: plaintextLength)
         progress?(.keyDerivationStarted(iterations: header.kdfIterations))
         let key = try KeyDerivation.deriveKey(passphrase: passphrase, header: header)
         progress?(.keyDerivationFinished)
-        try seal(from: input, to: output, key: key, header: header, progress: progress)
+        if ParallelChunks.applies(input: input, output: output, inputSize: plaintextLength, workerCount: workerCount) {
+            try ParallelChunks.seal(
+                from: input, to: output, key: key, header: header, workerCount: workerCount, progress: progress)
+        } else {
+            try seal(from: input, to: output, key: key, header: header, progress: progress)
+        }
         return header
     }
 

@@ -48,15 +48,20 @@ public enum GoshuinFile {
     /// Derives the key and writes the payload of `input`, whose structure
     /// ``ContainerStructure/validate(_:)`` accepted as `header`, to `output`.
     ///
-    /// Only authenticated chunks reach `output`; on failure it may hold a prefix of the payload, so write
-    /// to an ``AtomicOutput`` or a file to be discarded.
+    /// On failure `output` may hold part of the payload, so write to an ``AtomicOutput`` or a file to be
+    /// discarded. When `output` is a regular file at position 0, `workerCount` workers decrypt in parallel.
     public static func decrypt(
         _ input: FileDescriptor, header: Header, passphrase: Passphrase, to output: FileDescriptor,
-        progress: ProgressHandler? = nil
+        workerCount: Int = ParallelChunks.defaultWorkerCount, progress: ProgressHandler? = nil
     ) throws {
         progress?(.keyDerivationStarted(iterations: header.kdfIterations))
         let key = try KeyDerivation.deriveKey(passphrase: passphrase, header: header)
         progress?(.keyDerivationFinished)
+        if ParallelChunks.applies(input: input, output: output, workerCount: workerCount) {
+            try ParallelChunks.open(
+                input, to: output, header: header, key: key, workerCount: workerCount, progress: progress)
+            return
+        }
         try ContainerOpener.open(input, header: header, key: key, progress: progress) { plaintext in
             do {
                 try output.writeAll(plaintext)

@@ -97,6 +97,20 @@ public struct FileDescriptor: Hashable, Sendable {
         }
     }
 
+    /// Writes every byte of `buffer` at `offset`, without moving the position (`pwrite`).
+    public func writeAll(_ buffer: UnsafeRawBufferPointer, atOffset offset: Int64) throws(Errno) {
+        var written = 0
+        while written < buffer.count, let base = buffer.baseAddress {
+            let alreadyWritten = written
+            let count = try retryOnInterrupt {
+                Glibc.pwrite(
+                    rawValue, base + alreadyWritten, buffer.count - alreadyWritten,
+                    off_t(offset) + off_t(alreadyWritten))
+            }
+            written += count
+        }
+    }
+
     /// Writes every byte of `bytes`.
     public func writeAll(_ bytes: [UInt8]) throws(Errno) {
         let result: Result<Void, Errno> = bytes.withUnsafeBytes { buffer in

@@ -125,6 +125,12 @@ extension FileDescriptor {
         }
     }
 
+    /// The current position; `nil` for a descriptor that cannot seek.
+    public func position() -> Int64? {
+        let offset = lseek(rawValue, 0, SEEK_CUR)
+        return offset < 0 ? nil : Int64(offset)
+    }
+
     /// Moves the position to `offset` from the start.
     public func seek(to offset: Int64) throws(Errno) {
         _ = try retryOnInterrupt { lseek(rawValue, off_t(offset), SEEK_SET) }
