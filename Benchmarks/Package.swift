@@ -6,9 +6,10 @@ let package = Package(
     name: "goshuin-benchmarks",
     dependencies: [.package(name: "goshuin-toolkit", path: "..")],
     targets: [
+        .systemLibrary(name: "CBenchCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .executableTarget(
             name: "goshuin-bench",
-            dependencies: [.product(name: "GoshuinFormat", package: "goshuin-toolkit")]
-        )
+            dependencies: [.product(name: "GoshuinFormat", package: "goshuin-toolkit"), "CBenchCrypto"]
+        ),
     ]
 )

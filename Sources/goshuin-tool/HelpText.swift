@@ -49,7 +49,7 @@ enum HelpText {
               goshuin-tool open notes.goshuin -o notes.zip
 
             """
-        return text + passphrase + "\n\n" + exitStatuses + "\n"
+        return text + "\n" + passphrase + "\n\n" + exitStatuses + "\n"
     }
 
     static func help(for command: CommandSpec) -> String {

@@ -168,7 +168,7 @@ export function seal(source, sink, { passphrase, iterations = DEFAULT_ITERATIONS
   checkSealParameters({ iterations, chunkSize, salt, nonceBase });
   if (source.size === 0n) fail('empty_payload', 'the payload to seal is empty');
   const layout = layoutOf({ chunkSize, plaintextLength: source.size });
-  if (layout.chunkCount > MAX_CHUNK_COUNT) fail('invalid_argument', 'the payload needs more than 2^32 chunks');
+  if (layout.chunkCount > MAX_CHUNK_COUNT) fail('too_many_chunks', 'the payload needs more than 2^32 chunks');
 
   const headerBytes = encodeHeader({ kdfIterations: iterations, salt, nonceBase, chunkSize, plaintextLength: source.size });
   const key = deriveKey(passphrase, salt, iterations);
@@ -185,10 +185,10 @@ export function seal(source, sink, { passphrase, iterations = DEFAULT_ITERATIONS
 
 function checkSealParameters({ iterations, chunkSize, salt, nonceBase }) {
   if (!Number.isInteger(iterations) || !inRange(iterations, MIN_ITERATIONS, MAX_ITERATIONS)) {
-    fail('invalid_argument', `iterations ${iterations} outside ${MIN_ITERATIONS}…${MAX_ITERATIONS}`);
+    fail('iterations_out_of_range', `iterations ${iterations} outside ${MIN_ITERATIONS}…${MAX_ITERATIONS}`);
   }
   if (!Number.isInteger(chunkSize) || !inRange(chunkSize, MIN_CHUNK_SIZE, MAX_CHUNK_SIZE)) {
-    fail('invalid_argument', `chunkSize ${chunkSize} outside ${MIN_CHUNK_SIZE}…${MAX_CHUNK_SIZE}`);
+    fail('chunk_size_out_of_range', `chunkSize ${chunkSize} outside ${MIN_CHUNK_SIZE}…${MAX_CHUNK_SIZE}`);
   }
   if (salt?.length !== SALT_SIZE) fail('invalid_argument', 'salt must be 16 bytes');
   if (nonceBase?.length !== NONCE_BASE_SIZE) fail('invalid_argument', 'nonceBase must be 8 bytes');

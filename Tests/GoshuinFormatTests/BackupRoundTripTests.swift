@@ -15,21 +15,29 @@ import Testing
         return folder
     }
 
-    @Test func folderSurvivesPackSealOpenExtract() throws {
-        let directory = TemporaryDirectory()
-        let folder = Self.makeFolder(directory)
+    /// Packs `folder` and seals the ZIP into `directory/backup.goshuin` under "pw"; returns the manifest.
+    @discardableResult
+    static func sealBackup(_ folder: String, in directory: TemporaryDirectory, chunkSize: UInt32 = 4_096) throws
+        -> Manifest
+    {
         let packed = try FileSystem.anonymousFile(in: directory.path)
-        let manifest = try packed.closeAfter {
+        return try packed.closeAfter {
             let manifest = try BackupPacker.pack(folder: folder, into: packed)
             try packed.seek(to: 0)
             let size = try #require(try packed.regularFileSize())
             try withAtomicOutput(to: directory.file("backup.goshuin"), replaceExisting: false) { output in
                 try ContainerSealer.seal(
                     from: packed, plaintextLength: UInt64(size), to: output, passphrase: Passphrase("pw"),
-                    parameters: SealParameters(iterations: 1_000, chunkSize: 4_096))
+                    parameters: SealParameters(iterations: 1_000, chunkSize: chunkSize))
             }
             return manifest
         }
+    }
+
+    @Test func folderSurvivesPackSealOpenExtract() throws {
+        let directory = TemporaryDirectory()
+        let folder = Self.makeFolder(directory)
+        let manifest = try Self.sealBackup(folder, in: directory)
         #expect(manifest.photos.map(\.name) == ["IMG_0001.jpg", "Z9.webp", "b-2.png", "c_3.heic"])
         try BackupExtractor.extract(
             inputPath: directory.file("backup.goshuin"), passphrase: Passphrase("pw"), into: directory.file("out"))
@@ -55,17 +63,7 @@ import Testing
     @Test func failedExtractionLeavesNothing() throws {
         let directory = TemporaryDirectory()
         let folder = Self.makeFolder(directory)
-        let packed = try FileSystem.anonymousFile(in: directory.path)
-        try packed.closeAfter {
-            try BackupPacker.pack(folder: folder, into: packed)
-            try packed.seek(to: 0)
-            let size = try #require(try packed.regularFileSize())
-            try withAtomicOutput(to: directory.file("backup.goshuin"), replaceExisting: false) { output in
-                try ContainerSealer.seal(
-                    from: packed, plaintextLength: UInt64(size), to: output, passphrase: Passphrase("pw"),
-                    parameters: SealParameters(iterations: 1_000, chunkSize: 4_096))
-            }
-        }
+        try Self.sealBackup(folder, in: directory)
         var bytes = Fixtures.readBytes(directory.file("backup.goshuin"))
         bytes[45 + 4 + 100] ^= 1
         directory.write("damaged.goshuin", bytes)

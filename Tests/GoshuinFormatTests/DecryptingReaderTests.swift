@@ -69,17 +69,7 @@ import Testing
         for index in 0..<10 {
             directory.write("folder/extra\(index).jpg", Fixtures.payload(150_000, seed: UInt8(index)))
         }
-        let packed = try FileSystem.anonymousFile(in: directory.path)
-        try packed.closeAfter {
-            try BackupPacker.pack(folder: folder, into: packed)
-            try packed.seek(to: 0)
-            let size = try #require(try packed.regularFileSize())
-            try withAtomicOutput(to: directory.file("backup.goshuin"), replaceExisting: false) { output in
-                try ContainerSealer.seal(
-                    from: packed, plaintextLength: UInt64(size), to: output, passphrase: Passphrase("pw"),
-                    parameters: SealParameters(iterations: 1_000, chunkSize: 65_536))
-            }
-        }
+        try BackupRoundTripTests.sealBackup(folder, in: directory, chunkSize: 65_536)
         let input = try FileDescriptor.openForReading(directory.file("backup.goshuin"))
         try input.closeAfter {
             let reader = try DecryptingReader(input, passphrase: Passphrase("pw"))

@@ -43,6 +43,14 @@ struct ZipFixture {
         var bytes: [UInt8] = []
         bytes.le32(0x0403_4B50)
         bytes.le16(20)
+        bytes += commonFields(entry, nameLength: name.count)
+        bytes.le16(0)
+        return bytes + name
+    }
+
+    /// Flags, method, time, date, CRC, sizes and name length: the fields both headers share.
+    static func commonFields(_ entry: Entry, nameLength: Int) -> [UInt8] {
+        var bytes: [UInt8] = []
         bytes.le16(entry.flags)
         bytes.le16(entry.method)
         bytes.le16(0)
@@ -50,9 +58,8 @@ struct ZipFixture {
         bytes.le32(entry.crc)
         bytes.le32(entry.compressedSize)
         bytes.le32(entry.uncompressedSize)
-        bytes.le16(UInt16(name.count))
-        bytes.le16(0)
-        return bytes + name
+        bytes.le16(UInt16(nameLength))
+        return bytes
     }
 
     func build() -> [UInt8] {
@@ -67,14 +74,7 @@ struct ZipFixture {
             bytes.le32(0x0201_4B50)
             bytes.le16(entry.madeBy)
             bytes.le16(20)
-            bytes.le16(entry.flags)
-            bytes.le16(entry.method)
-            bytes.le16(0)
-            bytes.le16(0x21)
-            bytes.le32(entry.crc)
-            bytes.le32(entry.compressedSize)
-            bytes.le32(entry.uncompressedSize)
-            bytes.le16(UInt16(entry.name.count))
+            bytes += Self.commonFields(entry, nameLength: entry.name.count)
             bytes += [0, 0, 0, 0, 0, 0, 0, 0]
             bytes.le32(entry.externalAttributes)
             bytes.le32(offsetOverrides[index] ?? offsets[index])

@@ -1,8 +1,11 @@
-import Glibc
-// goshuin-bench: the measurements Benchmarks/run cannot take from the command line, each a ratio against
-// a peer in the same process and run.
+// goshuin-bench: the measurements Benchmarks/run cannot take from the command line, each against a peer
+// in the same process and run. Output lines are `key=value` pairs for the script to read.
 //
-//   goshuin-bench kdf ITERATIONS ROUNDS   OpenSSL's PKCS5_PBKDF2_HMAC against FastPBKDF2, best of ROUNDS each
+//   goshuin-bench kdf ITERATIONS ROUNDS     OpenSSL's PKCS5_PBKDF2_HMAC, FastPBKDF2, and the floor: the
+//                                           2·ITERATIONS chained SHA-256 block calls any PBKDF2 needs
+//   goshuin-bench workers FILE WORKERS      seal and open FILE (on /dev/shm) with 1 and with WORKERS workers
+import CBenchCrypto
+import Glibc
 import GoshuinFormat
 
 func now() -> Double {
@@ -38,24 +41,69 @@ func kdf(iterations: UInt32, rounds: Int) throws {
         }
     }
     guard referenceKey == fastKey else {
-        print("MISMATCH: the two implementations disagree")
+        print("error=the two PBKDF2 implementations disagree")
         exit(1)
     }
-    print("kdf iterations=\(iterations) openssl_seconds=\(reference) fast_seconds=\(fast) ratio=\(fast / reference)")
+    // Each iteration hashes two blocks, each depending on the previous: the chain's latency is a floor.
+    var context = SHA256_CTX()
+    SHA256_Init(&context)
+    var block = [UInt8](repeating: 0x5C, count: 64)
+    let floor = best(rounds) {
+        for _ in 0..<(2 * Int(iterations)) {
+            SHA256_Transform(&context, block)
+            block[0] = UInt8(truncatingIfNeeded: context.h.0)
+        }
+    }
+    print("openssl_seconds=\(reference) fast_seconds=\(fast) floor_seconds=\(floor)")
+}
+
+func workers(path: String, count: Int) throws {
+    let passphrase = Passphrase("benchmark")
+    let parameters = SealParameters(iterations: 1_000)
+    var results: [String] = []
+    for workerCount in [1, count] {
+        let sealed = path + ".w\(workerCount).goshuin"
+        let opened = path + ".w\(workerCount).out"
+        let sealSeconds = try best(1) {
+            let input = try GoshuinFile.openInput(path)
+            try input.closeAfter {
+                let size = UInt64(try input.regularFileSize() ?? 0)
+                try withAtomicOutput(to: sealed, replaceExisting: true) { output in
+                    try ContainerSealer.seal(
+                        from: input, plaintextLength: size, to: output, passphrase: passphrase, parameters: parameters,
+                        workerCount: workerCount)
+                }
+            }
+        }
+        let openSeconds = try best(1) {
+            let input = try GoshuinFile.openInput(sealed)
+            try input.closeAfter {
+                let header = try ContainerStructure.validate(input)
+                try withAtomicOutput(to: opened, replaceExisting: true) { output in
+                    try GoshuinFile.decrypt(
+                        input, header: header, passphrase: passphrase, to: output, workerCount: workerCount)
+                }
+            }
+        }
+        results.append("seal_w\(workerCount)=\(sealSeconds) open_w\(workerCount)=\(openSeconds)")
+        unlink(sealed)
+        unlink(opened)
+    }
+    print(results.joined(separator: " "))
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 do {
     switch arguments.first {
-    case "kdf":
-        let iterations = arguments.count > 1 ? UInt32(arguments[1]) ?? 600_000 : 600_000
-        let rounds = arguments.count > 2 ? Int(arguments[2]) ?? 5 : 5
-        try kdf(iterations: iterations, rounds: rounds)
+    case "kdf" where arguments.count == 3:
+        try kdf(iterations: UInt32(arguments[1]) ?? 600_000, rounds: Int(arguments[2]) ?? 5)
+    case "workers" where arguments.count == 3:
+        try workers(path: arguments[1], count: Int(arguments[2]) ?? 2)
     default:
-        print("usage: goshuin-bench kdf [ITERATIONS] [ROUNDS]")
+        print("usage: goshuin-bench kdf ITERATIONS ROUNDS | goshuin-bench workers FILE WORKERS")
         exit(64)
     }
 } catch {
-    print("error: \(error)")
+    print("error=\(error)")
     exit(1)
 }
