@@ -1,8 +1,8 @@
 import Glibc
 import GoshuinFormat
 
-/// Shows progress on standard error when it is a terminal: the key derivation, and the bytes of payloads
-/// over 64 MiB with their rate and the time left.
+/// Shows progress on standard error when it is a terminal: the key derivation's iterations, and the bytes
+/// of payloads over 64 MiB, each with its rate and the time left.
 final class ProgressReporter {
     /// Payloads at least this large show byte progress.
     static let payloadThreshold: UInt64 = 64 * 1_048_576
@@ -11,7 +11,6 @@ final class ProgressReporter {
     private var keyDerivationStart = 0.0
     private var payloadStart = 0.0
     private var lastDraw = 0.0
-    private var drewPayload = false
 
     init(quiet: Bool) {
         enabled = !quiet && FileDescriptor.standardError.isTerminal
@@ -27,15 +26,21 @@ final class ProgressReporter {
         case .keyDerivationStarted(let iterations):
             keyDerivationStart = Self.now()
             Console.error("goshuin-tool: deriving the key (\(iterations) iterations)…")
+        case .keyDerivation(let done, let total):
+            let elapsed = max(Self.now() - keyDerivationStart, 0.001)
+            let left = Double(total - done) * elapsed / Double(max(done, 1))
+            Console.error(
+                "\r\u{1B}[Kgoshuin-tool: deriving the key: \(done) / \(total) iterations, "
+                    + "\(Int(Double(done) / elapsed)) per second, " + Self.duration(left) + " left")
         case .keyDerivationFinished:
-            Console.error(" " + Self.oneDecimal(Self.now() - keyDerivationStart) + " s\n")
+            Console.error(
+                "\r\u{1B}[Kgoshuin-tool: key derived in " + Self.oneDecimal(Self.now() - keyDerivationStart) + " s\n")
             payloadStart = Self.now()
         case .payload(let done, let total):
             guard total >= Self.payloadThreshold else { return }
             let now = Self.now()
             guard done == total || now - lastDraw >= 0.2 else { return }
             lastDraw = now
-            drewPayload = true
             let elapsed = max(now - payloadStart, 0.001)
             let rate = Double(done) / elapsed
             let left = rate > 0 ? Double(total - done) / rate : 0

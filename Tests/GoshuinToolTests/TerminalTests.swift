@@ -38,3 +38,33 @@ import Testing
         #expect(result.screen.contains("terminal_output"))
     }
 }
+
+/// Progress appears on a terminal's standard error, and only there.
+@Suite struct ProgressTests {
+    let directory = Scratch()
+
+    init() {
+        directory.write("pw.txt", Array("progress\n".utf8))
+        // Over the 64 MiB threshold for byte progress.
+        directory.write("large.bin", [UInt8](repeating: 0x42, count: 65 * 1_048_576))
+    }
+
+    @Test func progressOnATerminalAndQuietSilencesIt() throws {
+        let shown = try ToolRunner.runOnTerminal(
+            ["seal", "large.bin", "-o", "large.goshuin", "--passphrase-file", "pw.txt", "--iterations", "120000"],
+            in: directory.path, answers: [])
+        #expect(shown.status == 0, "\(shown.screen)")
+        #expect(shown.screen.contains("iterations, ") && shown.screen.contains("key derived in"))
+        #expect(
+            shown.screen.contains("65.0 MiB / 65.0 MiB") && shown.screen.contains("/s") && shown.screen.contains("left")
+        )
+        let quiet = try ToolRunner.runOnTerminal(
+            ["open", "large.goshuin", "-o", "out.bin", "--passphrase-file", "pw.txt", "--quiet"], in: directory.path,
+            answers: [])
+        #expect(quiet.status == 0)
+        #expect(quiet.screen.isEmpty, "\(quiet.screen)")
+        let piped = try ToolRunner.run(
+            ["open", "large.goshuin", "-o", "out2.bin", "--passphrase-file", "pw.txt"], in: directory.path)
+        #expect(piped.status == 0 && piped.stderr.isEmpty, "no progress when standard error is not a terminal")
+    }
+}

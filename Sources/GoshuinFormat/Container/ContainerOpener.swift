@@ -22,9 +22,7 @@ public enum ContainerOpener {
         release: (UnsafeRawBufferPointer) throws -> Void
     ) throws -> Header {
         let header = try ContainerStructure.validate(input)
-        progress?(.keyDerivationStarted(iterations: header.kdfIterations))
-        let key = try KeyDerivation.deriveKey(passphrase: passphrase, header: header)
-        progress?(.keyDerivationFinished)
+        let key = try KeyDerivation.deriveKey(passphrase: passphrase, header: header, progress: progress)
         try open(input, header: header, key: key, progress: progress, release: release)
         return header
     }

@@ -20,9 +20,7 @@ public enum ContainerSealer {
         progress: ProgressHandler? = nil
     ) throws -> Header {
         let header = try parameters.makeHeader(plaintextLength: plaintextLength)
-        progress?(.keyDerivationStarted(iterations: header.kdfIterations))
-        let key = try KeyDerivation.deriveKey(passphrase: passphrase, header: header)
-        progress?(.keyDerivationFinished)
+        let key = try KeyDerivation.deriveKey(passphrase: passphrase, header: header, progress: progress)
         if ParallelChunks.applies(input: input, output: output, inputSize: plaintextLength, workerCount: workerCount) {
             try ParallelChunks.seal(
                 from: input, to: output, key: key, header: header, workerCount: workerCount, progress: progress)

@@ -26,9 +26,7 @@ public final class DecryptingReader: RandomAccessSource {
     /// is used.
     public init(_ input: FileDescriptor, passphrase: Passphrase, progress: ProgressHandler? = nil) throws {
         header = try ContainerStructure.validate(input)
-        progress?(.keyDerivationStarted(iterations: header.kdfIterations))
-        let key = try KeyDerivation.deriveKey(passphrase: passphrase, header: header)
-        progress?(.keyDerivationFinished)
+        let key = try KeyDerivation.deriveKey(passphrase: passphrase, header: header, progress: progress)
         reader = try ChunkReader(input: input, header: header, key: key)
         _ = try chunk(header.layout.chunkCount - 1)
     }

@@ -54,9 +54,7 @@ public enum GoshuinFile {
         _ input: FileDescriptor, header: Header, passphrase: Passphrase, to output: FileDescriptor,
         workerCount: Int = ParallelChunks.defaultWorkerCount, progress: ProgressHandler? = nil
     ) throws {
-        progress?(.keyDerivationStarted(iterations: header.kdfIterations))
-        let key = try KeyDerivation.deriveKey(passphrase: passphrase, header: header)
-        progress?(.keyDerivationFinished)
+        let key = try KeyDerivation.deriveKey(passphrase: passphrase, header: header, progress: progress)
         if ParallelChunks.applies(input: input, output: output, workerCount: workerCount) {
             try ParallelChunks.open(
                 input, to: output, header: header, key: key, workerCount: workerCount, progress: progress)

@@ -14,8 +14,23 @@ public enum KeyDerivation {
         }
     }
 
-    /// Derives the key for a header's salt and iteration count.
-    public static func deriveKey(passphrase: Passphrase, header: Header) throws -> SecretBytes {
-        try deriveKey(passphrase: passphrase, salt: header.salt, iterations: header.kdfIterations)
+    /// How many iterations pass between two ``ProgressEvent/keyDerivation(iterationsDone:iterationsTotal:)``.
+    public static let progressInterval: UInt32 = 50_000
+
+    /// Derives the key for a header's salt and iteration count, reporting its start, its progress and its
+    /// end to `progress`.
+    public static func deriveKey(passphrase: Passphrase, header: Header, progress: ProgressHandler? = nil) throws
+        -> SecretBytes
+    {
+        let total = header.kdfIterations
+        progress?(.keyDerivationStarted(iterations: total))
+        let key = try passphrase.bytes.withUnsafeBytes { password in
+            try FastPBKDF2.deriveSHA256(
+                password: password, salt: header.salt, iterations: total, length: AES256GCM.keyLength,
+                progressInterval: progress == nil ? 0 : progressInterval
+            ) { done in progress?(.keyDerivation(iterationsDone: done, iterationsTotal: total)) }
+        }
+        progress?(.keyDerivationFinished)
+        return key
     }
 }

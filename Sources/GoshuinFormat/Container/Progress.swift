@@ -1,7 +1,9 @@
 /// What a long operation reports while it works.
 public enum ProgressEvent: Sendable {
-    /// The key derivation starts; it has no intermediate steps to report.
+    /// The key derivation starts.
     case keyDerivationStarted(iterations: UInt32)
+    /// Iterations of the key derivation done so far (reported every ``KeyDerivation/progressInterval``).
+    case keyDerivation(iterationsDone: UInt32, iterationsTotal: UInt32)
     /// The key derivation ended.
     case keyDerivationFinished
     /// Payload bytes processed so far, of the total.

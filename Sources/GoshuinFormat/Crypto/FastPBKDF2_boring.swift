@@ -10,9 +10,11 @@ public enum FastPBKDF2 {
     /// The bit length of a 64-byte pad block plus a 32-byte message: the length field of every block here.
     private static let paddedMessageBits: UInt64 = (64 + 32) * 8
 
-    /// Derives `length` bytes from `password` and `salt` with `iterations` rounds.
+    /// Derives `length` bytes from `password` and `salt` with `iterations` rounds; every
+    /// `progressInterval` iterations (never when 0) `progress` gets the iterations done in the block.
     public static func deriveSHA256(
-        password: UnsafeRawBufferPointer, salt: [UInt8], iterations: UInt32, length: Int
+        password: UnsafeRawBufferPointer, salt: [UInt8], iterations: UInt32, length: Int,
+        progressInterval: UInt32 = 0, progress: (UInt32) -> Void = { _ in }
     ) throws -> SecretBytes {
         guard iterations >= 1, length >= 1, length <= 32 * 1_024 else {
             throw GoshuinError(.invalidArgument, "PBKDF2 parameters out of range")
@@ -23,7 +25,9 @@ public enum FastPBKDF2 {
             var blockIndex: UInt32 = 1
             var produced = 0
             while produced < length {
-                var block = try derivedBlock(pads: &pads, salt: salt, blockIndex: blockIndex, iterations: iterations)
+                var block = try derivedBlock(
+                    pads: &pads, salt: salt, blockIndex: blockIndex, iterations: iterations,
+                    progressInterval: progressInterval, progress: progress)
                 let count = min(digestLength, length - produced)
                 block.withUnsafeBytes { bytes in
                     UnsafeMutableRawBufferPointer(rebasing: output[produced..<produced + count]).copyMemory(
@@ -37,9 +41,10 @@ public enum FastPBKDF2 {
     }
 
     /// `T_i = U_1 ⊕ … ⊕ U_c` for block `blockIndex` (RFC 8018 §5.2).
-    private static func derivedBlock(pads: inout HMACPads, salt: [UInt8], blockIndex: UInt32, iterations: UInt32)
-        throws -> [UInt8]
-    {
+    private static func derivedBlock(
+        pads: inout HMACPads, salt: [UInt8], blockIndex: UInt32, iterations: UInt32, progressInterval: UInt32,
+        progress: (UInt32) -> Void
+    ) throws -> [UInt8] {
         // U_1 = HMAC(P, S ‖ INT(i)), with the ordinary update and final calls.
         var inner = pads.inner
         var outer = pads.outer
@@ -78,7 +83,14 @@ public enum FastPBKDF2 {
         var accumulated = Words(bigEndianBytes: UnsafeRawBufferPointer(innerBlock))
         let innerBase = innerBlock.baseAddress?.assumingMemoryBound(to: UInt8.self)
         let outerBase = outerBlock.baseAddress?.assumingMemoryBound(to: UInt8.self)
-        for _ in 1..<iterations {
+        var untilReport = progressInterval
+        for iteration in 1..<iterations {
+            if untilReport == 1 {
+                progress(iteration)
+                untilReport = progressInterval
+            } else if untilReport > 1 {
+                untilReport -= 1
+            }
             inner.h = pads.inner.h
             SHA256_Transform(&inner, innerBase)
             Words(inner.h).storeBigEndian(into: outerBlock)
