@@ -9,6 +9,10 @@ let harnesses = [
     "container-open",
     "sealed-container-mutation",
     "json-documents",
+    "entry-names",
+    "manifest",
+    "zip-structure",
+    "decrypting-reader",
 ]
 
 let package = Package(

@@ -12,6 +12,10 @@ public struct FuzzHarness: Sendable, CustomStringConvertible {
         .containerOpen,
         .sealedContainerMutation,
         .jsonDocuments,
+        .entryNames,
+        .manifest,
+        .zipStructure,
+        .decryptingReader,
     ]
 
     /// The name of the harness's executable in `Fuzz/` and of its folders and dictionary there.

@@ -16,8 +16,9 @@ enum Console {
         try? descriptor.writeAll(Array(text.utf8))
     }
 
-    /// Reports `error` as the one line `goshuin-tool: error: CODE: message` (and a hint line), or, with
-    /// `json`, as `{"ok": false, "error": …}` on standard output.
+    /// Reports `error` as one line on standard error, `goshuin-tool: error: CODE: message` with its hint
+    /// after a semicolon; with `json`, also as `{"ok": false, "error": {"code", "message"}}` on standard
+    /// output.
     static func report(_ error: ToolError, json: Bool) {
         if json {
             let object: JSONValue = .object([
@@ -26,8 +27,7 @@ enum Console {
             ])
             out(object.serialized() + "\n")
         }
-        var line = "goshuin-tool: error: \(error.code): \(error.message)\n"
-        if let hint = error.hint { line += "goshuin-tool: hint: \(hint)\n" }
-        self.error(line)
+        let hint = error.hint.map { "; \($0)" } ?? ""
+        self.error("goshuin-tool: error: \(error.code): \(error.message)\(hint)\n")
     }
 }

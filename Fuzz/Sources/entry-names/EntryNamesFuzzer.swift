@@ -1,0 +1,7 @@
+import GoshuinFuzzTargets
+
+/// libFuzzer's entry point: one input through `FuzzHarness.entryNames`.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+    FuzzHarness.entryNames.runFuzzerInput(data, size)
+}

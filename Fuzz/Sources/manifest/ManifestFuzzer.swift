@@ -1,0 +1,8 @@
+// Seeds: Fuzz/Regressions/manifest/*.json
+import GoshuinFuzzTargets
+
+/// libFuzzer's entry point: one input through `FuzzHarness.manifest`.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+    FuzzHarness.manifest.runFuzzerInput(data, size)
+}
