@@ -65,12 +65,19 @@ enum ContainerSpecRestatement {
                 expectedFileSize: UInt64(expectedFileSize)))
     }
 
-    /// Checks 1–9 on a whole file, in order: what every reader must report before it derives a key.
-    static func checkStructure(of file: [UInt8]) -> Result<Layout, Rejection> {
+    /// Checks 1–8 on a whole file, in order: the header and the file size.
+    static func checkHeaderAndSize(of file: [UInt8]) -> Result<Layout, Rejection> {
         checkHeader(file).flatMap { layout in
             let fileSize = UInt64(file.count)
             if fileSize < layout.expectedFileSize { return .failure(Rejection(code: "truncated")) }
             if fileSize > layout.expectedFileSize { return .failure(Rejection(code: "trailing_data")) }
+            return .success(layout)
+        }
+    }
+
+    /// Checks 1–9 on a whole file, in order: what every reader must report before it derives a key.
+    static func checkStructure(of file: [UInt8]) -> Result<Layout, Rejection> {
+        checkHeaderAndSize(of: file).flatMap { layout in
             for index in 0..<layout.chunkCount {
                 let offset = Int(layout.prefixOffset(ofChunk: index))
                 guard bigEndian(file[offset..<offset + 4]) == layout.plaintextLength(ofChunk: index) + tagLength else {
@@ -79,6 +86,15 @@ enum ContainerSpecRestatement {
             }
             return .success(layout)
         }
+    }
+
+    /// `ceil(plaintextLength / chunkSize)` for any header fields, `nil` when either is 0.
+    static func impliedChunkCount(ofHeader bytes: [UInt8]) -> UInt128? {
+        guard bytes.count >= headerLength else { return nil }
+        let chunkSize = UInt128(bigEndian(bytes[33..<37]))
+        let plaintextLength = UInt128(bigEndian(bytes[37..<45]))
+        guard chunkSize > 0, plaintextLength > 0 else { return nil }
+        return (plaintextLength + chunkSize - 1) / chunkSize
     }
 
     /// The unsigned big-endian integer in `bytes` (at most 8 of them).
