@@ -1,11 +1,10 @@
 import GoshuinFormat
 
 extension FuzzHarness {
-    /// The random-access reader on a crafted file, with the fixed passphrase "fuzz": every error has a
-    /// reading code; it never refuses a file the streaming opener accepts; and on such a file, reads at
-    /// fuzzer-chosen offsets return exactly the bytes the streaming opener released there.
-    ///
-    /// Input: a 4-byte seed for the read offsets, then the file.
+    /// The random-access reader on sealed files changed as in ``sealedContainerMutation`` (same input):
+    /// every error has a reading code; it opens an unchanged file and never refuses one the streaming opener
+    /// accepts; reads at offsets taken from the plaintext return exactly the bytes the streaming opener
+    /// released there; a read never returns a byte of a chunk that fails (it throws `chunk_damaged`).
     public static let decryptingReader = FuzzHarness(name: "decrypting-reader") { input in
         DecryptingReaderHarness.check(input)
     }
@@ -13,51 +12,68 @@ extension FuzzHarness {
 
 enum DecryptingReaderHarness {
     static let invariants = InvariantCheck(harness: "decrypting-reader")
-    static let passphrase = "fuzz"
 
     static func check(_ input: [UInt8]) {
-        guard input.count > 4 else { return }
-        let seed = input[0..<4].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
-        let file = Array(input[4...])
-        ScratchFile.withFile(containing: file, invariants: invariants) { descriptor in
+        let made = SealedContainerMutationHarness.makeCase(input)
+        ScratchFile.withFile(containing: made.file, invariants: invariants) { descriptor in
             var streamed: [UInt8] = []
-            var streamingError: GoshuinError?
+            var streamingFailed = false
             do {
-                try ContainerOpener.open(descriptor, passphrase: Passphrase(passphrase)) { streamed += $0 }
+                try ContainerOpener.open(descriptor, passphrase: Passphrase(ContainerOpenChecking.passphrase)) {
+                    streamed += $0
+                }
             } catch {
-                streamingError = error as? GoshuinError
-                invariants.require(streamingError != nil, "the streaming open threw \(error)")
+                invariants.require(error is GoshuinError, "the streaming open threw \(error)")
+                streamingFailed = true
             }
             let reader: DecryptingReader
             do {
-                reader = try DecryptingReader(descriptor, passphrase: Passphrase(passphrase))
+                reader = try DecryptingReader(descriptor, passphrase: Passphrase(ContainerOpenChecking.passphrase))
             } catch {
-                guard let error = error as? GoshuinError else { invariants.fail("the reader threw \(error)") }
-                invariants.require(
-                    ContainerSpecRestatement.readingErrorCodes.contains(error.code.rawValue),
-                    "the reader failed with \(error.code.rawValue)")
-                invariants.require(streamingError != nil, "the reader refused a file the streaming open accepts")
+                requireReadingCode(error, "opening the reader")
+                invariants.require(streamingFailed, "the reader refused a file the streaming open accepts")
                 return
             }
+            invariants.require(made.file != made.sealed || !streamingFailed, "an unchanged file failed to stream")
             invariants.require(reader.size == reader.header.plaintextLength, "size is not plaintextLength")
-            var offsetSeed = seed
-            for _ in 0..<4 {
-                offsetSeed = offsetSeed &* 1_103_515_245 &+ 12_345
-                let offset = UInt64(offsetSeed) % max(reader.size, 1)
-                let count = Int(offsetSeed >> 20) % 4_096
-                do {
-                    let bytes = try reader.readExactly(at: offset, count: min(count, Int(reader.size - offset)))
-                    let end = Int(offset) + (bytes?.count ?? 0)
-                    if streamingError == nil, let bytes {
-                        invariants.require(
-                            Array(streamed[Int(offset)..<end]) == bytes, "a read differs from the stream")
-                    }
-                } catch {
-                    guard let error = error as? GoshuinError else { invariants.fail("a read threw \(error)") }
-                    invariants.require(error.code == .chunkDamaged, "a read failed with \(error.code.rawValue)")
-                    invariants.require(streamingError != nil, "a read failed on a file the streaming open accepts")
+            readAtChosenOffsets(reader, made: made, streamed: streamed, streamingFailed: streamingFailed)
+        }
+    }
+
+    /// Reads where the plaintext's bytes point (so the fuzzer steers them), from the end backwards too.
+    static func readAtChosenOffsets(
+        _ reader: DecryptingReader, made: SealedContainerMutationHarness.Case, streamed: [UInt8],
+        streamingFailed: Bool
+    ) {
+        let size = Int(reader.size)
+        for step in 0..<4 {
+            let pick = made.plaintext.isEmpty ? step : Int(made.plaintext[step % made.plaintext.count]) * 37
+            let offset = step % 2 == 0 ? pick % size : max(0, size - 1 - pick % size)
+            let count = min(1 + pick % 3_000, size - offset)
+            do {
+                guard let bytes = try reader.readExactly(at: UInt64(offset), count: count) else {
+                    invariants.fail("a read inside the payload came back short")
                 }
+                if !streamingFailed {
+                    invariants.require(
+                        Array(streamed[offset..<offset + count]) == bytes, "a read differs from the stream")
+                } else if made.file.count == made.sealed.count {
+                    invariants.require(
+                        bytes == Array(made.plaintext[offset..<offset + count])
+                            || made.file.prefix(45) != made.sealed.prefix(45),
+                        "an authenticated read returned bytes that are not the plaintext")
+                }
+            } catch {
+                requireReadingCode(error, "a read")
+                invariants.require(streamingFailed, "a read failed on a file the streaming open accepts")
             }
         }
+    }
+
+    static func requireReadingCode(_ error: Error, _ stage: String) {
+        guard let error = error as? GoshuinError else { invariants.fail("\(stage) threw \(error)") }
+        invariants.require(
+            ContainerSpecRestatement.readingErrorCodes.contains(error.code.rawValue),
+            "\(stage) failed with \(error.code.rawValue)")
     }
 }

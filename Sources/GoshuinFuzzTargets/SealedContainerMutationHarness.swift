@@ -21,7 +21,33 @@ enum SealedContainerMutationHarness {
     static let key: SecretBytes? = try? KeyDerivation.deriveKey(
         passphrase: Passphrase(ContainerOpenChecking.passphrase), salt: salt, iterations: iterations)
 
+    /// A sealed file and its changed copy, as the input describes them.
+    struct Case {
+        let plaintext: [UInt8]
+        let sealed: [UInt8]
+        let file: [UInt8]
+        let mutations: [FileMutation]
+    }
+
     static func check(_ input: [UInt8]) {
+        let made = makeCase(input)
+        let (plaintext, sealed, file, mutations) = (made.plaintext, made.sealed, made.file, made.mutations)
+
+        let outcome = ContainerOpenChecking.openAndCheck(file, invariants: invariants)
+        invariants.require(
+            outcome.released == Array(plaintext.prefix(outcome.released.count)),
+            "the released bytes are not a prefix of the sealed plaintext")
+        if file == sealed {
+            invariants.require(
+                outcome.error == nil, "the unchanged file fails with \(outcome.error?.description ?? "")")
+            invariants.require(outcome.released == plaintext, "the unchanged file released other bytes")
+        } else {
+            invariants.require(outcome.error != nil, "a changed file opened: \(mutations)")
+        }
+    }
+
+    /// Reads the input's parameters, seals the plaintext and applies the changes.
+    static func makeCase(_ input: [UInt8]) -> Case {
         var reader = FuzzInputReader(input)
         // 1,024 … 2,048-byte chunks and up to 6 of them: every branch of §7.1 with a few KiB.
         let chunkSize = 1_024 + UInt32(reader.readUInt16() % 1_025)
@@ -36,18 +62,7 @@ enum SealedContainerMutationHarness {
         let sealed = seal(plaintext, chunkSize: chunkSize)
         var file = sealed
         for mutation in mutations { mutation.apply(to: &file, chunkSize: Int(chunkSize)) }
-
-        let outcome = ContainerOpenChecking.openAndCheck(file, invariants: invariants)
-        invariants.require(
-            outcome.released == Array(plaintext.prefix(outcome.released.count)),
-            "the released bytes are not a prefix of the sealed plaintext")
-        if file == sealed {
-            invariants.require(
-                outcome.error == nil, "the unchanged file fails with \(outcome.error?.description ?? "")")
-            invariants.require(outcome.released == plaintext, "the unchanged file released other bytes")
-        } else {
-            invariants.require(outcome.error != nil, "a changed file opened: \(mutations)")
-        }
+        return Case(plaintext: plaintext, sealed: sealed, file: file, mutations: mutations)
     }
 
     static func seal(_ plaintext: [UInt8], chunkSize: UInt32) -> [UInt8] {

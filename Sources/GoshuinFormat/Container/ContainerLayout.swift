@@ -28,6 +28,10 @@ public struct ContainerLayout: Equatable, Sendable {
         return Int(Swift.min(UInt64(chunkSize), plaintextLength - start))
     }
 
+    /// The plaintext length of the largest chunk, chunk 0: `min(chunkSize, plaintextLength)`. Buffers are
+    /// sized by it, so a one-byte payload in 64 MiB chunks does not allocate 64 MiB.
+    public var largestChunkLength: Int { plaintextLength(ofChunk: 0) }
+
     /// The value chunk `index`'s length prefix must hold: its plaintext length plus the 16-byte tag.
     public func expectedPrefix(ofChunk index: UInt64) -> UInt32 {
         UInt32(plaintextLength(ofChunk: index) + AES256GCM.tagLength)

@@ -60,7 +60,7 @@ final class ChunkReader {
         self.header = header
         layout = header.layout
         cipher = try ChunkCipher(key: key, header: header)
-        let chunkSize = Int(header.chunkSize)
+        let chunkSize = layout.largestChunkLength
         record = .allocate(byteCount: chunkSize + Int(ContainerLayout.recordOverhead), alignment: 16)
         plaintext = .allocate(byteCount: chunkSize, alignment: 16)
     }

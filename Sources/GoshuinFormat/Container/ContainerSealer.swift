@@ -37,7 +37,7 @@ public enum ContainerSealer {
     ) throws {
         let layout = header.layout
         let cipher = try ChunkCipher(key: key, header: header)
-        let chunkSize = Int(header.chunkSize)
+        let chunkSize = layout.largestChunkLength
         let plaintext = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 16)
         let record = UnsafeMutableRawBufferPointer.allocate(
             byteCount: chunkSize + Int(ContainerLayout.recordOverhead), alignment: 16)
