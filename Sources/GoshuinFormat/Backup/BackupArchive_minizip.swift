@@ -74,6 +74,17 @@ public final class BackupArchive {
         return hasher.finalize()
     }
 
+    /// Reads `entry` like ``read(_:into:)`` and, for a file the manifest lists, checks its SHA-256 against
+    /// the manifest's (`manifest_mismatch`). The bytes reach `sink` as they stream, before the check.
+    public func read(
+        _ entry: ZipEntry, checkedAgainst manifest: Manifest, into sink: (UnsafeRawBufferPointer) throws -> Void
+    ) throws {
+        let digest = try read(entry, into: sink)
+        if let listed = manifest.listedFiles.first(where: { $0.name == entry.name }), listed.sha256 != digest {
+            throw GoshuinError(.manifestMismatch, "\(entry.name) does not have the SHA-256 the manifest lists")
+        }
+    }
+
     /// Reads and parses `manifest.json`.
     public func readManifest() throws -> Manifest {
         guard let entry = directory.entry(named: Manifest.fileName) else {

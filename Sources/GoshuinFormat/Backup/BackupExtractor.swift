@@ -48,7 +48,6 @@ public enum BackupExtractor {
     private static func writeEntries(
         _ archive: BackupArchive, manifest: Manifest, into staging: String, progress: ProgressHandler?
     ) throws {
-        let expected = Dictionary(uniqueKeysWithValues: manifest.listedFiles.map { ($0.name, $0.sha256) })
         let total = archive.directory.totalUncompressedSize
         var done: UInt64 = 0
         for entry in archive.directory.entries {
@@ -60,15 +59,12 @@ public enum BackupExtractor {
                 throw error.goshuinError("cannot create \(path)")
             }
             try output.closeAfter {
-                let digest = try archive.read(entry) { bytes in
+                try archive.read(entry, checkedAgainst: manifest) { bytes in
                     do {
                         try output.writeAll(bytes)
                     } catch let error as Errno {
                         throw error.goshuinError("cannot write \(path)")
                     }
-                }
-                if let sha256 = expected[entry.name], digest != sha256 {
-                    throw GoshuinError(.manifestMismatch, "\(entry.name) does not have the SHA-256 the manifest lists")
                 }
                 do {
                     try output.sync()
