@@ -61,6 +61,8 @@ public struct GoshuinError: Error, Equatable, CustomStringConvertible, Sendable 
         case unexpectedFile = "unexpected_file"
         /// The folder to extract into exists and is not empty.
         case destinationNotEmpty = "destination_not_empty"
+        /// The operation was stopped on request (a signal); nothing was written.
+        case interrupted = "interrupted"
     }
 
     /// The stable code.
@@ -97,7 +99,7 @@ public struct GoshuinError: Error, Equatable, CustomStringConvertible, Sendable 
             .chunkDamaged, .malformedVector, .zipMalformed, .unsafeEntryName, .duplicateEntry, .unsupportedEntry,
             .zipLimitExceeded, .entryCorrupt, .manifestInvalid, .manifestMismatch, .unexpectedFile:
             return true
-        case .outputExists, .invalidArgument, .io, .noSpace, .destinationNotEmpty:
+        case .outputExists, .invalidArgument, .io, .noSpace, .destinationNotEmpty, .interrupted:
             return false
         }
     }

@@ -72,6 +72,9 @@ enum GoshuinTool {
     }
 
     private static func toolError(_ error: any Error) -> ToolError {
+        if Interruption.isRequested {
+            return ToolError(code: "interrupted", "stopped by a signal; nothing was written", status: .interrupted)
+        }
         switch error {
         case let error as ToolError: return error
         case let error as GoshuinError: return ToolError(error)

@@ -11,6 +11,7 @@ enum HelpText {
           66  the input does not exist or cannot be read
           73  the output cannot be created, or exists and --force was not given
           74  reading or writing failed, a full disk included
+          130 stopped by SIGINT, SIGTERM or SIGHUP (what it had started to write is removed)
         """
 
     static let passphrase = """

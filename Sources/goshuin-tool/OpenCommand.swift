@@ -41,9 +41,16 @@ enum OpenCommand {
 
     /// `open --extract FOLDER`: the backup unpacked and verified into a new or empty folder.
     private static func extract(
-        _ inputPath: String, into folder: String, _ passphraseReader: PassphraseReader, _ reporter: ProgressReporter
+        _ inputPath: String, into givenFolder: String, _ passphraseReader: PassphraseReader,
+        _ reporter: ProgressReporter
     ) throws -> JSONValue {
         try passphraseReader.validate()
+        let folder: String
+        do {
+            folder = try BackupExtractor.normalizedDestination(givenFolder)
+        } catch {
+            throw ToolError.usage("--extract needs a new or empty folder, not \"\(givenFolder)\"", command: "open")
+        }
         try BackupExtractor.requireEmptyOrAbsent(folder)
         let input = try Paths.openInput(inputPath, command: CommandSpec.open.name)
         let header = try input.closeAfter { try ContainerStructure.validate(input) }

@@ -51,13 +51,14 @@ struct PassphraseReader {
         let first = try TerminalPrompt.ask("Passphrase: ")
         if confirm {
             let second = try TerminalPrompt.ask("Passphrase again: ")
-            guard first.exposedBytes == second.exposedBytes else {
+            let same = first.withUnsafeBytes { one in second.withUnsafeBytes { two in one.elementsEqual(two) } }
+            guard same else {
                 throw ToolError(
                     code: "passphrase_mismatch", "the two passphrases differ; nothing was written",
                     hint: "run the command again", status: .usage)
             }
         }
-        return Passphrase(bytes: first.exposedBytes)
+        return Passphrase(secret: first)
     }
 
     private func firstLine(path: String) throws(ToolError) -> Passphrase {
@@ -75,7 +76,9 @@ struct PassphraseReader {
     /// The first line from `descriptor`, without its CR/LF, read a byte at a time so nothing past the
     /// line is consumed.
     private func firstLine(of descriptor: FileDescriptor, source: String) throws(ToolError) -> Passphrase {
+        // Reserved in full, so growing the line never leaves an unwiped copy behind.
         var line = [UInt8]()
+        line.reserveCapacity(Self.maximumLength + 1)
         defer { SecretBytes.wipe(&line) }
         var byte: UInt8 = 0
         while true {

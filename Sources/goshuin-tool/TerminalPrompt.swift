@@ -42,17 +42,21 @@ enum TerminalPrompt {
         defer {
             if canHideEcho {
                 tcsetattr(descriptor, TCSANOW, &settings)
-                signal(SIGINT, SIG_DFL)
+                Signals.installInterruptionHandlers()
                 savedTerminalDescriptor = -1
             }
         }
         var line = [UInt8]()
+        line.reserveCapacity(PassphraseReader.maximumLength + 1)
         defer { SecretBytes.wipe(&line) }
         var byte: UInt8 = 0
         while true {
             let count = Glibc.read(descriptor, &byte, 1)
-            if count < 0 && errno == EINTR { continue }
-            if count <= 0 || byte == UInt8(ascii: "\n") { break }
+            if count < 0 && errno == EINTR && !Interruption.isRequested { continue }
+            if count < 0 {
+                throw ToolError(code: "io", "cannot read the passphrase from the terminal", status: .ioError)
+            }
+            if count == 0 || byte == UInt8(ascii: "\n") { break }
             line.append(byte)
             guard line.count <= PassphraseReader.maximumLength else { throw .usage("the passphrase is too long") }
         }

@@ -15,6 +15,8 @@ enum ExitStatus: Int32 {
     case cannotCreate = 73
     /// EX_IOERR: reading or writing failed, a full disk included.
     case ioError = 74
+    /// 128 + SIGINT: stopped by a signal, after removing what it had started to write.
+    case interrupted = 130
 }
 
 /// An error as the tool reports it: a stable code, a message, a hint and an exit status.
@@ -43,6 +45,7 @@ struct ToolError: Error {
         switch error.code {
         case .outputExists, .destinationNotEmpty: status = .cannotCreate
         case .io, .noSpace: status = .ioError
+        case .interrupted: status = .interrupted
         case .invalidArgument: status = .usage
         default: status = error.isInputRejection ? .dataError : .ioError
         }

@@ -268,13 +268,13 @@ export function bufferSink() {
   return { write: (buffer) => parts.push(Buffer.from(buffer)), bytes: () => Buffer.concat(parts) };
 }
 
-// Operating-system errors become `io` (or `no_space`) with the system's text in the message.
+// Operating-system errors become `io`, a full disk included (Spec/decisions/0002), with the system's text.
 function withIo(action) {
   try {
     return action();
   } catch (error) {
     if (error instanceof GoshuinError) throw error;
-    fail(error.code === 'ENOSPC' ? 'no_space' : 'io', error.message);
+    fail('io', error.message);
   }
 }
 

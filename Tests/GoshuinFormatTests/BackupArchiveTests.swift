@@ -224,3 +224,20 @@ import Testing
         }
     }
 }
+
+/// Inputs from the code review: ZIP64 records near the start of the file, a ZIP comment.
+@Suite struct ZipEndRecordTests {
+    @Test func zip64LocatorNearTheStartIsRefusedNotATrap() {
+        let bytes = Fixtures.readBytes(
+            Fixtures.packageRoot + "/Fuzz/Regressions/zip-structure/zip64-locator-near-start.zip")
+        #expect(bytes.count == 42)
+        #expect(BackupArchiveTests.code(bytes) == "zip_malformed")
+    }
+
+    @Test func aCommentIsRefused() {
+        var zip = ZipFixture.backup().build()
+        zip[zip.count - 2] = 3
+        zip += Array("abc".utf8)
+        #expect(BackupArchiveTests.code(zip) == "zip_malformed")
+    }
+}

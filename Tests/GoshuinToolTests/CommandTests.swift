@@ -228,3 +228,30 @@ final class Scratch {
 
     var entries: [String] { ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).sorted() }
 }
+
+/// A signal stops the tool cleanly: exit 130, no output, no temporary file.
+@Suite struct InterruptionTests {
+    @Test func sigtermDuringASlowSealLeavesNothing() throws {
+        let directory = Scratch()
+        directory.write("pw.txt", Array("interrupt\n".utf8))
+        // The payload comes through a pipe that stays open, so the tool is still spooling when signalled.
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: ToolRunner.toolPath)
+        process.arguments = ["seal", "-", "-o", "out.goshuin", "--passphrase-file", "pw.txt", "--iterations", "1000"]
+        process.currentDirectoryURL = URL(fileURLWithPath: directory.path)
+        let input = Pipe()
+        process.standardInput = input
+        process.standardError = Pipe()
+        try process.run()
+        input.fileHandleForWriting.write(Data(repeating: 7, count: 1_000_000))
+        Thread.sleep(forTimeInterval: 0.5)
+        kill(process.processIdentifier, SIGTERM)
+        let deadline = Date().addingTimeInterval(10)
+        while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        try? input.fileHandleForWriting.close()
+        #expect(process.terminationStatus == 130)
+        #expect(directory.entries == ["pw.txt"], "\(directory.entries)")
+    }
+}

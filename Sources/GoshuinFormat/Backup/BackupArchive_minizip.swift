@@ -55,6 +55,7 @@ public final class BackupArchive {
         var closed = false
         defer { if !closed { unzCloseCurrentFile(handle) } }
         while true {
+            try Interruption.check()
             let count = unzReadCurrentFile(handle, buffer.baseAddress, UInt32(buffer.count))
             if count < 0 { throw failure(entry, "has broken compressed data") }
             if count == 0 { break }

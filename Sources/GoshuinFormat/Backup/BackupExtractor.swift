@@ -12,6 +12,7 @@ public enum BackupExtractor {
     public static func extract(
         inputPath: String, passphrase: Passphrase, into destination: String, progress: ProgressHandler? = nil
     ) throws -> Manifest {
+        let destination = try normalizedDestination(destination)
         try requireEmptyOrAbsent(destination)
         let input = try GoshuinFile.openInput(inputPath)
         return try input.closeAfter {
@@ -36,12 +37,26 @@ public enum BackupExtractor {
         }
     }
 
-    /// Throws `destination_not_empty` unless `path` is absent or an empty directory.
+    /// `path` without trailing slashes (`restored/` is `restored`); `invalid_argument` for a path that
+    /// names no folder of its own (empty, `.`, `..`, `/`).
+    public static func normalizedDestination(_ path: String) throws -> String {
+        var trimmed = Substring(path)
+        while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
+        let last = AtomicOutput.lastComponent(of: String(trimmed))
+        guard !trimmed.isEmpty, trimmed != "/", last != ".", last != ".." else {
+            throw GoshuinError(.invalidArgument, "\"\(path)\" names no new folder to extract into")
+        }
+        return String(trimmed)
+    }
+
+    /// Throws `destination_not_empty` unless `path` is absent or an empty directory (not a symbolic link).
     public static func requireEmptyOrAbsent(_ path: String) throws {
-        guard FileSystem.exists(path) else { return }
-        guard FileSystem.isDirectory(path), (try FileSystem.directoryEntries(path)).isEmpty else {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return }
+        guard (info.st_mode & S_IFMT) == S_IFDIR, (try FileSystem.directoryEntries(path)).isEmpty else {
             throw GoshuinError(
-                .destinationNotEmpty, "\(path) exists and is not an empty folder; extract into a new or empty folder")
+                .destinationNotEmpty,
+                "\(path) exists and is not an empty folder (or is a link); extract into a new or empty folder")
         }
     }
 
@@ -80,6 +95,12 @@ public enum BackupExtractor {
     /// Renames the verified staging folder onto the destination (an empty directory is replaced by the
     /// rename itself) and makes the rename durable.
     private static func moveIntoPlace(_ staging: String, _ destination: String) throws {
+        do {
+            let folder = try FileDescriptor.open(staging, O_RDONLY | O_DIRECTORY)
+            try folder.closeAfter { try folder.sync() }
+        } catch {
+            throw GoshuinError(.io, "cannot sync the extracted folder: \(error)")
+        }
         try requireEmptyOrAbsent(destination)
         guard rename(staging, destination) == 0 else {
             throw Errno.current.goshuinError("cannot move the extracted folder to \(destination)")

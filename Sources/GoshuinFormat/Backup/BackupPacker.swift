@@ -107,6 +107,7 @@ private struct FolderContents {
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
             defer { buffer.deallocate() }
             while true {
+                try Interruption.check()
                 let count: Int
                 do {
                     count = try input.read(into: buffer)

@@ -61,36 +61,31 @@ public enum ZipStructureScanner {
         let directoryEnd: UInt64
     }
 
-    /// Finds the end-of-central-directory record, which must end the file exactly (its comment included),
-    /// and the ZIP64 records when the classic fields overflow.
+    /// Reads the end-of-central-directory record, which must be the file's last 22 bytes (no comment), and
+    /// the ZIP64 records when the classic fields overflow.
+    ///
+    /// A comment is refused: minizip picks the last end signature in the final 64 KiB, so a comment holding
+    /// a second record would make it read other offsets than the ones this scan checked.
     private static func readEndRecords(_ source: RandomAccessSource) throws -> EndRecords {
         let size = source.size
-        guard size >= 22 else { throw malformed("too short to be a ZIP") }
-        let searchLength = Int(min(size, 22 + 65_535))
-        guard let tail = try source.readExactly(at: size - UInt64(searchLength), count: searchLength) else {
-            throw malformed("cannot read the end of the ZIP")
+        guard size >= 22, let tail = try source.readExactly(at: size - 22, count: 22) else {
+            throw malformed("too short to be a ZIP")
         }
-        var recordStart: Int?
-        var candidate = tail.count - 22
-        while candidate >= 0 {
-            var reader = LittleEndianReader(tail[candidate...])
-            if reader.uint32() == endRecordSignature {
-                reader.skip(16)
-                if let commentLength = reader.uint16(), candidate + 22 + Int(commentLength) == tail.count {
-                    recordStart = candidate
-                    break
-                }
-            }
-            candidate -= 1
+        var signature = LittleEndianReader(tail[...])
+        guard signature.uint32() == endRecordSignature, tail[20] == 0, tail[21] == 0 else {
+            throw malformed(
+                "the file does not end with an end-of-central-directory record without a comment"
+                    + " (not a ZIP, a ZIP comment, or data after the ZIP)")
         }
-        guard let recordStart else {
-            throw malformed("no end-of-central-directory record ends the file (not a ZIP, or data follows it)")
+        // minizip takes the last end signature it finds; one inside this record's own fields would be it.
+        for position in 1...18 where LittleEndianReader(tail[position...]).peekUInt32() == endRecordSignature {
+            throw malformed("the end record's fields hold a second end signature")
         }
-        var record = LittleEndianReader(tail[(recordStart + 4)...])
+        var record = LittleEndianReader(tail[4...])
         guard let disk = record.uint16(), let directoryDisk = record.uint16(), let entriesOnDisk = record.uint16(),
             let entries = record.uint16(), let directorySize = record.uint32(), let directoryOffset = record.uint32()
         else { throw malformed("the end record is cut") }
-        let endOffset = size - UInt64(searchLength) + UInt64(recordStart)
+        let endOffset = size - 22
         guard disk == 0, directoryDisk == 0, entriesOnDisk == entries else {
             throw malformed("multi-disk ZIPs are not backups")
         }
@@ -107,11 +102,12 @@ public enum ZipStructureScanner {
     private static func readZip64EndRecords(_ source: RandomAccessSource, classicEndOffset: UInt64) throws
         -> EndRecords
     {
-        guard classicEndOffset >= 20, let locatorBytes = try source.readExactly(at: classicEndOffset - 20, count: 20)
-        else { throw malformed("the ZIP64 locator is missing") }
+        // The 56-byte ZIP64 end record, then the 20-byte locator, then the classic record: nothing between.
+        guard classicEndOffset >= 76, let locatorBytes = try source.readExactly(at: classicEndOffset - 20, count: 20)
+        else { throw malformed("the ZIP64 end records are missing") }
         var locator = LittleEndianReader(locatorBytes[...])
         guard locator.uint32() == zip64LocatorSignature, locator.uint32() == 0, let recordOffset = locator.uint64(),
-            locator.uint32() == 1, recordOffset <= classicEndOffset - 20 - 56,
+            locator.uint32() == 1, recordOffset == classicEndOffset - 76,
             let recordBytes = try source.readExactly(at: recordOffset, count: 56)
         else { throw malformed("the ZIP64 locator is invalid") }
         var record = LittleEndianReader(recordBytes[...])
@@ -121,7 +117,7 @@ public enum ZipStructureScanner {
         record.skip(4)
         guard record.uint32() == 0, record.uint32() == 0, let entriesOnDisk = record.uint64(),
             let entries = record.uint64(), entriesOnDisk == entries, let directorySize = record.uint64(),
-            let directoryOffset = record.uint64(), recordOffset + 56 == classicEndOffset - 20
+            let directoryOffset = record.uint64()
         else { throw malformed("the ZIP64 end record is invalid") }
         let (directoryEnd, overflow) = directoryOffset.addingReportingOverflow(directorySize)
         guard !overflow, directoryEnd == recordOffset else {
@@ -298,13 +294,32 @@ public enum ZipStructureScanner {
         else {
             throw malformed("\(entry.name)'s local header names another file than the central directory")
         }
+        guard
+            let extra = try source.readExactly(
+                at: entry.localHeaderOffset + 30 + UInt64(nameLength), count: Int(extraLength))
+        else { throw malformed("\(entry.name)'s local extra field is cut") }
+        let extraIdentifiers = try extraFieldIdentifiers(extra[...], name: entry.name)
+        let usesZip64 = compressed == 0xFFFF_FFFF || uncompressed == 0xFFFF_FFFF
         guard method == entry.method, flags & 0x0049 == 0, crc == entry.crc32,
             compressed == 0xFFFF_FFFF || UInt64(compressed) == entry.compressedSize,
-            uncompressed == 0xFFFF_FFFF || UInt64(uncompressed) == entry.uncompressedSize
+            uncompressed == 0xFFFF_FFFF || UInt64(uncompressed) == entry.uncompressedSize,
+            !usesZip64 || extraIdentifiers.contains(0x0001)
         else {
             throw malformed("\(entry.name)'s local header disagrees with the central directory")
         }
         return entry.localHeaderOffset + 30 + UInt64(nameLength) + UInt64(extraLength)
+    }
+
+    /// The identifiers of the extra fields in `extra`, which must tile it exactly.
+    private static func extraFieldIdentifiers(_ extra: ArraySlice<UInt8>, name: String) throws -> Set<UInt16> {
+        var reader = LittleEndianReader(extra)
+        var identifiers = Set<UInt16>()
+        while !reader.isAtEnd {
+            guard let identifier = reader.uint16(), let length = reader.uint16(), reader.subReader(Int(length)) != nil
+            else { throw malformed("\(name) has a malformed extra field") }
+            identifiers.insert(identifier)
+        }
+        return identifiers
     }
 
     /// A name for an error message: printable ASCII as is, anything else escaped.
@@ -335,6 +350,11 @@ struct LittleEndianReader {
         guard bytes.count >= count else { return nil }
         defer { bytes = bytes.dropFirst(count) }
         return LittleEndianReader(bytes.prefix(count))
+    }
+
+    func peekUInt32() -> UInt32? {
+        var copy = self
+        return copy.uint32()
     }
 
     mutating func uint16() -> UInt16? { integer() }

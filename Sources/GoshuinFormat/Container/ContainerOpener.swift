@@ -74,6 +74,7 @@ final class ChunkReader {
     /// Chunk `index`'s plaintext if it authenticates, `nil` if it does not. The buffer is valid until the
     /// next call.
     func authenticate(chunk index: UInt64) throws -> UnsafeRawBufferPointer? {
+        try Interruption.check()
         let length = layout.plaintextLength(ofChunk: index)
         let recordLength = ContainerLayout.prefixLength + length + AES256GCM.tagLength
         let offset = Int64(layout.recordOffset(ofChunk: index))

@@ -53,6 +53,7 @@ public enum ContainerSealer {
         }
         var bytesDone: UInt64 = 0
         for index in 0..<layout.chunkCount {
+            try Interruption.check()
             let length = layout.plaintextLength(ofChunk: index)
             let chunk = UnsafeMutableRawBufferPointer(rebasing: plaintext[0..<length])
             let received: Int

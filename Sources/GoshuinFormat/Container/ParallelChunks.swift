@@ -139,6 +139,7 @@ public enum ParallelChunks {
                     while index < layout.chunkCount, error.withLock({ $0 == nil }) {
                         let isProbe = index < ContainerOpener.authenticationProbeCount
                         if !isProbe && Int(index) > firstFailure.load(ordering: .relaxed) { break }
+                        try Interruption.check()
                         if try body(cipher, buffer, index) {
                             if isProbe { probeSuccesses.bitwiseOr(1 << index, ordering: .relaxed) }
                             report(UInt64(layout.plaintextLength(ofChunk: index)))

@@ -120,13 +120,16 @@ private struct HMACPads {
                 $0.copyMemory(from: UnsafeRawBufferPointer(start: base, count: password.count))
             }
         }
-        var pad = key.map { $0 ^ 0x36 }
+        var innerPad = key.map { $0 ^ 0x36 }
+        var outerPad = key.map { $0 ^ 0x5C }
+        defer {
+            SecretBytes.wipe(&innerPad)
+            SecretBytes.wipe(&outerPad)
+        }
         try requireOpenSSLSuccess(SHA256_Init(&inner), "SHA256_Init")
-        try requireOpenSSLSuccess(SHA256_Update(&inner, pad, 64), "SHA256_Update")
-        pad = key.map { $0 ^ 0x5C }
+        try requireOpenSSLSuccess(SHA256_Update(&inner, innerPad, 64), "SHA256_Update")
         try requireOpenSSLSuccess(SHA256_Init(&outer), "SHA256_Init")
-        try requireOpenSSLSuccess(SHA256_Update(&outer, pad, 64), "SHA256_Update")
-        SecretBytes.wipe(&pad)
+        try requireOpenSSLSuccess(SHA256_Update(&outer, outerPad, 64), "SHA256_Update")
     }
 
     mutating func wipe() {

@@ -14,6 +14,11 @@ public struct Passphrase: Sendable, CustomStringConvertible {
         self.bytes = SecretBytes(copying: bytes)
     }
 
+    /// A passphrase holding `secret` itself (no copy is made).
+    public init(secret: SecretBytes) {
+        bytes = secret
+    }
+
     /// Whether the passphrase has no bytes.
     public var isEmpty: Bool { bytes.count == 0 }
 

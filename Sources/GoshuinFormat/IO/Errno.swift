@@ -41,6 +41,7 @@ func retryOnInterrupt<Result: FixedWidthInteger>(_ call: () -> Result) throws(Er
         let result = call()
         if result != -1 { return result }
         let error = Errno.current
-        if error != .interrupted { throw error }
+        // A signal that asked the operation to stop ends the call instead of restarting it.
+        if error != .interrupted || Interruption.isRequested { throw error }
     }
 }

@@ -32,7 +32,13 @@ public enum FileSystem {
         }
         defer { closedir(directory) }
         var names: [String] = []
-        while let entry = readdir(directory) {
+        while true {
+            // readdir returns NULL both at the end and on an error; only errno tells them apart.
+            errno = 0
+            guard let entry = readdir(directory) else {
+                if errno != 0 { throw Errno.current.goshuinError("cannot list \(path)") }
+                break
+            }
             let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
                 String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
             }
@@ -119,6 +125,7 @@ extension FileDescriptor {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
         defer { buffer.deallocate() }
         while true {
+            if Interruption.isRequested { throw Errno.interrupted }
             let count = try source.read(into: buffer)
             if count == 0 { return }
             try writeAll(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
