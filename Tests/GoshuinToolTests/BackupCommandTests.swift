@@ -62,3 +62,34 @@ import Testing
         #expect(result.status == 65 && result.stderr.contains("error: zip_malformed:"))
     }
 }
+
+/// Free space is checked against the header before anything is written: a sparse file whose header
+/// claims 4 TiB, with every length prefix in place so that it passes the structure checks.
+@Suite struct NoSpaceTests {
+    @Test func extractingMoreThanTheDiskHoldsStopsBeforeTheKey() throws {
+        let directory = Scratch()
+        let chunkSize: UInt64 = 64 << 20
+        let plaintextLength: UInt64 = 1 << 42
+        let chunkCount = plaintextLength / chunkSize
+        var header = Array("GSHN".utf8) + [1]
+        header += withUnsafeBytes(of: UInt32(2_000_000).bigEndian, Array.init)
+        header += [UInt8](repeating: 1, count: 24)
+        header += withUnsafeBytes(of: UInt32(chunkSize).bigEndian, Array.init)
+        header += withUnsafeBytes(of: plaintextLength.bigEndian, Array.init)
+        let path = directory.write("huge.goshuin", header)
+        let handle = try #require(FileHandle(forWritingAtPath: path))
+        let prefix = withUnsafeBytes(of: UInt32(chunkSize + 16).bigEndian) { Data($0) }
+        for index in 0..<chunkCount {
+            try handle.seek(toOffset: 45 + index * (chunkSize + 20))
+            handle.write(prefix)
+        }
+        try handle.truncate(atOffset: 45 + 20 * chunkCount + plaintextLength)
+        try handle.close()
+        let result = try ToolRunner.run(
+            ["open", "huge.goshuin", "--extract", "restored"], in: directory.path,
+            environment: ["GOSHUIN_PASSPHRASE": "whatever"])
+        #expect(result.status == 74, "\(result.stderr)")
+        #expect(result.stderr.contains("error: no_space:"))
+        #expect(!directory.exists("restored"))
+    }
+}
