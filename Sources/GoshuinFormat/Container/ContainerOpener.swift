@@ -37,7 +37,8 @@ public enum ContainerOpener {
         var bytesDone: UInt64 = 0
         for index in 0..<header.layout.chunkCount {
             guard let plaintext = try reader.authenticate(chunk: index) else {
-                throw try reader.failure(at: index)
+                // Chunks before a later failure authenticated: that is damage, not a wrong passphrase.
+                throw index > 0 ? ChunkReader.damaged(index) : try reader.firstFailure(at: 0)
             }
             try release(plaintext)
             bytesDone += UInt64(plaintext.count)
@@ -98,17 +99,16 @@ final class ChunkReader {
         return authenticated ? UnsafeRawBufferPointer(output) : nil
     }
 
-    /// The error for chunk `index` failing (`Spec/container-v1.md` §7.1): for chunk 0, `chunk_damaged`
-    /// if one of the next chunks of the probe authenticates, else `auth_failed`; for a later chunk,
-    /// `chunk_damaged`.
-    func failure(at index: UInt64) throws -> GoshuinError {
-        if index > 0 {
-            return Self.damaged(index)
-        }
+    /// The error for chunk `index`, the first chunk to fail before any authenticated
+    /// (`Spec/container-v1.md` §7.1 and §7.3): `chunk_damaged` at `index` if another of the probe's chunks
+    /// 0–3 authenticates, else `auth_failed`.
+    func firstFailure(at index: UInt64) throws -> GoshuinError {
         let probeEnd = min(ContainerOpener.authenticationProbeCount, layout.chunkCount)
-        for probe in 1..<max(probeEnd, 1) where try authenticate(chunk: probe) != nil {
-            secureZero(plaintext)
-            return Self.damaged(0)
+        for probe in 0..<probeEnd where probe != index {
+            if try authenticate(chunk: probe) != nil {
+                secureZero(plaintext)
+                return Self.damaged(index)
+            }
         }
         return Self.authenticationFailed()
     }

@@ -5,7 +5,7 @@ public enum ContainerStructure {
     ///
     /// - Parameter headerBytes: the first bytes of the file, at most 45 are looked at.
     public static func validate(headerBytes: some Collection<UInt8>, fileSize: UInt64) throws -> Header {
-        if headerBytes.count < Header.byteCount, fileSize < UInt64(Header.byteCount) {
+        if fileSize < UInt64(Header.byteCount) {
             throw GoshuinError(.shortHeader, "the file has \(fileSize) bytes, fewer than the 45-byte header")
         }
         let header = try Header.decode(headerBytes)

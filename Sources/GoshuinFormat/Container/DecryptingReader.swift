@@ -66,7 +66,7 @@ public final class DecryptingReader: RandomAccessSource {
         decryptionCount += 1
         lowestChunkDecrypted = min(lowestChunkDecrypted ?? index, index)
         guard let plaintext = try reader.authenticate(chunk: index) else {
-            throw anyChunkAuthenticated ? ChunkReader.damaged(index) : try firstFailure(index)
+            throw anyChunkAuthenticated ? ChunkReader.damaged(index) : try reader.firstFailure(at: index)
         }
         anyChunkAuthenticated = true
         if cache.count >= Self.cachedChunkLimit {
@@ -75,16 +75,5 @@ public final class DecryptingReader: RandomAccessSource {
         }
         cache.append((index, Array(plaintext)))
         return cache[cache.count - 1].plaintext
-    }
-
-    /// The first chunk to fail, before any authenticated: `chunk_damaged` if one of the first chunks of
-    /// the probe authenticates, `auth_failed` otherwise (`Spec/container-v1.md` §7.1, applied to the chunk
-    /// read first).
-    private func firstFailure(_ index: UInt64) throws -> GoshuinError {
-        let probeEnd = min(ContainerOpener.authenticationProbeCount, header.layout.chunkCount)
-        for probe in 0..<probeEnd where probe != index {
-            if try reader.authenticate(chunk: probe) != nil { return ChunkReader.damaged(index) }
-        }
-        return ChunkReader.authenticationFailed()
     }
 }
