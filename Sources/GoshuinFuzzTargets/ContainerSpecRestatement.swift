@@ -65,13 +65,19 @@ enum ContainerSpecRestatement {
                 expectedFileSize: UInt64(expectedFileSize)))
     }
 
+    /// Checks 1 and 8 for a file of `fileSize` bytes whose header gives `layout`: shorter than the header
+    /// comes first, then the size against the expected one.
+    static func checkSize(_ fileSize: UInt64, of layout: Layout) -> Rejection? {
+        if fileSize < UInt64(headerLength) { return Rejection(code: "short_header") }
+        if fileSize < layout.expectedFileSize { return Rejection(code: "truncated") }
+        if fileSize > layout.expectedFileSize { return Rejection(code: "trailing_data") }
+        return nil
+    }
+
     /// Checks 1–8 on a whole file, in order: the header and the file size.
     static func checkHeaderAndSize(of file: [UInt8]) -> Result<Layout, Rejection> {
         checkHeader(file).flatMap { layout in
-            let fileSize = UInt64(file.count)
-            if fileSize < layout.expectedFileSize { return .failure(Rejection(code: "truncated")) }
-            if fileSize > layout.expectedFileSize { return .failure(Rejection(code: "trailing_data")) }
-            return .success(layout)
+            checkSize(UInt64(file.count), of: layout).map { .failure($0) } ?? .success(layout)
         }
     }
 

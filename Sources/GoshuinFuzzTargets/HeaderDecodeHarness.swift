@@ -60,17 +60,9 @@ enum HeaderDecodeHarness {
         expectStructure(headerBytes, fileSize: expectedSize + 1, toFailWith: "trailing_data")
         if input.count >= 53 {
             let chosenSize = ContainerSpecRestatement.bigEndian(input[45..<53])
-            expectStructure(
-                headerBytes, fileSize: chosenSize, toFailWith: sizeVerdict(chosenSize, expected: expectedSize))
+            let code = ContainerSpecRestatement.checkSize(chosenSize, of: layout)?.code
+            expectStructure(headerBytes, fileSize: chosenSize, toFailWith: code)
         }
-    }
-
-    /// Checks 1 and 8 of §7.1 for a well-formed header: a file shorter than the header is `short_header`
-    /// (check 1 comes first), otherwise its size is compared with the expected one.
-    static func sizeVerdict(_ fileSize: UInt64, expected expectedSize: UInt64) -> String? {
-        if fileSize < UInt64(ContainerSpecRestatement.headerLength) { return "short_header" }
-        if fileSize < expectedSize { return "truncated" }
-        return fileSize > expectedSize ? "trailing_data" : nil
     }
 
     static func checkLayout(_ layout: ContainerLayout, against spec: ContainerSpecRestatement.Layout) {
