@@ -63,6 +63,8 @@ public struct GoshuinError: Error, Equatable, CustomStringConvertible, Sendable 
         case destinationNotEmpty = "destination_not_empty"
         /// The operation was stopped on request (a signal); nothing was written.
         case interrupted = "interrupted"
+        /// The system refused the memory the operation needs (a memory limit, or a full machine).
+        case outOfMemory = "out_of_memory"
     }
 
     /// The stable code.
@@ -99,7 +101,7 @@ public struct GoshuinError: Error, Equatable, CustomStringConvertible, Sendable 
             .chunkDamaged, .malformedVector, .zipMalformed, .unsafeEntryName, .duplicateEntry, .unsupportedEntry,
             .zipLimitExceeded, .entryCorrupt, .manifestInvalid, .manifestMismatch, .unexpectedFile:
             return true
-        case .outputExists, .invalidArgument, .io, .noSpace, .destinationNotEmpty, .interrupted:
+        case .outputExists, .invalidArgument, .io, .noSpace, .destinationNotEmpty, .interrupted, .outOfMemory:
             return false
         }
     }

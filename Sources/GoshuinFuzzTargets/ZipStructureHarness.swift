@@ -1,10 +1,11 @@
 import GoshuinFormat
 
 extension FuzzHarness {
-    /// The strict ZIP scan and minizip behind it, on arbitrary bytes: a refusal has one of the archive codes;
-    /// an accepted ZIP's entries have safe, unique names, stored or deflate methods, declared sizes within
-    /// the limits and local headers that tile the file; reading an entry gives exactly its declared size or
-    /// fails with an archive code, and a whole backup read through the manifest binding agrees with it.
+    /// The strict ZIP scan and the reader behind it, on arbitrary bytes: a refusal has one of the archive
+    /// codes; an accepted ZIP's entries have safe, unique names, stored or deflate methods, declared sizes
+    /// within the limits and local headers that tile the file; reading an entry gives exactly its declared
+    /// size or fails with an archive code; the full read in file order fails exactly when the scan does or
+    /// an entry does, and a whole backup read through the manifest binding agrees with it.
     public static let zipStructure = FuzzHarness(name: "zip-structure") { input in
         ZipStructureHarness.check(input)
     }
@@ -21,11 +22,21 @@ enum ZipStructureHarness {
         do {
             archive = try BackupArchive(source)
         } catch {
-            requireArchiveCode(error, "the scan")
+            requireArchiveCode(error, "the central directory")
             return
         }
-        checkDirectory(archive.directory, size: UInt64(input.count))
+        let tiles: Bool
+        do {
+            let directory = try ZipStructureScanner.scan(source)
+            invariants.require(directory == archive.directory, "the full scan read another central directory")
+            checkDirectory(directory, size: UInt64(input.count))
+            tiles = true
+        } catch {
+            requireArchiveCode(error, "the scan")
+            tiles = false
+        }
         var budget = readBudget
+        var entriesRead = true
         for entry in archive.directory.entries where entry.uncompressedSize <= budget {
             budget -= entry.uncompressedSize
             var received: UInt64 = 0
@@ -35,6 +46,7 @@ enum ZipStructureHarness {
             } catch {
                 requireArchiveCode(error, "reading \(entry.name)")
                 invariants.require(received <= entry.uncompressedSize, "more than the declared size was released")
+                entriesRead = false
             }
         }
         do {
@@ -43,8 +55,11 @@ enum ZipStructureHarness {
             let names = Set(archive.directory.entries.map(\.name))
             invariants.require(
                 names == Set(manifest.listedFiles.map(\.name) + ["manifest.json"]), "binding accepted other names")
+            guard archive.directory.totalUncompressedSize <= readBudget else { return }
+            try archive.readEveryEntry(checkedAgainst: manifest) { _, read in try read { _ in } }
+            invariants.require(tiles && entriesRead, "the full read accepted what the scan or an entry refused")
         } catch {
-            requireArchiveCode(error, "the manifest")
+            requireArchiveCode(error, "the manifest and the full read")
         }
     }
 

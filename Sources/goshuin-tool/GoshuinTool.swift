@@ -33,8 +33,16 @@ enum GoshuinTool {
                 throw ToolError.usage(
                     "--json and -o - both write to standard output; choose one", command: command.name)
             }
+            Console.showsNotices = !parsed.has("--quiet")
             let (summary, status) = try execute(command, parsed, json: json)
             if json { Console.out(summary.serialized() + "\n") }
+            if Console.standardOutputFailed {
+                Console.report(
+                    ToolError(
+                        code: "io", "cannot write to standard output (closed, or a broken pipe)", status: .ioError),
+                    json: false)
+                return .ioError
+            }
             return status
         } catch let failure as InspectCommand.InspectionFailure {
             if json { Console.out(failure.summary.serialized() + "\n") }
@@ -74,6 +82,9 @@ enum GoshuinTool {
     private static func toolError(_ error: any Error) -> ToolError {
         if Interruption.isRequested {
             return ToolError(code: "interrupted", "stopped by a signal; nothing was written", status: .interrupted)
+        }
+        if let errno = error as? Errno {
+            return ToolError(code: "io", errno.description, status: .ioError)
         }
         switch error {
         case let error as ToolError: return error

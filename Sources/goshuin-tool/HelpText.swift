@@ -9,6 +9,7 @@ enum HelpText {
           64  usage error (a wrong option, a missing passphrase source, a refused passphrase)
           65  the input is malformed or not authentic (wrong passphrase, damaged or cut file)
           66  the input does not exist or cannot be read
+          71  the system refused the memory the command needs (a memory limit)
           73  the output cannot be created, or exists and --force was not given
           74  reading or writing failed, a full disk included
           130 stopped by SIGINT, SIGTERM or SIGHUP (what it had started to write is removed)

@@ -13,7 +13,7 @@ enum ListCommand {
             _ = try ContainerStructure.validate(input)
             let passphrase = try passphraseReader.read(confirm: false)
             let reader = try DecryptingReader(input, passphrase: passphrase, progress: reporter.handler)
-            let archive = try BackupArchive(reader, checkingLayout: false)
+            let archive = try BackupArchive(reader)
             let manifest = try archive.readManifest()
             try archive.checkBinding(manifest)
             if !json { Console.out(text(archive.directory, manifest)) }

@@ -57,6 +57,7 @@ enum OpenCommand {
         try FileSystem.requireSpace(
             header.plaintextLength, at: AtomicOutput.directory(of: folder), for: "extracting this backup")
         let passphrase = try passphraseReader.read(confirm: false)
+        Paths.sweepLeftovers(besides: folder)
         let manifest = try BackupExtractor.extract(
             inputPath: inputPath, passphrase: passphrase, into: folder, progress: reporter.handler)
         return .object([

@@ -5,8 +5,6 @@ import GoshuinFormat
 /// prompt on the terminal with echo off. Never from an argument.
 struct PassphraseReader {
     static let environmentVariable = "GOSHUIN_PASSPHRASE"
-    /// The longest passphrase line read from a file or descriptor.
-    static let maximumLength = 4_096
 
     let file: String?
     let descriptor: String?
@@ -26,8 +24,15 @@ struct PassphraseReader {
         if file != nil, descriptor != nil {
             throw .usage("give --passphrase-file or --passphrase-fd, not both", command: command)
         }
-        if let descriptor, Int32(descriptor).map({ $0 >= 0 }) != true {
-            throw .usage("--passphrase-fd takes a file descriptor number, not '\(descriptor)'", command: command)
+        if let descriptor {
+            guard let number = Int32(descriptor), number >= 0 else {
+                throw .usage("--passphrase-fd takes a file descriptor number, not '\(descriptor)'", command: command)
+            }
+            // Checked before anything is opened: a closed number would otherwise be reused by the tool's own
+            // input, and the passphrase read from it.
+            guard FileDescriptor(rawValue: number).isOpen else {
+                throw .usage("--passphrase-fd \(number): no file descriptor \(number) is open", command: command)
+            }
         }
         if file == nil, descriptor == nil, getenv(Self.environmentVariable) == nil, !TerminalPrompt.isAvailable {
             throw .usage(
@@ -46,11 +51,12 @@ struct PassphraseReader {
         }
         if let value = getenv(Self.environmentVariable) {
             let length = strlen(value)
+            guard length <= Passphrase.maximumLength else { throw tooLong(Self.environmentVariable) }
             return Passphrase(bytes: UnsafeRawBufferPointer(start: value, count: length))
         }
-        let first = try TerminalPrompt.ask("Passphrase: ")
+        let first = try TerminalPrompt.ask("Passphrase: ", tooLong: tooLong("the terminal"))
         if confirm {
-            let second = try TerminalPrompt.ask("Passphrase again: ")
+            let second = try TerminalPrompt.ask("Passphrase again: ", tooLong: tooLong("the terminal"))
             let same = first.withUnsafeBytes { one in second.withUnsafeBytes { two in one.elementsEqual(two) } }
             guard same else {
                 throw ToolError(
@@ -78,7 +84,7 @@ struct PassphraseReader {
     private func firstLine(of descriptor: FileDescriptor, source: String) throws(ToolError) -> Passphrase {
         // Reserved in full, so growing the line never leaves an unwiped copy behind.
         var line = [UInt8]()
-        line.reserveCapacity(Self.maximumLength + 1)
+        line.reserveCapacity(Passphrase.maximumLength + 1)
         defer { SecretBytes.wipe(&line) }
         var byte: UInt8 = 0
         while true {
@@ -92,12 +98,17 @@ struct PassphraseReader {
             }
             if count == 0 || byte == UInt8(ascii: "\n") { break }
             line.append(byte)
-            guard line.count <= Self.maximumLength else {
-                throw .usage(
-                    "the passphrase from \(source) is longer than \(Self.maximumLength) bytes", command: command)
-            }
+            guard line.count <= Passphrase.maximumLength else { throw tooLong(source) }
         }
         if line.last == UInt8(ascii: "\r") { line.removeLast() }
         return Passphrase(bytes: line)
+    }
+
+    /// The one refusal of a passphrase over ``Passphrase/maximumLength`` bytes, whatever its source.
+    func tooLong(_ source: String) -> ToolError {
+        ToolError(
+            code: "passphrase_too_long",
+            "the passphrase from \(source) is longer than \(Passphrase.maximumLength) bytes, the most any source takes",
+            hint: "see 'goshuin-tool help \(command)'", status: .usage)
     }
 }

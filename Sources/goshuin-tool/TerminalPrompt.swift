@@ -16,7 +16,7 @@ enum TerminalPrompt {
     }
 
     /// Shows `prompt`, reads one line with echo off, and restores the terminal (also on Ctrl-C).
-    static func ask(_ prompt: String) throws(ToolError) -> SecretBytes {
+    static func ask(_ prompt: String, tooLong: ToolError) throws(ToolError) -> SecretBytes {
         let descriptor = Glibc.open("/dev/tty", O_RDWR | O_CLOEXEC)
         guard descriptor >= 0 else {
             throw .usage("no terminal to ask for the passphrase on")
@@ -47,7 +47,7 @@ enum TerminalPrompt {
             }
         }
         var line = [UInt8]()
-        line.reserveCapacity(PassphraseReader.maximumLength + 1)
+        line.reserveCapacity(Passphrase.maximumLength + 1)
         defer { SecretBytes.wipe(&line) }
         var byte: UInt8 = 0
         while true {
@@ -58,7 +58,7 @@ enum TerminalPrompt {
             }
             if count == 0 || byte == UInt8(ascii: "\n") { break }
             line.append(byte)
-            guard line.count <= PassphraseReader.maximumLength else { throw .usage("the passphrase is too long") }
+            guard line.count <= Passphrase.maximumLength else { throw tooLong }
         }
         if line.last == UInt8(ascii: "\r") { line.removeLast() }
         return SecretBytes(copying: line)

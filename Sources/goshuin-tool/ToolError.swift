@@ -11,6 +11,8 @@ enum ExitStatus: Int32 {
     case dataError = 65
     /// EX_NOINPUT: the input does not exist or cannot be read.
     case noInput = 66
+    /// EX_OSERR: the system refused what the tool needs (memory).
+    case systemError = 71
     /// EX_CANTCREAT: the output cannot be created or already exists.
     case cannotCreate = 73
     /// EX_IOERR: reading or writing failed, a full disk included.
@@ -46,6 +48,7 @@ struct ToolError: Error {
         case .outputExists, .destinationNotEmpty: status = .cannotCreate
         case .io, .noSpace: status = .ioError
         case .interrupted: status = .interrupted
+        case .outOfMemory: status = .systemError
         case .invalidArgument: status = .usage
         default: status = error.isInputRejection ? .dataError : .ioError
         }
@@ -57,6 +60,7 @@ struct ToolError: Error {
         case .outputExists: return "use --force to replace it, or -o to choose another name"
         case .destinationNotEmpty: return "give a new folder name, or empty the folder first"
         case .noSpace: return "free some space, or choose a destination on another disk"
+        case .outOfMemory: return "close other programs, or raise the memory limit (ulimit -v)"
         case .authFailed:
             return
                 "check the passphrase (it is case- and space-sensitive); a file sealed by another app needs its own passphrase"

@@ -82,28 +82,6 @@ import Testing
         }
     }
 
-    @Test func fileSizeLimitFailsCleanly() throws {
-        // RLIMIT_FSIZE stands in for a full disk: writes fail with EFBIG (SIGXFSZ ignored).
-        let directory = TemporaryDirectory()
-        let input = directory.write("plain", Fixtures.payload(300_000))
-        let previousHandler = signal(SIGXFSZ, SIG_IGN)
-        var previousLimit = rlimit()
-        getrlimit(Int32(RLIMIT_FSIZE.rawValue), &previousLimit)
-        var limit = previousLimit
-        limit.rlim_cur = 100_000
-        setrlimit(Int32(RLIMIT_FSIZE.rawValue), &limit)
-        defer {
-            setrlimit(Int32(RLIMIT_FSIZE.rawValue), &previousLimit)
-            signal(SIGXFSZ, previousHandler)
-        }
-        #expect(throws: GoshuinError(.io, "")) {
-            try GoshuinFile.seal(
-                inputPath: input, outputPath: directory.file("out.goshuin"), passphrase: Passphrase("p"),
-                parameters: Fixtures.parameters())
-        }
-        #expect(directory.entries == ["plain"])
-    }
-
     @Test func secretsDoNotPrint() {
         let passphrase = Passphrase("hunter2")
         #expect(!"\(passphrase)".contains("hunter2"))

@@ -75,7 +75,7 @@ import Testing
             let reader = try DecryptingReader(input, passphrase: Passphrase("pw"))
             let chunkCount = reader.header.layout.chunkCount
             #expect(chunkCount > 20)
-            let archive = try BackupArchive(reader, checkingLayout: false)
+            let archive = try BackupArchive(reader)
             let manifest = try archive.readManifest()
             try archive.checkBinding(manifest)
             #expect(manifest.photos.count == 14)

@@ -37,6 +37,8 @@ struct ZipFixture {
     var offsetOverrides: [Int: UInt32] = [:]
     /// Entries whose local header and data are not written (they point into another entry's data).
     var omitLocal: Set<Int> = []
+    /// The order of the central directory's records, by entry index (the file order when `nil`).
+    var centralOrder: [Int]?
 
     static func localHeader(_ entry: Entry) -> [UInt8] {
         let name = entry.localName ?? entry.name
@@ -70,7 +72,8 @@ struct ZipFixture {
             if !omitLocal.contains(index) { bytes += Self.localHeader(entry) + entry.data }
         }
         let directoryOffset = bytes.count
-        for (index, entry) in entries.enumerated() {
+        for index in centralOrder ?? Array(entries.indices) {
+            let entry = entries[index]
             bytes.le32(0x0201_4B50)
             bytes.le16(entry.madeBy)
             bytes.le16(20)

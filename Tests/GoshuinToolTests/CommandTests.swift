@@ -134,7 +134,7 @@ import Testing
             ["open", "plain.goshuin", "-o", "out.bin", "--passphrase-file", "pw.txt"], in: directory.path,
             wrapper: ["/bin/sh", "-c", "ulimit -f 8 && exec \"$@\"", "sh"])
         #expect(full.status == 74, "\(full.stderr)")
-        #expect(full.stderr.contains("error: io:"))
+        #expect(full.stderr.contains("error: no_space:"))
         #expect(directory.entries == ["plain.bin", "plain.goshuin", "pw.txt"])
     }
 

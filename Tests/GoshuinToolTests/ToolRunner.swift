@@ -33,6 +33,15 @@ struct ToolRunner {
         return try execute(process, stdin: stdin)
     }
 
+    /// Runs another program, its standard output and error together.
+    static func runCommand(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let result = try execute(process, stdin: [])
+        return (result.status, result.stdout + result.stderr)
+    }
+
     /// Runs `process`, feeding `stdin` and collecting both outputs.
     static func execute(_ process: Process, stdin: [UInt8]) throws -> Result {
         let input = Pipe()

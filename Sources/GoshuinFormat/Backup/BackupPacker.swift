@@ -10,21 +10,25 @@ public enum BackupPacker {
     /// (last, so that listing a sealed backup reads only its final chunks). `createdAt` is kept from a
     /// `manifest.json` already in the folder (a folder extracted from a backup), otherwise it is the newest
     /// modification time among the files: the same folder always gives the same ZIP.
+    ///
+    /// Each file is opened once, through the folder's descriptor without following links, judged on the
+    /// opened descriptor (a regular file, of the size it had when opened), and hashed as it is written: a
+    /// file swapped for a link, or changed while it is read, is refused rather than sealed.
     @discardableResult
     public static func pack(folder: String, into output: FileDescriptor) throws -> Manifest {
         let contents = try FolderContents(folder)
-        let manifest = try Manifest(
-            createdAt: try contents.createdAt(), records: try contents.describe(Manifest.recordsName),
-            photos: try contents.photoNames.map { try contents.describe($0) })
         let writer = try ZipWriter(output)
-        try writer.addEntry(Manifest.recordsName, size: manifest.records.size, deflate: true) { write in
-            try contents.stream(Manifest.recordsName, write)
+        var newestModification = 0
+        func add(_ name: String, deflate: Bool) throws -> Manifest.FileEntry {
+            let (entry, modified) = try contents.add(name, to: writer, deflate: deflate)
+            newestModification = max(newestModification, modified)
+            return entry
         }
-        for photo in manifest.photos {
-            try writer.addEntry(photo.name, size: photo.size, deflate: false) { write in
-                try contents.stream(photo.name, write)
-            }
-        }
+        let records = try add(Manifest.recordsName, deflate: true)
+        let photos = try contents.photoNames.map { try add($0, deflate: false) }
+        let manifest = try Manifest(
+            createdAt: contents.keptCreatedAt ?? FolderContents.timestamp(newestModification), records: records,
+            photos: photos)
         let manifestBytes = manifest.encode()
         try writer.addEntry(Manifest.fileName, size: UInt64(manifestBytes.count), deflate: true) { write in
             try manifestBytes.withUnsafeBytes { try write($0) }
@@ -41,98 +45,138 @@ public enum BackupPacker {
             throw GoshuinError(.io, "the ZIP just written does not read back its manifest")
         }
         try archive.checkBinding(manifest)
-        for entry in archive.directory.entries {
-            try archive.read(entry, checkedAgainst: manifest) { _ in }
-        }
+        try archive.readEveryEntry(checkedAgainst: manifest) { _, read in try read { _ in } }
     }
 }
 
-/// The files of a folder to pack, checked: regular files only, `records.csv`, photos with valid names
-/// and an optional `manifest.json`.
+/// The files of a folder to pack, checked by name and kind: `records.csv`, photos with valid names and an
+/// optional `manifest.json`, all regular files.
 private struct FolderContents {
-    let folder: String
+    let path: String
+    let directory: OpenDirectory
     let photoNames: [String]
-    let hasManifest: Bool
+    /// The `createdAt` of a `manifest.json` in the folder.
+    let keptCreatedAt: String?
 
-    init(_ folder: String) throws {
-        self.folder = folder
+    init(_ path: String) throws {
+        self.path = path
+        do {
+            directory = try OpenDirectory(path: path)
+        } catch {
+            throw error.goshuinError("cannot open the folder \(DisplayText.quoted(path))")
+        }
+        let names: [[UInt8]]
+        do {
+            names = try directory.names()
+        } catch {
+            throw error.goshuinError("cannot list \(DisplayText.quoted(path))")
+        }
         var photos: [String] = []
         var folded = Set<String>()
         var hasRecords = false
         var hasManifest = false
-        for name in try FileSystem.directoryEntries(folder) {
-            var info = stat()
-            guard lstat(folder + "/" + name, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
-                throw GoshuinError(
-                    .unexpectedFile,
-                    "\(ZipStructureScanner.quoted(Array(name.utf8))) is not a regular file;"
-                        + " a backup folder holds only records.csv, manifest.json and photos")
-            }
+        for raw in names.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
+            let name = String(validating: raw, as: UTF8.self)
             switch name {
-            case Manifest.recordsName: hasRecords = true
-            case Manifest.fileName: hasManifest = true
-            default:
-                guard EntryName.isValidPhotoName(name) else {
-                    throw GoshuinError(
-                        .unexpectedFile,
-                        "\(ZipStructureScanner.quoted(Array(name.utf8))) may not be in a backup: only records.csv,"
-                            + " manifest.json and photos named like IMG_0001.jpg (jpg, jpeg, png, heic, heif, webp)")
-                }
+            case Manifest.recordsName?: hasRecords = true
+            case Manifest.fileName?: hasManifest = true
+            case let name? where EntryName.isValidPhotoName(name):
                 guard folded.insert(EntryName.foldedCase(name)).inserted else {
-                    throw GoshuinError(.duplicateEntry, "\(name) differs from another photo's name only in case")
+                    throw GoshuinError(
+                        .duplicateEntry, "\(DisplayText.quoted(name)) differs from another photo's name only in case")
                 }
                 photos.append(name)
+            default:
+                throw GoshuinError(
+                    .unexpectedFile,
+                    "\(DisplayText.quoted(bytes: raw)) may not be in a backup: only records.csv, manifest.json and"
+                        + " photos named like IMG_0001.jpg (jpg, jpeg, png, heic, heif, webp)")
             }
+        }
+        // Refused before anything is written: records, photos and the manifest are the entries.
+        guard photos.count + 2 <= ZipStructureScanner.maximumEntryCount else {
+            throw GoshuinError(
+                .zipLimitExceeded,
+                "\(DisplayText.quoted(path)) holds \(photos.count) photos; a backup holds at most"
+                    + " \(ZipStructureScanner.maximumEntryCount - 2) besides records.csv and manifest.json")
         }
         guard hasRecords else {
-            throw GoshuinError(.unexpectedFile, "\(folder) has no records.csv; it is not a backup folder")
+            throw GoshuinError(
+                .unexpectedFile, "\(DisplayText.quoted(path)) has no records.csv; it is not a backup folder")
         }
-        photoNames = photos.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
-        self.hasManifest = hasManifest
+        photoNames = photos
+        keptCreatedAt = hasManifest ? try Self.createdAt(ofManifestIn: directory) : nil
     }
 
-    func describe(_ name: String) throws -> Manifest.FileEntry {
-        let hasher = SHA256Hasher()
-        var size: UInt64 = 0
-        try stream(name) { bytes in
-            hasher.update(bytes)
-            size += UInt64(bytes.count)
+    /// Opens `name` without following a link and checks, on the opened descriptor, that it is a regular
+    /// file; returns it with its `fstat` information.
+    private static func openRegularFile(_ name: String, in directory: OpenDirectory) throws -> (FileDescriptor, stat) {
+        let file: FileDescriptor
+        do {
+            // O_NONBLOCK: a named pipe swapped in must not block the open; it is refused just below.
+            file = try directory.openFile(name, O_RDONLY | O_NONBLOCK)
+        } catch let error where error.rawValue == ELOOP {
+            throw GoshuinError(
+                .unexpectedFile, "\(DisplayText.quoted(name)) is a symbolic link; a backup folder holds only files")
+        } catch {
+            throw error.goshuinError("cannot open \(DisplayText.quoted(name))")
         }
-        return Manifest.FileEntry(name: name, size: size, sha256: hasher.finalize())
-    }
-
-    func stream(_ name: String, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
-        let input = try GoshuinFile.openInput(folder + "/" + name)
-        try input.closeAfter {
-            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
-            defer { buffer.deallocate() }
-            while true {
-                try Interruption.check()
-                let count: Int
-                do {
-                    count = try input.read(into: buffer)
-                } catch let error as Errno {
-                    throw error.goshuinError("cannot read \(name)")
-                }
-                if count == 0 { return }
-                try body(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+        do {
+            let info = try file.status()
+            guard info.st_mode & S_IFMT == S_IFREG else {
+                throw GoshuinError(
+                    .unexpectedFile,
+                    "\(DisplayText.quoted(name)) is \(FileKind(info).description); a backup folder holds only"
+                        + " regular files")
             }
+            return (file, info)
+        } catch {
+            try? file.close()
+            throw error.goshuinError("cannot examine \(DisplayText.quoted(name))")
         }
     }
 
-    /// The `createdAt` of an existing `manifest.json`, or the newest modification time of the files.
-    func createdAt() throws -> String {
-        if hasManifest {
-            return try Manifest.parse(
-                try FileSystem.readFile(folder + "/" + Manifest.fileName, maximumSize: Manifest.maximumSize)
-            ).createdAt
+    /// Adds the file `name` to `writer` in one pass, hashing it as it is written; returns its manifest
+    /// entry and its modification time.
+    func add(_ name: String, to writer: ZipWriter, deflate: Bool) throws -> (Manifest.FileEntry, Int) {
+        let (file, info) = try Self.openRegularFile(name, in: directory)
+        return try file.closeAfter {
+            let size = UInt64(info.st_size)
+            let hasher = SHA256Hasher()
+            var count: UInt64 = 0
+            let buffer = try AllocatedBytes(count: FileDescriptor.copyBufferSize, wipesOnRelease: true)
+            try writer.addEntry(name, size: size, deflate: deflate) { write in
+                while true {
+                    try Interruption.check()
+                    let received: Int
+                    do {
+                        received = try file.read(into: buffer.bytes)
+                    } catch {
+                        throw error.goshuinError("cannot read \(DisplayText.quoted(name))")
+                    }
+                    if received == 0 { break }
+                    count += UInt64(received)
+                    guard count <= size else { break }
+                    let bytes = UnsafeRawBufferPointer(rebasing: buffer.bytes[0..<received])
+                    hasher.update(bytes)
+                    try write(bytes)
+                }
+            }
+            guard count == size else {
+                throw GoshuinError(
+                    .io, "\(DisplayText.quoted(name)) changed size while being read; nothing was sealed, try again")
+            }
+            return (Manifest.FileEntry(name: name, size: size, sha256: hasher.finalize()), Int(info.st_mtim.tv_sec))
         }
-        var newest = 0
-        for name in [Manifest.recordsName] + photoNames {
-            var info = stat()
-            if stat(folder + "/" + name, &info) == 0 { newest = max(newest, Int(info.st_mtim.tv_sec)) }
+    }
+
+    /// The `createdAt` of the folder's `manifest.json`.
+    private static func createdAt(ofManifestIn directory: OpenDirectory) throws -> String {
+        let (file, _) = try openRegularFile(Manifest.fileName, in: directory)
+        return try file.closeAfter {
+            try Manifest.parse(try FileSystem.readAll(file, maximumSize: Manifest.maximumSize, name: Manifest.fileName))
+                .createdAt
         }
-        return Self.timestamp(newest)
     }
 
     /// `seconds` since 1970 as `YYYY-MM-DDTHH:MM:SSZ`.

@@ -37,13 +37,27 @@ public struct Manifest: Equatable, Sendable {
     public let records: FileEntry
     /// The photos, sorted by name, each name unique also when case-folded.
     public let photos: [FileEntry]
+    /// Every entry the ZIP must hold besides `manifest.json`: records, then photos.
+    public let listedFiles: [FileEntry]
+    private let fileIndexByName: [String: Int]
 
     /// A manifest, checked like a parsed one.
     public init(createdAt: String, records: FileEntry, photos: [FileEntry]) throws {
         self.createdAt = createdAt
         self.records = records
         self.photos = photos
+        listedFiles = [records] + photos
+        fileIndexByName = Dictionary(
+            listedFiles.enumerated().map { ($0.element.name, $0.offset) }, uniquingKeysWith: { first, _ in first })
         try validate()
+    }
+
+    /// The listed file named `name` (records or a photo).
+    public func file(named name: String) -> FileEntry? { fileIndexByName[name].map { listedFiles[$0] } }
+
+    /// Compares what the manifest says.
+    public static func == (lhs: Manifest, rhs: Manifest) -> Bool {
+        lhs.createdAt == rhs.createdAt && lhs.records == rhs.records && lhs.photos == rhs.photos
     }
 
     /// Parses `manifest.json` strictly: no duplicate key, no unknown or missing key at any level, the
@@ -86,24 +100,22 @@ public struct Manifest: Equatable, Sendable {
         return Array((document.serialized() + "\n").utf8)
     }
 
-    /// Every entry the ZIP must hold besides `manifest.json`: records, then photos.
-    public var listedFiles: [FileEntry] { [records] + photos }
-
     private func validate() throws {
         guard Self.isTimestamp(createdAt) else {
-            throw Self.invalid("createdAt \"\(createdAt)\" is not YYYY-MM-DDTHH:MM:SSZ")
+            throw Self.invalid("createdAt \(DisplayText.quoted(createdAt)) is not YYYY-MM-DDTHH:MM:SSZ")
         }
         guard records.name == Self.recordsName else { throw Self.invalid("records.name is not records.csv") }
         var folded = Set<String>()
         for (position, photo) in photos.enumerated() {
             guard EntryName.isValidPhotoName(photo.name) else {
-                throw Self.invalid("photo name \"\(photo.name)\" is not allowed")
+                throw Self.invalid("photo name \(DisplayText.quoted(photo.name)) is not allowed")
             }
             guard folded.insert(EntryName.foldedCase(photo.name)).inserted else {
-                throw Self.invalid("photo name \"\(photo.name)\" appears twice (names are compared case-folded)")
+                throw Self.invalid(
+                    "photo name \(DisplayText.quoted(photo.name)) appears twice (names are compared case-folded)")
             }
             if position > 0, !(photos[position - 1].name.utf8.lexicographicallyPrecedes(photo.name.utf8)) {
-                throw Self.invalid("photos are not sorted by name at \"\(photo.name)\"")
+                throw Self.invalid("photos are not sorted by name at \(DisplayText.quoted(photo.name))")
             }
         }
     }
@@ -115,7 +127,7 @@ public struct Manifest: Equatable, Sendable {
         var result: [String: JSONValue] = [:]
         for member in members {
             guard keys.contains(member.key) else {
-                throw invalid("\(path) has the key \"\(member.key)\", which a backup may not hold")
+                throw invalid("\(path) has the key \(DisplayText.quoted(member.key)), which a backup may not hold")
             }
             result[member.key] = member.value
         }

@@ -18,16 +18,38 @@ public struct ZipEntry: Equatable, Sendable {
     public let index: Int
 }
 
-/// The result of a strict structure scan: every entry, in central-directory order.
+/// The result of a strict structure scan: every entry, in central-directory order, found by name in
+/// constant time.
 public struct ZipDirectory: Equatable, Sendable {
-    /// The entries.
+    /// The entries, in central-directory order.
     public let entries: [ZipEntry]
     /// Where the central directory starts.
     public let centralDirectoryOffset: UInt64
-
     /// The sum of the declared uncompressed sizes.
-    public var totalUncompressedSize: UInt64 { entries.reduce(0) { $0 + $1.uncompressedSize } }
+    public let totalUncompressedSize: UInt64
+    private let indexByName: [String: Int]
+
+    /// A directory of `entries`, whose names are unique.
+    init(entries: [ZipEntry], centralDirectoryOffset: UInt64) {
+        self.entries = entries
+        self.centralDirectoryOffset = centralDirectoryOffset
+        // Each size is below 2^64 and there are at most 50,000: the sum saturates rather than trapping.
+        totalUncompressedSize = entries.reduce(0) { total, entry in
+            let (sum, overflow) = total.addingReportingOverflow(entry.uncompressedSize)
+            return overflow ? .max : sum
+        }
+        indexByName = Dictionary(entries.map { ($0.name, $0.index) }, uniquingKeysWith: { first, _ in first })
+    }
 
     /// The entry named `name`.
-    public func entry(named name: String) -> ZipEntry? { entries.first { $0.name == name } }
+    public func entry(named name: String) -> ZipEntry? { indexByName[name].map { entries[$0] } }
+
+    /// The entries in the order their data lies in the file, which is the order that reads each part of
+    /// the file once, whatever order the central directory lists them in.
+    public var entriesInFileOrder: [ZipEntry] { entries.sorted { $0.localHeaderOffset < $1.localHeaderOffset } }
+
+    /// Compares the entries and the central directory's offset.
+    public static func == (lhs: ZipDirectory, rhs: ZipDirectory) -> Bool {
+        lhs.entries == rhs.entries && lhs.centralDirectoryOffset == rhs.centralDirectoryOffset
+    }
 }

@@ -1,6 +1,6 @@
-/// A strict scan of a ZIP's structure on its raw bytes (`Spec/backup-v1.md` §4), before minizip is trusted
-/// with anything: minizip 1.1 itself ignores the encryption flag, returns bzip2 data raw, accepts a local
-/// name that differs from the central one, overlapping entries and size lies.
+/// A strict scan of a ZIP's structure on its raw bytes (`Spec/backup-v1.md` §4): the one parser that
+/// decides where every entry is and how large it is. Entry data is then read at the offsets it verified
+/// (``BackupArchive``), never through another parser's reading of the headers (`Spec/decisions/0009`).
 ///
 /// The scan reads the end records, the central directory and each local header; it never reads entry data.
 public enum ZipStructureScanner {
@@ -15,10 +15,14 @@ public enum ZipStructureScanner {
     private static let centralRecordSignature: UInt32 = 0x0201_4B50
     private static let localHeaderSignature: UInt32 = 0x0403_4B50
 
-    /// Scans `source` and returns its entries; throws the first rule broken.
+    /// Scans `source` and returns its entries; throws the first rule broken: the end records and the
+    /// central directory (``scanCentralDirectory(_:)``), then every local header in file order
+    /// (``ZipTiling``). Entry data is not read.
     public static func scan(_ source: RandomAccessSource) throws -> ZipDirectory {
         let directory = try scanCentralDirectory(source)
-        try checkTiling(source, directory.entries, directoryOffset: directory.centralDirectoryOffset)
+        var tiling = ZipTiling(directory)
+        for entry in directory.entriesInFileOrder { _ = try tiling.check(entry, in: source) }
+        try tiling.finish()
         return directory
     }
 
@@ -41,7 +45,8 @@ public enum ZipStructureScanner {
                 foldedNames.insert(EntryName.foldedCase(entry.record.name)).inserted
             else {
                 throw GoshuinError(
-                    .duplicateEntry, "the name \"\(entry.record.name)\" appears twice (names are compared case-folded)")
+                    .duplicateEntry,
+                    "the name \(DisplayText.quoted(entry.record.name)) appears twice (names are compared case-folded)")
             }
             entries.append(entry.record)
             position = entry.next
@@ -64,8 +69,8 @@ public enum ZipStructureScanner {
     /// Reads the end-of-central-directory record, which must be the file's last 22 bytes (no comment), and
     /// the ZIP64 records when the classic fields overflow.
     ///
-    /// A comment is refused: minizip picks the last end signature in the final 64 KiB, so a comment holding
-    /// a second record would make it read other offsets than the ones this scan checked.
+    /// A comment is refused: ZIP readers such as minizip take the last end signature in the final 64 KiB, so a
+    /// comment holding a second record would make them read other offsets than the ones this scan checked.
     private static func readEndRecords(_ source: RandomAccessSource) throws -> EndRecords {
         let size = source.size
         guard size >= 22, let tail = try source.readExactly(at: size - 22, count: 22) else {
@@ -77,7 +82,7 @@ public enum ZipStructureScanner {
                 "the file does not end with an end-of-central-directory record without a comment"
                     + " (not a ZIP, a ZIP comment, or data after the ZIP)")
         }
-        // minizip takes the last end signature it finds; one inside this record's own fields would be it.
+        // Readers that take the last end signature they find would take one inside this record's own fields.
         for position in 1...18 where LittleEndianReader(tail[position...]).peekUInt32() == endRecordSignature {
             throw malformed("the end record's fields hold a second end signature")
         }
@@ -89,14 +94,20 @@ public enum ZipStructureScanner {
         guard disk == 0, directoryDisk == 0, entriesOnDisk == entries else {
             throw malformed("multi-disk ZIPs are not backups")
         }
-        if entries == 0xFFFF || directorySize == 0xFFFF_FFFF || directoryOffset == 0xFFFF_FFFF {
-            return try readZip64EndRecords(source, classicEndOffset: endOffset)
+        guard entries == 0xFFFF || directorySize == 0xFFFF_FFFF || directoryOffset == 0xFFFF_FFFF else {
+            guard UInt64(directoryOffset) + UInt64(directorySize) == endOffset else {
+                throw malformed("the central directory does not end where the end record starts")
+            }
+            return EndRecords(
+                entryCount: UInt64(entries), directoryOffset: UInt64(directoryOffset), directoryEnd: endOffset)
         }
-        guard UInt64(directoryOffset) + UInt64(directorySize) == endOffset else {
-            throw malformed("the central directory does not end where the end record starts")
-        }
-        return EndRecords(
-            entryCount: UInt64(entries), directoryOffset: UInt64(directoryOffset), directoryEnd: endOffset)
+        let zip64 = try readZip64EndRecords(source, classicEndOffset: endOffset)
+        // A field of the end record that is not at its limit must agree with the ZIP64 record.
+        guard entries == 0xFFFF || UInt64(entries) == zip64.entryCount,
+            directoryOffset == 0xFFFF_FFFF || UInt64(directoryOffset) == zip64.directoryOffset,
+            directorySize == 0xFFFF_FFFF || UInt64(directorySize) == zip64.directoryEnd - zip64.directoryOffset
+        else { throw malformed("the end record and the ZIP64 end record disagree") }
+        return zip64
     }
 
     private static func readZip64EndRecords(_ source: RandomAccessSource, classicEndOffset: UInt64) throws
@@ -148,7 +159,7 @@ public enum ZipStructureScanner {
         guard EntryName.isSafeEntryName(nameBytes) else {
             throw GoshuinError(
                 .unsafeEntryName,
-                "entry \(index) has the name \(quoted(nameBytes)); names are 1–255 of A–Z a–z 0–9 . _ - and not . or .."
+                "entry \(index) has the name \(DisplayText.quoted(bytes: nameBytes)); names are 1–255 of A–Z a–z 0–9 . _ - and not . or .."
             )
         }
         let name = String(decoding: nameBytes, as: UTF8.self)
@@ -196,30 +207,24 @@ public enum ZipStructureScanner {
         }
     }
 
-    /// Takes the 64-bit sizes and offset from a ZIP64 extra field where the 32-bit fields overflowed; the
-    /// extra fields must tile their area exactly.
+    /// Takes the 64-bit sizes and offset from the ZIP64 extra field where the 32-bit fields are at their
+    /// limit, in the order uncompressed, compressed, offset: the field holds exactly those values, and a
+    /// field at its limit without its value is refused.
     private static func readZip64Extra(
         _ extra: ArraySlice<UInt8>, into sizes: inout (compressed: UInt64, uncompressed: UInt64, offset: UInt64),
         name: String
     ) throws {
-        var reader = LittleEndianReader(extra)
-        while !reader.isAtEnd {
-            guard let identifier = reader.uint16(), let length = reader.uint16(),
-                var field = reader.subReader(Int(length))
-            else { throw malformed("\(name) has a malformed extra field") }
-            guard identifier == 0x0001 else { continue }
-            if sizes.uncompressed == 0xFFFF_FFFF {
-                guard let value = field.uint64() else { throw malformed("\(name) has a short ZIP64 field") }
-                sizes.uncompressed = value
-            }
-            if sizes.compressed == 0xFFFF_FFFF {
-                guard let value = field.uint64() else { throw malformed("\(name) has a short ZIP64 field") }
-                sizes.compressed = value
-            }
-            if sizes.offset == 0xFFFF_FFFF {
-                guard let value = field.uint64() else { throw malformed("\(name) has a short ZIP64 field") }
-                sizes.offset = value
-            }
+        var field = try zip64Field(extra, name: name)
+        func value(_ current: UInt64) throws -> UInt64 {
+            guard current == 0xFFFF_FFFF else { return current }
+            guard let value = field?.uint64() else { throw malformed("\(name) lacks a ZIP64 value it needs") }
+            return value
+        }
+        sizes.uncompressed = try value(sizes.uncompressed)
+        sizes.compressed = try value(sizes.compressed)
+        sizes.offset = try value(sizes.offset)
+        guard field?.isAtEnd ?? true else {
+            throw malformed("\(name)'s ZIP64 extra field holds more than the values at their limit")
         }
     }
 
@@ -243,40 +248,8 @@ public enum ZipStructureScanner {
         }
     }
 
-    /// The local headers and data must tile the bytes before the central directory exactly: no prepended
-    /// bytes, no gaps, no overlap (the overlapping-entry ZIP bomb), and each local header must agree with
-    /// its central record.
-    private static func checkTiling(_ source: RandomAccessSource, _ entries: [ZipEntry], directoryOffset: UInt64)
-        throws
-    {
-        var spans: [(start: UInt64, end: UInt64, name: String)] = []
-        for entry in entries {
-            let dataOffset = try checkLocalHeader(source, entry, directoryOffset: directoryOffset)
-            let (end, overflow) = dataOffset.addingReportingOverflow(entry.compressedSize)
-            guard !overflow, end <= directoryOffset else {
-                throw malformed("\(entry.name)'s data runs into the central directory")
-            }
-            spans.append((entry.localHeaderOffset, end, entry.name))
-        }
-        spans.sort { $0.start < $1.start }
-        var expectedStart: UInt64 = 0
-        for span in spans {
-            if span.start < expectedStart {
-                throw malformed("\(span.name) overlaps the entry before it")
-            }
-            if span.start > expectedStart {
-                throw malformed(
-                    expectedStart == 0
-                        ? "\(span.start) bytes come before the first entry" : "unaccounted bytes before \(span.name)")
-            }
-            expectedStart = span.end
-        }
-        guard expectedStart == directoryOffset else {
-            throw malformed("unaccounted bytes before the central directory")
-        }
-    }
-
-    /// Checks an entry's local header against its central record; returns where its data starts.
+    /// Checks an entry's local header against its central record, and that its data ends before the central
+    /// directory; returns where its data starts.
     public static func checkLocalHeader(_ source: RandomAccessSource, _ entry: ZipEntry, directoryOffset: UInt64)
         throws -> UInt64
     {
@@ -298,41 +271,76 @@ public enum ZipStructureScanner {
             let extra = try source.readExactly(
                 at: entry.localHeaderOffset + 30 + UInt64(nameLength), count: Int(extraLength))
         else { throw malformed("\(entry.name)'s local extra field is cut") }
-        let extraIdentifiers = try extraFieldIdentifiers(extra[...], name: entry.name)
+        var zip64Values = try zip64Field(extra[...], name: entry.name)
         let usesZip64 = compressed == 0xFFFF_FFFF || uncompressed == 0xFFFF_FFFF
+        // Where the local header defers to its ZIP64 field, that field holds exactly both sizes
+        // (APPNOTE 4.5.3).
+        let zip64Agrees =
+            !usesZip64
+            || (zip64Values?.uint64() == entry.uncompressedSize && zip64Values?.uint64() == entry.compressedSize
+                && zip64Values?.isAtEnd == true)
         guard method == entry.method, flags & 0x0049 == 0, crc == entry.crc32,
             compressed == 0xFFFF_FFFF || UInt64(compressed) == entry.compressedSize,
-            uncompressed == 0xFFFF_FFFF || UInt64(uncompressed) == entry.uncompressedSize,
-            !usesZip64 || extraIdentifiers.contains(0x0001)
+            uncompressed == 0xFFFF_FFFF || UInt64(uncompressed) == entry.uncompressedSize, zip64Agrees
         else {
             throw malformed("\(entry.name)'s local header disagrees with the central directory")
         }
-        return entry.localHeaderOffset + 30 + UInt64(nameLength) + UInt64(extraLength)
+        let dataOffset = entry.localHeaderOffset + 30 + UInt64(nameLength) + UInt64(extraLength)
+        let (end, overflow) = dataOffset.addingReportingOverflow(entry.compressedSize)
+        guard !overflow, end <= directoryOffset else { throw malformed("\(entry.name)'s data runs into the central directory") }
+        return dataOffset
     }
 
-    /// The identifiers of the extra fields in `extra`, which must tile it exactly.
-    private static func extraFieldIdentifiers(_ extra: ArraySlice<UInt8>, name: String) throws -> Set<UInt16> {
+    /// The values of the ZIP64 extra field (identifier 1) among `extra`'s fields, `nil` when there is none.
+    /// The fields must tile `extra` exactly, and there is at most one ZIP64 field.
+    private static func zip64Field(_ extra: ArraySlice<UInt8>, name: String) throws -> LittleEndianReader? {
         var reader = LittleEndianReader(extra)
-        var identifiers = Set<UInt16>()
+        var zip64Values: LittleEndianReader?
         while !reader.isAtEnd {
-            guard let identifier = reader.uint16(), let length = reader.uint16(), reader.subReader(Int(length)) != nil
+            guard let identifier = reader.uint16(), let length = reader.uint16(),
+                let field = reader.subReader(Int(length))
             else { throw malformed("\(name) has a malformed extra field") }
-            identifiers.insert(identifier)
+            guard identifier == 0x0001 else { continue }
+            guard zip64Values == nil else { throw malformed("\(name) has two ZIP64 extra fields") }
+            zip64Values = field
         }
-        return identifiers
+        return zip64Values
+    }
+}
+
+/// The exact tiling of a ZIP's local headers and data before its central directory, checked entry by
+/// entry in file order: the first entry at offset 0, each next one where the one before it ends, no gap,
+/// no overlap (the overlapping-entry ZIP bomb), the last one ending where the central directory starts,
+/// and each local header agreeing with its central record.
+struct ZipTiling {
+    private let directoryOffset: UInt64
+    private var expectedStart: UInt64 = 0
+
+    /// A tiling of `directory`'s entries, to be checked in ``ZipDirectory/entriesInFileOrder``.
+    init(_ directory: ZipDirectory) {
+        directoryOffset = directory.centralDirectoryOffset
     }
 
-    /// A name for an error message: printable ASCII as is, anything else escaped.
-    static func quoted(_ bytes: [UInt8]) -> String {
-        var text = "\""
-        for byte in bytes.prefix(80) {
-            if (0x20..<0x7F).contains(byte) && byte != 0x22 && byte != 0x5C {
-                text.unicodeScalars.append(Unicode.Scalar(byte))
-            } else {
-                text += "\\x" + Hex.encode([byte])
-            }
+    /// Checks that `entry`, the next in file order, starts where the last one ended, and its local header;
+    /// returns where its data starts.
+    mutating func check(_ entry: ZipEntry, in source: RandomAccessSource) throws -> UInt64 {
+        if entry.localHeaderOffset != expectedStart {
+            throw ZipStructureScanner.malformed(
+                expectedStart == 0
+                    ? "\(entry.localHeaderOffset) bytes come before the first entry"
+                    : entry.localHeaderOffset < expectedStart
+                        ? "\(entry.name) overlaps the entry before it" : "unaccounted bytes before \(entry.name)")
         }
-        return text + (bytes.count > 80 ? "…\"" : "\"")
+        let dataOffset = try ZipStructureScanner.checkLocalHeader(source, entry, directoryOffset: directoryOffset)
+        expectedStart = dataOffset + entry.compressedSize
+        return dataOffset
+    }
+
+    /// Checks that the last entry ended where the central directory starts.
+    func finish() throws {
+        guard expectedStart == directoryOffset else {
+            throw ZipStructureScanner.malformed("unaccounted bytes before the central directory")
+        }
     }
 }
 

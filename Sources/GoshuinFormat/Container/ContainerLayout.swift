@@ -32,6 +32,9 @@ public struct ContainerLayout: Equatable, Sendable {
     /// sized by it, so a one-byte payload in 64 MiB chunks does not allocate 64 MiB.
     public var largestChunkLength: Int { plaintextLength(ofChunk: 0) }
 
+    /// The length of the largest chunk record: its plaintext plus the 20 bytes of prefix and tag.
+    public var largestRecordLength: Int { largestChunkLength + Int(Self.recordOverhead) }
+
     /// The value chunk `index`'s length prefix must hold: its plaintext length plus the 16-byte tag.
     public func expectedPrefix(ofChunk index: UInt64) -> UInt32 {
         UInt32(plaintextLength(ofChunk: index) + AES256GCM.tagLength)

@@ -47,29 +47,21 @@ public enum ContainerOpener {
     }
 }
 
-/// Reads, checks and decrypts single chunks of one file into a reused buffer.
+/// Reads, checks and decrypts single chunks of one file, in place in one reused buffer.
 final class ChunkReader {
     let header: Header
     let layout: ContainerLayout
     private let input: FileDescriptor
     private let cipher: ChunkCipher
-    private let record: UnsafeMutableRawBufferPointer
-    private let plaintext: UnsafeMutableRawBufferPointer
+    /// One chunk record; the plaintext is decrypted in place after the length prefix.
+    private let record: AllocatedBytes
 
     init(input: FileDescriptor, header: Header, key: SecretBytes) throws {
         self.input = input
         self.header = header
         layout = header.layout
         cipher = try ChunkCipher(key: key, header: header)
-        let chunkSize = layout.largestChunkLength
-        record = .allocate(byteCount: chunkSize + Int(ContainerLayout.recordOverhead), alignment: 16)
-        plaintext = .allocate(byteCount: chunkSize, alignment: 16)
-    }
-
-    deinit {
-        secureZero(plaintext)
-        plaintext.deallocate()
-        record.deallocate()
+        record = try AllocatedBytes(count: layout.largestRecordLength, wipesOnRelease: true)
     }
 
     /// Chunk `index`'s plaintext if it authenticates, `nil` if it does not. The buffer is valid until the
@@ -78,11 +70,11 @@ final class ChunkReader {
         try Interruption.check()
         let length = layout.plaintextLength(ofChunk: index)
         let recordLength = ContainerLayout.prefixLength + length + AES256GCM.tagLength
+        let recordBytes = UnsafeMutableRawBufferPointer(rebasing: record.bytes[0..<recordLength])
         let offset = Int64(layout.recordOffset(ofChunk: index))
         let received: Int
         do {
-            received = try input.readFully(
-                into: UnsafeMutableRawBufferPointer(rebasing: record[0..<recordLength]), atOffset: offset)
+            received = try input.readFully(into: recordBytes, atOffset: offset)
         } catch {
             throw error.goshuinError("cannot read the input")
         }
@@ -90,13 +82,14 @@ final class ChunkReader {
             throw GoshuinError(.truncated, "the file shrank while being read")
         }
         // The prefixes were checked before the key was derived; checking again guards a file changed since.
-        let prefix = UInt32(bigEndian: UnsafeRawBufferPointer(record).loadUnaligned(as: UInt32.self))
+        let prefix = UInt32(bigEndian: UnsafeRawBufferPointer(recordBytes).loadUnaligned(as: UInt32.self))
         try ContainerStructure.checkPrefix(prefix, layout: layout, index: index)
-        let output = UnsafeMutableRawBufferPointer(rebasing: plaintext[0..<length])
+        let plaintext = UnsafeMutableRawBufferPointer(
+            rebasing: recordBytes[ContainerLayout.prefixLength..<ContainerLayout.prefixLength + length])
         let authenticated = try cipher.open(
-            UnsafeRawBufferPointer(rebasing: record[ContainerLayout.prefixLength..<recordLength]), index: index,
-            into: output)
-        return authenticated ? UnsafeRawBufferPointer(output) : nil
+            UnsafeRawBufferPointer(rebasing: recordBytes[ContainerLayout.prefixLength...]), index: index,
+            into: plaintext)
+        return authenticated ? UnsafeRawBufferPointer(plaintext) : nil
     }
 
     /// The error for chunk `index`, the first chunk to fail before any authenticated
@@ -105,8 +98,8 @@ final class ChunkReader {
     func firstFailure(at index: UInt64) throws -> GoshuinError {
         let probeEnd = min(ContainerOpener.authenticationProbeCount, layout.chunkCount)
         for probe in 0..<probeEnd where probe != index {
-            if try authenticate(chunk: probe) != nil {
-                secureZero(plaintext)
+            if let plaintext = try authenticate(chunk: probe) {
+                secureZero(UnsafeMutableRawBufferPointer(mutating: plaintext))
                 return Self.damaged(index)
             }
         }

@@ -19,6 +19,11 @@ public enum ContainerSealer {
         parameters: SealParameters = SealParameters(), workerCount: Int = ParallelChunks.defaultWorkerCount,
         progress: ProgressHandler? = nil
     ) throws -> Header {
+        guard passphrase.bytes.count <= Passphrase.maximumLength else {
+            throw GoshuinError(
+                .invalidArgument,
+                "the passphrase is longer than \(Passphrase.maximumLength) bytes, the most a reader takes")
+        }
         let header = try parameters.makeHeader(plaintextLength: plaintextLength)
         let key = try KeyDerivation.deriveKey(passphrase: passphrase, header: header, progress: progress)
         if ParallelChunks.applies(input: input, output: output, inputSize: plaintextLength, workerCount: workerCount) {
@@ -37,15 +42,8 @@ public enum ContainerSealer {
     ) throws {
         let layout = header.layout
         let cipher = try ChunkCipher(key: key, header: header)
-        let chunkSize = layout.largestChunkLength
-        let plaintext = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 16)
-        let record = UnsafeMutableRawBufferPointer.allocate(
-            byteCount: chunkSize + Int(ContainerLayout.recordOverhead), alignment: 16)
-        defer {
-            secureZero(plaintext)
-            plaintext.deallocate()
-            record.deallocate()
-        }
+        // One chunk record: the plaintext is read after the prefix and encrypted in place.
+        let record = try AllocatedBytes(count: layout.largestRecordLength, wipesOnRelease: true)
         do {
             try output.writeAll(header.encode())
         } catch {
@@ -55,7 +53,9 @@ public enum ContainerSealer {
         for index in 0..<layout.chunkCount {
             try Interruption.check()
             let length = layout.plaintextLength(ofChunk: index)
-            let chunk = UnsafeMutableRawBufferPointer(rebasing: plaintext[0..<length])
+            let recordLength = ContainerLayout.prefixLength + length + AES256GCM.tagLength
+            let chunk = UnsafeMutableRawBufferPointer(
+                rebasing: record.bytes[ContainerLayout.prefixLength..<ContainerLayout.prefixLength + length])
             let received: Int
             do {
                 received = try input.readFully(into: chunk)
@@ -68,13 +68,13 @@ public enum ContainerSealer {
                     "the input ended after \(bytesDone + UInt64(received)) of \(header.plaintextLength) bytes;"
                         + " it changed while being sealed")
             }
-            let recordLength = ContainerLayout.prefixLength + length + AES256GCM.tagLength
-            record.storeBytes(of: layout.expectedPrefix(ofChunk: index).bigEndian, as: UInt32.self)
+            record.bytes.storeBytes(of: layout.expectedPrefix(ofChunk: index).bigEndian, as: UInt32.self)
             try cipher.seal(
                 UnsafeRawBufferPointer(chunk), index: index,
-                into: UnsafeMutableRawBufferPointer(rebasing: record[ContainerLayout.prefixLength..<recordLength]))
+                into: UnsafeMutableRawBufferPointer(rebasing: record.bytes[ContainerLayout.prefixLength..<recordLength])
+            )
             do {
-                try output.writeAll(UnsafeRawBufferPointer(rebasing: record[0..<recordLength]))
+                try output.writeAll(UnsafeRawBufferPointer(rebasing: record.bytes[0..<recordLength]))
             } catch {
                 throw error.goshuinError("cannot write the output")
             }

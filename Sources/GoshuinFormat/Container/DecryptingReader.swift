@@ -4,8 +4,11 @@
 /// Opening checks the structure (`Spec/container-v1.md` §7, checks 1–9), derives the key, and verifies the
 /// final chunk first, which confirms the payload length. Reading the whole payload through it fails in the
 /// same cases as ``ContainerOpener``; which chunk is reported follows the order of the reads.
+///
+/// Memory: one chunk record for decrypting, and up to ``cachedChunkLimit`` decrypted chunks, fewer when
+/// chunks are so large that more would pass the chunk memory budget (`Spec/decisions/0010`).
 public final class DecryptingReader: RandomAccessSource {
-    /// How many decrypted chunks are kept.
+    /// The most decrypted chunks kept.
     public static let cachedChunkLimit = 3
 
     /// The header, authenticated once the reader exists (its final chunk authenticated with it as AAD).
@@ -19,20 +22,24 @@ public final class DecryptingReader: RandomAccessSource {
     public private(set) var lowestChunkDecrypted: UInt64?
 
     private let reader: ChunkReader
-    private var cache: [(index: UInt64, plaintext: [UInt8])] = []
+    /// Decrypted chunks, least recently used first; each slot's memory is reused once the cache is full.
+    private var cache: [(index: UInt64, slot: AllocatedBytes)] = []
+    private let cacheLimit: Int
     private var anyChunkAuthenticated = false
 
     /// Opens the regular file at `input` with `passphrase`; the descriptor must stay open while the reader
     /// is used.
     public init(_ input: FileDescriptor, passphrase: Passphrase, progress: ProgressHandler? = nil) throws {
         header = try ContainerStructure.validate(input)
+        let layout = header.layout
+        // The decrypting record counts against the budget too, hence one buffer more than cached.
+        cacheLimit = max(
+            1,
+            ChunkMemoryBudget.bufferCount(wanted: Self.cachedChunkLimit + 1, bufferSize: layout.largestRecordLength)
+                - 1)
         let key = try KeyDerivation.deriveKey(passphrase: passphrase, header: header, progress: progress)
         reader = try ChunkReader(input: input, header: header, key: key)
-        _ = try chunk(header.layout.chunkCount - 1)
-    }
-
-    deinit {
-        for index in cache.indices { SecretBytes.wipe(&cache[index].plaintext) }
+        _ = try chunk(layout.chunkCount - 1)
     }
 
     /// Reads payload bytes at `offset`; fewer than asked only at the end of the payload.
@@ -46,22 +53,22 @@ public final class DecryptingReader: RandomAccessSource {
             let plaintext = try chunk(index)
             let start = Int(position - layout.plaintextOffset(ofChunk: index))
             let count = min(plaintext.count - start, buffer.count - copied)
-            plaintext.withUnsafeBytes { source in
-                UnsafeMutableRawBufferPointer(rebasing: buffer[copied..<copied + count]).copyMemory(
-                    from: UnsafeRawBufferPointer(rebasing: source[start..<start + count]))
-            }
+            UnsafeMutableRawBufferPointer(rebasing: buffer[copied..<copied + count]).copyMemory(
+                from: UnsafeRawBufferPointer(rebasing: plaintext[start..<start + count]))
             copied += count
             position += UInt64(count)
         }
         return copied
     }
 
-    /// The plaintext of chunk `index`, from the cache or decrypted and authenticated now.
-    private func chunk(_ index: UInt64) throws -> [UInt8] {
+    /// The plaintext of chunk `index`, from the cache or decrypted and authenticated now; valid until the
+    /// next call.
+    private func chunk(_ index: UInt64) throws -> UnsafeRawBufferPointer {
+        let length = header.layout.plaintextLength(ofChunk: index)
         if let hit = cache.firstIndex(where: { $0.index == index }) {
             let entry = cache.remove(at: hit)
             cache.append(entry)
-            return entry.plaintext
+            return UnsafeRawBufferPointer(rebasing: entry.slot.bytes[0..<length])
         }
         decryptionCount += 1
         lowestChunkDecrypted = min(lowestChunkDecrypted ?? index, index)
@@ -69,11 +76,12 @@ public final class DecryptingReader: RandomAccessSource {
             throw anyChunkAuthenticated ? ChunkReader.damaged(index) : try reader.firstFailure(at: index)
         }
         anyChunkAuthenticated = true
-        if cache.count >= Self.cachedChunkLimit {
-            var evicted = cache.removeFirst()
-            SecretBytes.wipe(&evicted.plaintext)
-        }
-        cache.append((index, Array(plaintext)))
-        return cache[cache.count - 1].plaintext
+        let slot =
+            cache.count >= cacheLimit
+            ? cache.removeFirst().slot
+            : try AllocatedBytes(count: header.layout.largestChunkLength, wipesOnRelease: true)
+        UnsafeMutableRawBufferPointer(rebasing: slot.bytes[0..<length]).copyMemory(from: plaintext)
+        cache.append((index, slot))
+        return UnsafeRawBufferPointer(rebasing: slot.bytes[0..<length])
     }
 }

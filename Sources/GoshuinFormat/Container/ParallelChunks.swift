@@ -5,8 +5,9 @@ import Synchronization
 /// Seals and opens between regular files with several workers: chunks are independent (the nonce is
 /// `nonceBase ‖ index`, the additional data the header), and every chunk's place in both files follows
 /// from the header, so each worker reads, transforms and writes its chunks with positioned I/O, in place
-/// in one buffer. Memory is `workerCount · (chunkSize + 20)` bytes; the output is byte for byte that of
-/// the sequential path, and an open fails with the same error (`Spec/container-v1.md` §7.1).
+/// in one buffer. Memory is one chunk record per worker, within the chunk memory budget; the output is
+/// byte for byte that of the sequential path, and an open fails with the same error
+/// (`Spec/container-v1.md` §7.1).
 public enum ParallelChunks {
     /// Workers used by default: the online processors, at most 8.
     public static var defaultWorkerCount: Int { max(1, min(Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))), 8)) }
@@ -125,14 +126,11 @@ public enum ParallelChunks {
             workerCount: Int, key: SecretBytes, header: Header,
             _ body: @Sendable (ChunkCipher, UnsafeMutableRawBufferPointer, UInt64) throws -> Bool
         ) throws {
-            let workers = max(1, min(workerCount, Int(min(layout.chunkCount, 64))))
+            let buffers = try Self.workerBuffers(
+                wanted: max(1, min(workerCount, Int(min(layout.chunkCount, 64)))), size: layout.largestRecordLength)
+            let workers = buffers.count
             DispatchQueue.concurrentPerform(iterations: workers) { worker in
-                let buffer = UnsafeMutableRawBufferPointer.allocate(
-                    byteCount: layout.largestChunkLength + Int(ContainerLayout.recordOverhead), alignment: 16)
-                defer {
-                    secureZero(buffer)
-                    buffer.deallocate()
-                }
+                let buffer = buffers[worker].bytes
                 do {
                     let cipher = try ChunkCipher(key: key, header: header)
                     var index = UInt64(worker)
@@ -158,6 +156,17 @@ public enum ParallelChunks {
             guard failed == 0 else { throw ChunkReader.damaged(UInt64(failed)) }
             let probedOthers = probeSuccesses.load(ordering: .relaxed) & ~1
             throw probedOthers != 0 ? ChunkReader.damaged(0) : ChunkReader.authenticationFailed()
+        }
+
+        /// One buffer of `size` bytes per worker, as many as the memory budget and the system allow, and at
+        /// least one (`Spec/decisions/0010`): fewer workers rather than a failure.
+        private static func workerBuffers(wanted: Int, size: Int) throws -> [AllocatedBytes] {
+            var buffers = [try AllocatedBytes(count: size, wipesOnRelease: true)]
+            let count = ChunkMemoryBudget.bufferCount(wanted: wanted, bufferSize: size)
+            while buffers.count < count, let buffer = try? AllocatedBytes(count: size, wipesOnRelease: true) {
+                buffers.append(buffer)
+            }
+            return buffers
         }
 
         private func report(_ bytes: UInt64) {

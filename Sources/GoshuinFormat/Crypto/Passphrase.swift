@@ -1,6 +1,10 @@
 /// A passphrase: the exact bytes given, with no Unicode normalization and no trimming
 /// (`Spec/container-v1.md` §4), held in wipeable memory.
 public struct Passphrase: Sendable, CustomStringConvertible {
+    /// The longest passphrase goshuin-toolkit seals with or reads from any source, in bytes
+    /// (`Spec/container-v1.md` §4).
+    public static let maximumLength = 4_096
+
     /// The passphrase bytes.
     public let bytes: SecretBytes
 

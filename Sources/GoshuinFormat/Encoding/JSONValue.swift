@@ -96,7 +96,12 @@ public enum JSONValue: Equatable, Sendable {
             case "\n": output += "\\n"
             case "\r": output += "\\r"
             case "\t": output += "\\t"
-            case _ where scalar.value < 0x20:
+            // RFC 8259 requires escaping below 0x20; DEL, the C1 controls, the bidirectional formatting
+            // characters and the line separators are escaped too, so the output is safe on a terminal.
+            case _
+            where scalar.value < 0x20 || (0x7F..<0xA0).contains(scalar.value) || scalar.value == 0x061C
+                || (0x200E...0x200F).contains(scalar.value) || (0x2028...0x202E).contains(scalar.value)
+                || (0x2066...0x2069).contains(scalar.value):
                 let hex = String(scalar.value, radix: 16)
                 output += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
             default: output.unicodeScalars.append(scalar)

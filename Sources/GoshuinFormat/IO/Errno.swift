@@ -21,16 +21,24 @@ public struct Errno: Error, Equatable, CustomStringConvertible, Sendable {
     /// `EINTR`.
     public static let interrupted = Errno(rawValue: EINTR)
 
-    /// Whether the error means the file system is full or a file-size limit was hit.
-    public var isNoSpace: Bool { rawValue == ENOSPC || rawValue == EDQUOT || rawValue == EFBIG }
+    /// Whether the error means the destination cannot hold more: the file system or the user's quota is
+    /// full, or the file reached the largest size the file system or the process's limit allows.
+    var isNoSpace: Bool { rawValue == ENOSPC || rawValue == EDQUOT || rawValue == EFBIG }
 
-    /// This error as a ``GoshuinError``: `output_exists` for `EEXIST`, `io` otherwise (a full disk
-    /// included: its text says so), with what was being done and the system's text.
-    func goshuinError(_ doing: String) -> GoshuinError {
-        if self == .fileExists {
-            return GoshuinError(.outputExists, "\(doing): \(description)", errno: rawValue)
+    /// This error as a ``GoshuinError``, with what was being done and the system's text: `no_space` for a
+    /// full disk (`Spec/decisions/0012`), `interrupted` for a call cut short because a stop was requested,
+    /// `out_of_memory` for `ENOMEM`, `output_exists` for `EEXIST`, `io` otherwise. (Call sites use the
+    /// one-argument form on any `Error`, below, which passes whether a stop is requested.)
+    func goshuinError(_ doing: String, stopRequested: Bool) -> GoshuinError {
+        let code: GoshuinError.Code
+        switch self {
+        case _ where isNoSpace: code = .noSpace
+        case .interrupted where stopRequested: return Interruption.error
+        case Errno(rawValue: ENOMEM): code = .outOfMemory
+        case .fileExists: code = .outputExists
+        default: code = .io
         }
-        return GoshuinError(.io, "\(doing): \(description)", errno: rawValue)
+        return GoshuinError(code, "\(doing): \(description)", errno: rawValue)
     }
 }
 
@@ -43,5 +51,26 @@ func retryOnInterrupt<Result: FixedWidthInteger>(_ call: () -> Result) throws(Er
         let error = Errno.current
         // A signal that asked the operation to stop ends the call instead of restarting it.
         if error != .interrupted || Interruption.isRequested { throw error }
+    }
+}
+
+extension Error {
+    /// This error as a ``GoshuinError``: an ``Errno`` mapped with what was being done, a ``GoshuinError``
+    /// as it is, anything else as `io`.
+    func goshuinError(_ doing: String) -> GoshuinError {
+        switch self {
+        case let error as GoshuinError: return error
+        case let error as Errno: return error.goshuinError(doing, stopRequested: Interruption.isRequested)
+        default: return GoshuinError(.io, "\(doing): \(self)")
+        }
+    }
+}
+
+extension GoshuinError {
+    /// `error` as a ``GoshuinError`` with what was being done: an ``Errno`` with its code (`no_space` for a
+    /// full disk, `interrupted` after a requested stop, …) and the system's text, a ``GoshuinError`` as
+    /// it is, anything else as `io`.
+    public init(_ error: any Error, doing: String) {
+        self = error.goshuinError(doing)
     }
 }

@@ -136,15 +136,28 @@ public struct FileDescriptor: Hashable, Sendable {
     /// Whether the descriptor refers to a terminal.
     public var isTerminal: Bool { isatty(rawValue) == 1 }
 
+    /// Whether the descriptor is open in this process.
+    public var isOpen: Bool { fcntl(rawValue, F_GETFD) != -1 }
+
+    /// Takes an exclusive advisory lock (`flock(2)`) without waiting; returns false when another open
+    /// file holds one. The lock lasts while any descriptor of this open file does.
+    func lockExclusively() throws(Errno) -> Bool {
+        while flock(rawValue, LOCK_EX | LOCK_NB) == -1 {
+            let error = Errno.current
+            if error.rawValue == EWOULDBLOCK { return false }
+            if error != .interrupted { throw error }
+        }
+        return true
+    }
+
     /// Flushes the file's data and metadata to storage (`fsync(2)`).
     public func sync() throws(Errno) {
         _ = try retryOnInterrupt { fsync(rawValue) }
     }
 
     /// The device and inode, which identify the file whatever path reached it.
-    func fileIdentity() throws(Errno) -> FileIdentity {
-        let info = try status()
-        return FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+    public func fileIdentity() throws(Errno) -> FileIdentity {
+        FileIdentity(try status())
     }
 }
 
@@ -159,6 +172,12 @@ public struct FileIdentity: Hashable, Sendable {
     public static func of(path: String) -> FileIdentity? {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
-        return FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+        return FileIdentity(info)
+    }
+
+    /// The identity `info` describes.
+    init(_ info: stat) {
+        device = UInt64(info.st_dev)
+        inode = UInt64(info.st_ino)
     }
 }

@@ -8,21 +8,25 @@ public enum FileSystem {
         do {
             descriptor = try FileDescriptor.openForReading(path)
         } catch {
-            throw error.goshuinError("cannot open \(path)")
+            throw error.goshuinError("cannot open \(DisplayText.quoted(path))")
         }
-        return try descriptor.closeAfter {
-            var bytes = [UInt8](repeating: 0, count: maximumSize + 1)
-            let count: Int
-            do {
-                count = try bytes.withUnsafeMutableBytes { buffer in try descriptor.readFully(into: buffer) }
-            } catch let error as Errno {
-                throw error.goshuinError("cannot read \(path)")
-            }
-            guard count <= maximumSize else {
-                throw GoshuinError(.invalidArgument, "\(path) is larger than \(maximumSize) bytes")
-            }
-            return Array(bytes[0..<count])
+        return try descriptor.closeAfter { try readAll(descriptor, maximumSize: maximumSize, name: path) }
+    }
+
+    /// Everything from `descriptor`'s position to its end, refused with `invalid_argument` beyond
+    /// `maximumSize` bytes; `name` says which file in messages.
+    static func readAll(_ descriptor: FileDescriptor, maximumSize: Int, name: String) throws -> [UInt8] {
+        let buffer = try AllocatedBytes(count: maximumSize + 1, wipesOnRelease: true)
+        let count: Int
+        do {
+            count = try descriptor.readFully(into: buffer.bytes)
+        } catch {
+            throw error.goshuinError("cannot read \(DisplayText.quoted(name))")
         }
+        guard count <= maximumSize else {
+            throw GoshuinError(.invalidArgument, "\(DisplayText.quoted(name)) is larger than \(maximumSize) bytes")
+        }
+        return Array(buffer.bytes[0..<count])
     }
 
     /// The names in the directory at `path`, sorted, without `.` and `..`.
@@ -59,15 +63,26 @@ public enum FileSystem {
         return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
     }
 
-    /// A new private (0600) file with no name: created in `directory` and unlinked at once, so it vanishes
-    /// when the descriptor is closed, whatever happens to the process.
+    /// A new private (0600) file with no name in `directory` (`O_TMPFILE`; where the file system lacks it,
+    /// created and unlinked at once), so it vanishes when the descriptor is closed, whatever happens to the
+    /// process.
     public static func anonymousFile(in directory: String = temporaryDirectory) throws -> FileDescriptor {
+        // O_TMPFILE (`__O_TMPFILE | O_DIRECTORY`, the same bits on every Linux architecture Swift runs on) is
+        // not exported by the Glibc module.
+        let temporaryFileFlag: Int32 = 0o20_000_000 | O_DIRECTORY
+        do {
+            return try FileDescriptor.open(directory, temporaryFileFlag | O_RDWR, permissions: 0o600)
+        } catch  where [EOPNOTSUPP, EISDIR, EINVAL].contains(error.rawValue) {
+            // Below: the fallback for file systems without O_TMPFILE.
+        } catch {
+            throw error.goshuinError("cannot create a temporary file in \(DisplayText.quoted(directory))")
+        }
         var template = Array((directory + "/goshuin-XXXXXX").utf8CString)
         let raw = template.withUnsafeMutableBufferPointer { buffer in
             buffer.baseAddress.map { mkstemp($0) } ?? -1
         }
         guard raw >= 0 else {
-            throw Errno.current.goshuinError("cannot create a temporary file in \(directory)")
+            throw Errno.current.goshuinError("cannot create a temporary file in \(DisplayText.quoted(directory))")
         }
         template.withUnsafeBufferPointer { buffer in
             if let path = buffer.baseAddress { _ = unlink(path) }
@@ -94,24 +109,6 @@ public enum FileSystem {
         }
     }
 
-    /// Makes a new private directory `NAME.goshuin-tmp-XXXXXX` beside `path` and returns its path.
-    public static func makeTemporarySibling(of path: String) throws -> String {
-        let template =
-            AtomicOutput.directory(of: path) + "/." + AtomicOutput.lastComponent(of: path) + ".goshuin-tmp-XXXXXX"
-        var bytes = Array(template.utf8CString)
-        let created = bytes.withUnsafeMutableBufferPointer { buffer in
-            buffer.baseAddress.flatMap { mkdtemp($0) }.map { String(cString: $0) }
-        }
-        guard let created else { throw Errno.current.goshuinError("cannot create a folder beside \(path)") }
-        return created
-    }
-
-    /// Removes a flat directory this process made, with the files in it.
-    public static func removeFlatDirectory(_ path: String) {
-        for name in (try? directoryEntries(path)) ?? [] { unlink(path + "/" + name) }
-        rmdir(path)
-    }
-
     /// `$TMPDIR`, or `/tmp`.
     public static var temporaryDirectory: String {
         if let value = getenv("TMPDIR"), value.pointee != 0 { return String(cString: value) }
@@ -120,15 +117,19 @@ public enum FileSystem {
 }
 
 extension FileDescriptor {
+    /// The size of the buffer of a copy between descriptors.
+    static let copyBufferSize = 1 << 20
+
     /// Copies everything from the current position of `source` to the end into this descriptor.
-    public func copyAll(from source: FileDescriptor) throws(Errno) {
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
-        defer { buffer.deallocate() }
+    ///
+    /// - Throws: an ``Errno``, or `interrupted` or `out_of_memory` as a ``GoshuinError``.
+    public func copyAll(from source: FileDescriptor) throws {
+        let buffer = try AllocatedBytes(count: Self.copyBufferSize, wipesOnRelease: true)
         while true {
-            if Interruption.isRequested { throw Errno.interrupted }
-            let count = try source.read(into: buffer)
+            try Interruption.check()
+            let count = try source.read(into: buffer.bytes)
             if count == 0 { return }
-            try writeAll(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+            try writeAll(UnsafeRawBufferPointer(rebasing: buffer.bytes[0..<count]))
         }
     }
 

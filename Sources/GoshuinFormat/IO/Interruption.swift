@@ -15,6 +15,9 @@ public enum Interruption {
 
     /// Throws `interrupted` when a stop was asked for.
     public static func check() throws {
-        if isRequested { throw GoshuinError(.interrupted, "interrupted; nothing was written") }
+        if isRequested { throw error }
     }
+
+    /// The error a requested stop ends an operation with.
+    static var error: GoshuinError { GoshuinError(.interrupted, "stopped on request; nothing was written") }
 }

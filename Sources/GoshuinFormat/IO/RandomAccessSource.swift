@@ -13,16 +13,21 @@ extension RandomAccessSource {
     public func readExactly(at offset: UInt64, count: Int) throws -> [UInt8]? {
         guard count >= 0, offset <= size, UInt64(count) <= size - offset else { return nil }
         var bytes = [UInt8](repeating: 0, count: count)
+        let filled = try bytes.withUnsafeMutableBytes { buffer in try readExactly(at: offset, into: buffer) }
+        return filled ? bytes : nil
+    }
+
+    /// Fills `buffer` with the bytes at `offset`; false if the source ends first.
+    public func readExactly(at offset: UInt64, into buffer: UnsafeMutableRawBufferPointer) throws -> Bool {
+        guard offset <= size, UInt64(buffer.count) <= size - offset else { return false }
         var filled = 0
-        try bytes.withUnsafeMutableBytes { buffer in
-            while filled < count {
-                let received = try read(
-                    at: offset + UInt64(filled), into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...]))
-                if received == 0 { break }
-                filled += received
-            }
+        while filled < buffer.count {
+            let received = try read(
+                at: offset + UInt64(filled), into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...]))
+            if received == 0 { return false }
+            filled += received
         }
-        return filled == count ? bytes : nil
+        return true
     }
 }
 

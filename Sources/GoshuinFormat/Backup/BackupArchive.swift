@@ -1,0 +1,178 @@
+import CMinizip
+
+/// A backup ZIP opened for reading over any ``RandomAccessSource`` (the decrypting reader, so the
+/// decrypted ZIP never touches the disk): its end records and central directory scanned strictly, then each
+/// entry's data read at the offset its checked local header gives, inflated with zlib and checked for size
+/// and CRC-32 as it streams.
+///
+/// Nothing else parses the ZIP's headers: the scan alone decides where each entry is and how large it is
+/// (`Spec/decisions/0009`). The checks run in the order of `Spec/backup-v1.md` §4: the end records and the
+/// central directory when this is made; the manifest (``readManifest()``) and its binding
+/// (``checkBinding(_:)``); then every entry in file order with the tiling (``readEveryEntry(checkedAgainst:_:)``).
+public final class BackupArchive {
+    /// The scanned entries.
+    public let directory: ZipDirectory
+    private let source: RandomAccessSource
+    /// The size of the pieces read from the source and inflated into.
+    static let pieceSize = 1 << 16
+
+    /// Scans the end records and the central directory of `source`
+    /// (``ZipStructureScanner/scanCentralDirectory(_:)``): this touches only the end of the ZIP.
+    public init(_ source: RandomAccessSource) throws {
+        self.source = source
+        directory = try ZipStructureScanner.scanCentralDirectory(source)
+    }
+
+    /// Reads every entry in file order, checking that the local headers and data tile the ZIP exactly
+    /// (``ZipTiling``) and each entry against the manifest (size, CRC-32, SHA-256).
+    ///
+    /// `handle` gets each entry and a function that streams it into a sink; it calls that function once
+    /// (an entry it does not read is read and checked anyway). The bytes reach the sink before the checks at
+    /// the end of the entry: keep nothing until this returns.
+    public func readEveryEntry(
+        checkedAgainst manifest: Manifest,
+        _ handle: (ZipEntry, _ read: ((UnsafeRawBufferPointer) throws -> Void) throws -> Void) throws -> Void
+    ) throws {
+        var tiling = ZipTiling(directory)
+        for entry in directory.entriesInFileOrder {
+            let dataOffset = try tiling.check(entry, in: source)
+            var wasRead = false
+            func read(into sink: (UnsafeRawBufferPointer) throws -> Void) throws {
+                wasRead = true
+                try self.read(entry, dataOffset: dataOffset, checkedAgainst: manifest, into: sink)
+            }
+            try handle(entry, read)
+            if !wasRead { try read { _ in } }
+        }
+        try tiling.finish()
+    }
+
+    /// Streams `entry`'s data to `sink`, checking that exactly the declared size arrives with the declared
+    /// CRC-32; returns the data's SHA-256.
+    ///
+    /// - Throws: `entry_corrupt` for a size or CRC lie, broken deflate data or bytes after it, or whatever
+    ///   the source or `sink` throws.
+    ///
+    /// The entry's local header is checked first; the tiling of the other entries is not (see
+    /// ``readEveryEntry(checkedAgainst:_:)``).
+    @discardableResult
+    public func read(_ entry: ZipEntry, into sink: (UnsafeRawBufferPointer) throws -> Void) throws -> [UInt8] {
+        let dataOffset = try ZipStructureScanner.checkLocalHeader(
+            source, entry, directoryOffset: directory.centralDirectoryOffset)
+        return try read(entry, dataOffset: dataOffset, into: sink)
+    }
+
+    /// Streams the data of `entry`, which starts at `dataOffset`, to `sink`; returns its SHA-256.
+    private func read(_ entry: ZipEntry, dataOffset: UInt64, into sink: (UnsafeRawBufferPointer) throws -> Void)
+        throws -> [UInt8]
+    {
+        var offset = dataOffset
+        let input = try AllocatedBytes(count: Self.pieceSize, wipesOnRelease: true)
+        let output = try AllocatedBytes(count: Self.pieceSize, wipesOnRelease: true)
+        let check = EntryCheck(entry)
+        let inflater = entry.method == 0 ? nil : try RawInflater()
+        var remaining = entry.compressedSize
+        repeat {
+            try Interruption.check()
+            let count = Int(min(remaining, UInt64(Self.pieceSize)))
+            let piece = UnsafeMutableRawBufferPointer(rebasing: input.bytes[0..<count])
+            guard try source.readExactly(at: offset, into: piece) else {
+                throw ZipStructureScanner.malformed("\(entry.name)'s data runs past the end of the file")
+            }
+            offset += UInt64(count)
+            remaining -= UInt64(count)
+            func emit(_ bytes: UnsafeRawBufferPointer) throws {
+                try check.add(bytes)
+                try sink(bytes)
+            }
+            if let inflater {
+                try inflater.inflate(
+                    UnsafeRawBufferPointer(piece), isLast: remaining == 0, into: output.bytes, name: entry.name,
+                    emit: emit)
+            } else {
+                try emit(UnsafeRawBufferPointer(piece))
+            }
+        } while remaining > 0
+        return try check.finish()
+    }
+
+    /// Reads `entry` like ``read(_:into:)`` and, for a file the manifest lists, checks its SHA-256 against
+    /// the manifest's (`manifest_mismatch`). The bytes reach `sink` as they stream, before the check.
+    public func read(
+        _ entry: ZipEntry, checkedAgainst manifest: Manifest, into sink: (UnsafeRawBufferPointer) throws -> Void
+    ) throws {
+        let dataOffset = try ZipStructureScanner.checkLocalHeader(
+            source, entry, directoryOffset: directory.centralDirectoryOffset)
+        try read(entry, dataOffset: dataOffset, checkedAgainst: manifest, into: sink)
+    }
+
+    private func read(
+        _ entry: ZipEntry, dataOffset: UInt64, checkedAgainst manifest: Manifest,
+        into sink: (UnsafeRawBufferPointer) throws -> Void
+    ) throws {
+        let digest = try read(entry, dataOffset: dataOffset, into: sink)
+        if let listed = manifest.file(named: entry.name), listed.sha256 != digest {
+            throw GoshuinError(.manifestMismatch, "\(entry.name) does not have the SHA-256 the manifest lists")
+        }
+    }
+
+    /// Reads and parses `manifest.json`.
+    public func readManifest() throws -> Manifest {
+        guard let entry = directory.entry(named: Manifest.fileName) else {
+            throw GoshuinError(.manifestMismatch, "the backup has no manifest.json")
+        }
+        var bytes: [UInt8] = []
+        try read(entry) { bytes += $0 }
+        return try Manifest.parse(bytes)
+    }
+
+    /// Checks the entries against the manifest by name and size: exactly `manifest.json` and the listed
+    /// files, nothing missing, nothing extra. (Hashes are checked when the data is read.)
+    public func checkBinding(_ manifest: Manifest) throws {
+        for entry in directory.entries where entry.name != Manifest.fileName {
+            guard let file = manifest.file(named: entry.name) else {
+                throw GoshuinError(.manifestMismatch, "\(entry.name) is in the ZIP but not in the manifest")
+            }
+            guard file.size == entry.uncompressedSize else {
+                throw GoshuinError(
+                    .manifestMismatch,
+                    "\(entry.name) declares \(entry.uncompressedSize) bytes; the manifest says \(file.size)")
+            }
+        }
+        for file in manifest.listedFiles where directory.entry(named: file.name) == nil {
+            throw GoshuinError(.manifestMismatch, "\(file.name) is in the manifest but not in the ZIP")
+        }
+    }
+}
+
+/// What an entry's data must add up to: the declared size, never more at any moment, and the declared
+/// CRC-32; the SHA-256 for the manifest.
+private final class EntryCheck {
+    private let entry: ZipEntry
+    private let hasher = SHA256Hasher()
+    private var checksum = crc32(0, nil, 0)
+    private var total: UInt64 = 0
+
+    init(_ entry: ZipEntry) { self.entry = entry }
+
+    func add(_ bytes: UnsafeRawBufferPointer) throws {
+        total += UInt64(bytes.count)
+        guard total <= entry.uncompressedSize else {
+            throw GoshuinError(
+                .entryCorrupt, "\(entry.name) holds more than the \(entry.uncompressedSize) bytes it declares")
+        }
+        checksum = crc32(checksum, bytes.baseAddress?.assumingMemoryBound(to: Bytef.self), uInt(bytes.count))
+        hasher.update(bytes)
+    }
+
+    func finish() throws -> [UInt8] {
+        guard total == entry.uncompressedSize else {
+            throw GoshuinError(
+                .entryCorrupt, "\(entry.name) holds \(total) bytes, not the \(entry.uncompressedSize) it declares")
+        }
+        guard UInt32(checksum) == entry.crc32 else {
+            throw GoshuinError(.entryCorrupt, "\(entry.name) fails its CRC-32")
+        }
+        return hasher.finalize()
+    }
+}

@@ -1,0 +1,97 @@
+import Glibc
+
+/// The names of the toolkit's temporary files and folders, `.NAME.goshuin-tmp-RANDOM` beside their
+/// destination, and the sweep that removes those a killed run left behind (`Spec/decisions/0011`).
+///
+/// A run holds an exclusive `flock(2)` on each of its temporaries from the moment it makes them until
+/// they become the destination or are removed. A temporary whose lock is free belongs to no live run.
+public enum Temporaries {
+    /// What every temporary name holds between the destination's name and the random part.
+    static let marker = ".goshuin-tmp-"
+    /// How long a temporary must have been left unmodified before a sweep may take it: longer than the
+    /// moment between creating a temporary and locking it, by far.
+    static let minimumAgeForSweep: Int = 60
+
+    /// A fresh temporary name for `destinationName`: `.` + the name, shortened at a character boundary so
+    /// that the whole fits in `NAME_MAX` bytes, + the marker + 16 random hex digits.
+    static func name(for destinationName: String) -> String {
+        let random = String(UInt64.random(in: 0...UInt64.max), radix: 16)
+        let suffix = marker + String(repeating: "0", count: 16 - random.count) + random
+        var base = Substring(destinationName)
+        while 1 + base.utf8.count + suffix.utf8.count > Int(NAME_MAX) { base = base.dropLast() }
+        return "." + base + suffix
+    }
+
+    /// Whether `name` has the shape of a temporary of this toolkit (also of earlier versions, whose random
+    /// part was shorter or from `mkdtemp`).
+    static func isTemporaryName(_ name: [UInt8]) -> Bool {
+        let marker = Array(Self.marker.utf8)
+        guard name.first == UInt8(ascii: "."), name.count > marker.count + 1 else { return false }
+        for start in stride(from: name.count - marker.count - 1, through: 1, by: -1)
+        where name[start..<start + marker.count].elementsEqual(marker) {
+            let random = name[(start + marker.count)...]
+            return (1...16).contains(random.count)
+                && random.allSatisfy {
+                    (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0)
+                }
+        }
+        return false
+    }
+
+    /// Removes, from the directory at `path`, the temporaries of this toolkit that no live run holds: this
+    /// user's files and flat folders with the temporary shape, unlocked and unmodified for a minute.
+    ///
+    /// Nothing is followed: a link with a temporary's name is left alone, and so is a folder holding
+    /// anything but regular files.
+    /// - Returns: the names removed.
+    public static func sweepLeftovers(in path: String) -> [String] {
+        guard let directory = try? OpenDirectory(path: path), let names = try? directory.names() else { return [] }
+        var removed: [String] = []
+        for raw in names where isTemporaryName(raw) {
+            guard let name = String(validating: raw, as: UTF8.self), let info = try? directory.status(of: name),
+                info.st_uid == geteuid(), time(nil) - info.st_mtim.tv_sec >= minimumAgeForSweep
+            else { continue }
+            let kind = info.st_mode & S_IFMT
+            if kind == S_IFREG, removeUnlockedFile(name, identity: FileIdentity(info), in: directory) {
+                removed.append(name)
+            } else if kind == S_IFDIR, removeUnlockedFolder(name, identity: FileIdentity(info), in: directory) {
+                removed.append(name)
+            }
+        }
+        return removed.sorted()
+    }
+
+    private static func removeUnlockedFile(_ name: String, identity: FileIdentity, in directory: OpenDirectory)
+        -> Bool
+    {
+        guard let file = try? directory.openFile(name, O_RDONLY | O_NONBLOCK) else { return false }
+        defer { try? file.close() }
+        guard (try? file.fileIdentity()) == identity, (try? file.lockExclusively()) == true,
+            stillNames(identity, name, in: directory)
+        else { return false }
+        return (try? directory.removeFile(name)) != nil
+    }
+
+    private static func removeUnlockedFolder(_ name: String, identity: FileIdentity, in directory: OpenDirectory)
+        -> Bool
+    {
+        guard let folder = try? directory.openDirectory(name),
+            (try? folder.descriptor.fileIdentity()) == identity,
+            (try? folder.descriptor.lockExclusively()) == true, let entries = try? folder.names()
+        else { return false }
+        for raw in entries {
+            guard let entry = String(validating: raw, as: UTF8.self),
+                let info = try? folder.status(of: entry), info.st_mode & S_IFMT == S_IFREG,
+                (try? folder.removeFile(entry)) != nil
+            else { return false }
+        }
+        guard stillNames(identity, name, in: directory) else { return false }
+        return (try? directory.removeDirectory(name)) != nil
+    }
+
+    /// Whether `name` in `directory` is still the file or folder `identity` (not swapped meanwhile).
+    static func stillNames(_ identity: FileIdentity, _ name: String, in directory: OpenDirectory) -> Bool {
+        guard let info = try? directory.status(of: name) else { return false }
+        return FileIdentity(info) == identity
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+import Testing
+
+/// A run killed with SIGKILL (or a power loss) leaves its temporaries; a later run writing into the same
+/// folder removes those no live run holds, and says so.
+@Suite struct LeftoverSweepTests {
+    let directory = Scratch()
+    let environment = ["GOSHUIN_PASSPHRASE": "kill -9"]
+
+    /// Starts `arguments`, waits until an entry whose name starts with `prefix` appears, then kills the run.
+    func killWhenPresent(_ arguments: [String], prefix: String) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: ToolRunner.toolPath)
+        process.arguments = arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: directory.path)
+        process.environment = environment
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date().addingTimeInterval(30)
+        var leftover: String?
+        while leftover == nil, process.isRunning, Date() < deadline {
+            leftover = directory.entries.first { $0.hasPrefix(prefix) }
+            if leftover == nil { usleep(2_000) }
+        }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        return try #require(leftover, "the run made no temporary before it ended")
+    }
+
+    /// Sets `name`'s modification time `seconds` in the past, as if the killed run were that old.
+    func age(_ name: String, by seconds: Int) {
+        var times = [
+            timespec(tv_sec: time(nil) - seconds, tv_nsec: 0), timespec(tv_sec: time(nil) - seconds, tv_nsec: 0),
+        ]
+        #expect(utimensat(AT_FDCWD, directory.path + "/" + name, &times, AT_SYMLINK_NOFOLLOW) == 0)
+    }
+
+    @Test func aKilledSealsTemporaryIsRemovedByTheNextRun() throws {
+        directory.write("big.bin", [UInt8](repeating: 1, count: 64 << 20))
+        // 2,000,000 iterations: the temporary exists for the whole key derivation.
+        let leftover = try killWhenPresent(
+            ["seal", "big.bin", "-o", "big.goshuin", "--iterations", "2000000"], prefix: ".big.goshuin.goshuin-tmp-")
+        #expect(directory.exists(leftover), "SIGKILL leaves the temporary file")
+        let tooRecent = try ToolRunner.run(
+            ["seal", "big.bin", "-o", "other.goshuin", "--iterations", "1000"], in: directory.path,
+            environment: environment)
+        #expect(tooRecent.status == 0 && directory.exists(leftover), "a fresh temporary may be a live run's")
+        age(leftover, by: 120)
+        let later = try ToolRunner.run(
+            ["seal", "big.bin", "-o", "third.goshuin", "--iterations", "1000"], in: directory.path,
+            environment: environment)
+        #expect(later.status == 0, "\(later.stderr)")
+        #expect(!directory.exists(leftover))
+        #expect(later.stderr.contains("removed 1 leftover temporary file of an interrupted run"), "\(later.stderr)")
+        #expect(later.stderr.contains(leftover))
+        let quiet = try ToolRunner.run(
+            ["seal", "big.bin", "-o", "fourth.goshuin", "--iterations", "1000", "-q"], in: directory.path,
+            environment: environment)
+        #expect(quiet.status == 0 && quiet.stderr.isEmpty)
+    }
+
+    @Test func aKilledExtractionsFolderIsRemovedByTheNextRun() throws {
+        try FileManager.default.createDirectory(atPath: directory.path + "/in", withIntermediateDirectories: false)
+        directory.write("in/records.csv", Array("a\n".utf8))
+        directory.write("in/IMG_0001.jpg", [UInt8](repeating: 9, count: 256 << 20))
+        let sealed = try ToolRunner.run(
+            ["seal", "in", "-o", "b.goshuin", "--iterations", "1000"], in: directory.path, environment: environment)
+        #expect(sealed.status == 0, "\(sealed.stderr)")
+        let leftover = try killWhenPresent(["open", "b.goshuin", "--extract", "out"], prefix: ".out.goshuin-tmp-")
+        var info = stat()
+        #expect(lstat(directory.path + "/" + leftover, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR)
+        age(leftover, by: 120)
+        let later = try ToolRunner.run(
+            ["open", "b.goshuin", "--extract", "out"], in: directory.path, environment: environment)
+        #expect(later.status == 0, "\(later.stderr)")
+        #expect(!directory.exists(leftover), "\(directory.entries)")
+        #expect(later.stderr.contains("removed 1 leftover"))
+    }
+
+    @Test func aTemporaryUnderLockOrOfAnotherShapeIsLeftAlone() throws {
+        directory.write("plain.bin", [1, 2, 3])
+        let held = ".x.goshuin-tmp-0123456789abcdef"
+        let unrelated = [".x.goshuin-tmp-", "x.goshuin-tmp-0123", ".x.goshuin-tmp-01234567890abcdef0", ".notes"]
+        for name in [held] + unrelated {
+            directory.write(name, [7])
+            age(name, by: 3_600)
+        }
+        try FileManager.default.createSymbolicLink(
+            atPath: directory.path + "/.y.goshuin-tmp-00000000000000aa", withDestinationPath: "plain.bin")
+        let descriptor = open(directory.path + "/" + held, O_RDONLY)
+        #expect(flock(descriptor, LOCK_EX) == 0)
+        let run = try ToolRunner.run(
+            ["seal", "plain.bin", "-o", "p.goshuin", "--iterations", "1000"], in: directory.path,
+            environment: environment)
+        #expect(run.status == 0 && !run.stderr.contains("removed"), "\(run.stderr)")
+        for name in [held, ".y.goshuin-tmp-00000000000000aa"] + unrelated { #expect(directory.exists(name), "\(name)") }
+        close(descriptor)
+        let after = try ToolRunner.run(
+            ["seal", "plain.bin", "-o", "q.goshuin", "--iterations", "1000"], in: directory.path,
+            environment: environment)
+        #expect(after.status == 0 && !directory.exists(held), "unlocked, it is a leftover: \(after.stderr)")
+        for name in unrelated { #expect(directory.exists(name), "\(name)") }
+    }
+}
