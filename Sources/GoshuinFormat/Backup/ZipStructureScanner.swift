@@ -287,7 +287,9 @@ public enum ZipStructureScanner {
         }
         let dataOffset = entry.localHeaderOffset + 30 + UInt64(nameLength) + UInt64(extraLength)
         let (end, overflow) = dataOffset.addingReportingOverflow(entry.compressedSize)
-        guard !overflow, end <= directoryOffset else { throw malformed("\(entry.name)'s data runs into the central directory") }
+        guard !overflow, end <= directoryOffset else {
+            throw malformed("\(entry.name)'s data runs into the central directory")
+        }
         return dataOffset
     }
 
