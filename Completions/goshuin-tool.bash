@@ -36,7 +36,7 @@ _goshuin_tool() {
         if [[ $cur == -* ]]; then
             _goshuin_tool_reply -W '--version --help -h' -- "$cur"
         else
-            _goshuin_tool_reply -W 'seal open inspect check help' -- "$cur"
+            _goshuin_tool_reply -W 'seal open verify inspect check help' -- "$cur"
         fi
         return
     fi
@@ -51,6 +51,9 @@ _goshuin_tool() {
     open)
         options=(-o --output --extract --passphrase-file --passphrase-fd --force -q --quiet --json -h --help)
         ;;
+    verify)
+        options=(--passphrase-file --passphrase-fd -q --quiet --json -h --help)
+        ;;
     inspect)
         options=(--list --passphrase-file --passphrase-fd --json -h --help)
         ;;
@@ -58,7 +61,7 @@ _goshuin_tool() {
         options=(--json -h --help)
         ;;
     help)
-        ((COMP_CWORD == 2)) && _goshuin_tool_reply -W 'seal open inspect check' -- "$cur"
+        ((COMP_CWORD == 2)) && _goshuin_tool_reply -W 'seal open verify inspect check' -- "$cur"
         return
         ;;
     *)
@@ -117,7 +120,7 @@ _goshuin_tool() {
     seal) # INPUT: any file, or - for standard input
         _goshuin_tool_reply -f -- "$cur"
         ;;
-    open | inspect) # INPUT.goshuin: .goshuin files (and directories) first, else any file
+    open | verify | inspect) # INPUT.goshuin: .goshuin files (and directories) first, else any file
         _goshuin_tool_reply -f -X '!*.goshuin' -- "$cur"
         _goshuin_tool_reply -d -- "$cur"
         ((${#COMPREPLY[@]})) || _goshuin_tool_reply -f -- "$cur"

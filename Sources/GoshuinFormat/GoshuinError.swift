@@ -65,6 +65,10 @@ public struct GoshuinError: Error, Equatable, CustomStringConvertible, Sendable 
         case interrupted = "interrupted"
         /// The system refused the memory the operation needs (a memory limit, or a full machine).
         case outOfMemory = "out_of_memory"
+        /// Sealing was asked with an empty passphrase, which protects nothing.
+        case emptyPassphrase = "empty_passphrase"
+        /// The passphrase is longer than ``Passphrase/maximumLength`` bytes.
+        case passphraseTooLong = "passphrase_too_long"
     }
 
     /// The stable code.
@@ -75,13 +79,19 @@ public struct GoshuinError: Error, Equatable, CustomStringConvertible, Sendable 
     public let chunkIndex: UInt64?
     /// The `errno` value behind an `io` or `no_space` error.
     public let errno: Int32?
+    /// One line each for the several problems behind one error (every file of a folder that may not be in a
+    /// backup), so that a person learns all of them at once.
+    public let details: [String]
 
     /// Makes an error with its code and message.
-    public init(_ code: Code, _ message: String, chunkIndex: UInt64? = nil, errno: Int32? = nil) {
+    public init(
+        _ code: Code, _ message: String, chunkIndex: UInt64? = nil, errno: Int32? = nil, details: [String] = []
+    ) {
         self.code = code
         self.message = message
         self.chunkIndex = chunkIndex
         self.errno = errno
+        self.details = details
     }
 
     /// `code: message`.
@@ -101,7 +111,8 @@ public struct GoshuinError: Error, Equatable, CustomStringConvertible, Sendable 
             .chunkDamaged, .malformedVector, .zipMalformed, .unsafeEntryName, .duplicateEntry, .unsupportedEntry,
             .zipLimitExceeded, .entryCorrupt, .manifestInvalid, .manifestMismatch, .unexpectedFile:
             return true
-        case .outputExists, .invalidArgument, .io, .noSpace, .destinationNotEmpty, .interrupted, .outOfMemory:
+        case .outputExists, .invalidArgument, .io, .noSpace, .destinationNotEmpty, .interrupted, .outOfMemory,
+            .emptyPassphrase, .passphraseTooLong:
             return false
         }
     }

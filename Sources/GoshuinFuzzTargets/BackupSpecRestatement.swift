@@ -17,8 +17,8 @@ enum BackupSpecRestatement {
             && bytes != [0x2E, 0x2E]
     }
 
-    /// §3.2: `stem.ext`, one dot, stem 1–100 of `[A-Za-z0-9_-]` starting alphanumeric, a listed lower-case
-    /// extension, and not a Windows device name in any case.
+    /// §3.2: `stem.ext`, one dot, stem 1–100 of `[A-Za-z0-9_-]` starting alphanumeric, a listed extension
+    /// in any case, and not a Windows device name in any case.
     static func isValidPhotoName(_ bytes: [UInt8]) -> Bool {
         let parts = bytes.split(separator: 0x2E, omittingEmptySubsequences: false)
         guard parts.count == 2 else { return false }
@@ -26,7 +26,7 @@ enum BackupSpecRestatement {
         let fileExtension = String(decoding: parts[1], as: UTF8.self)
         guard (1...100).contains(stem.count), stem.allSatisfy({ isNameCharacter($0) && $0 != 0x2E }),
             let first = stem.first, first != UInt8(ascii: "_"), first != UInt8(ascii: "-"),
-            ["jpg", "jpeg", "png", "heic", "heif", "webp"].contains(fileExtension)
+            ["jpg", "jpeg", "png", "heic", "heif", "webp"].contains(fileExtension.lowercased())
         else { return false }
         let upper = String(decoding: stem, as: UTF8.self).uppercased()
         let devices = ["CON", "PRN", "AUX", "NUL"] + (1...9).flatMap { ["COM\($0)", "LPT\($0)"] }

@@ -8,23 +8,27 @@ struct CommandSpec {
     let discussion: String
     let examples: [String]
 
-    static let all = [seal, open, inspect, check]
+    static let all = [seal, open, verify, inspect, check]
 
     static func named(_ name: String) -> CommandSpec? { all.first { $0.name == name } }
 
     static let helpOption = OptionSpec("--help", short: "-h", "Show this help and exit.")
     static let jsonOption = OptionSpec(
         "--json",
-        "Print one JSON object on standard output: a summary with \"ok\": true, or"
-            + " {\"ok\": false, \"error\": {\"code\", \"message\"}}.")
+        "Print one JSON object on standard output instead of the text output: a summary with \"ok\": true, or"
+            + " {\"ok\": false, \"error\": {\"code\", \"message\"}}. No progress and no result line; an error"
+            + " still gets its line on standard error.")
     static let passphraseOptions = [
         OptionSpec(
             "--passphrase-file", value: "PATH", "Read the passphrase from the first line of PATH (CR/LF removed)."),
         OptionSpec("--passphrase-fd", value: "N", "Read the passphrase from the first line of file descriptor N."),
     ]
     static let outputOptions = [
-        OptionSpec("--force", "Replace OUTPUT if it exists (it is never replaced otherwise)."),
-        OptionSpec("--quiet", short: "-q", "Show no progress on standard error."),
+        OptionSpec(
+            "--force",
+            "Replace OUTPUT if it exists and is a regular file (it is never replaced otherwise); with -o -, write"
+                + " to a terminal what is not plain text."),
+        OptionSpec("--quiet", short: "-q", "Show no progress, notices or result line on standard error."),
     ]
 
     static let seal = CommandSpec(
@@ -45,10 +49,15 @@ struct CommandSpec {
         discussion: """
             INPUT is a file, or '-' for standard input (copied first to a private temporary file, because the
             header records the length). A FOLDER is packed into a backup ZIP first: records.csv and photos
-            (stem.jpg, .jpeg, .png, .heic, .heif or .webp) with a generated manifest.json; any other file is
-            refused by name. The passphrase is asked twice on the terminal unless it comes from
-            --passphrase-file, --passphrase-fd or GOSHUIN_PASSPHRASE; an empty passphrase is refused. Every
-            file gets a fresh random salt and nonce. The output appears only once it is complete.
+            (IMG_0001.jpg, .jpeg, .png, .heic, .heif or .webp, in any case) with a generated manifest.json.
+            Every file that may not be in a backup is listed at once, with the rule it breaks and a name that
+            would pass; .DS_Store, Thumbs.db, desktop.ini and ._* files are left out with a notice. Photos are
+            never renamed: records.csv refers to them by name.
+
+            The passphrase is asked twice on the terminal unless it comes from --passphrase-file,
+            --passphrase-fd or GOSHUIN_PASSPHRASE; an empty one is refused, a short one warned about. Every
+            file gets a fresh random salt and nonce. The output appears only once it is complete; a line on
+            standard error then says what was sealed, where, and its size.
             """,
         examples: [
             "goshuin-tool seal notes.zip -o notes.goshuin",
@@ -69,13 +78,33 @@ struct CommandSpec {
         discussion: """
             The file's structure is checked before the passphrase is used. Every chunk is authenticated
             before OUTPUT appears; if any check fails, nothing is written. With -o - the payload is verified
-            in a private temporary file first, then copied to standard output. With --extract the backup's
-            ZIP is read in place, chunk by chunk, without writing it out; the folder appears only when every
-            entry verified. Free space is checked before the passphrase is used (no_space).
+            in a private temporary file first, then copied to standard output; to a terminal only when it is
+            plain text, or with --force. With --extract the backup's ZIP is read in place, chunk by chunk,
+            without writing it out; the folder appears only when every entry verified. Free space is checked
+            before the passphrase is used (no_space). A line on standard error then says what was written.
             """,
         examples: [
             "goshuin-tool open backup.goshuin -o backup.zip",
             "goshuin-tool open backup.goshuin --extract restored/",
+        ])
+
+    static let verify = CommandSpec(
+        name: "verify", summary: "Check that a .goshuin file opens, and a backup is sound, writing nothing.",
+        usage: "goshuin-tool verify INPUT.goshuin [options]",
+        options: passphraseOptions + [
+            OptionSpec("--quiet", short: "-q", "Show no progress on standard error."), jsonOption, helpOption,
+        ],
+        discussion: """
+            Authenticates every chunk with the passphrase and writes nothing: what to run on a backup before
+            wiping a phone. When the payload is a backup (a ZIP holding manifest.json), also checks its whole
+            structure and every entry against the manifest (size, CRC-32, SHA-256), as open --extract would.
+            Reads the file once. Prints the chunks and bytes, and for a backup when it was made, the size of
+            records.csv and the number of photos. Exits 0 when everything verified, 65 with the error open
+            would give when not.
+            """,
+        examples: [
+            "goshuin-tool verify backup.goshuin",
+            "goshuin-tool verify backup.goshuin --json --passphrase-file key.txt",
         ])
 
     static let inspect = CommandSpec(
@@ -101,11 +130,21 @@ struct CommandSpec {
     static let check = CommandSpec(
         name: "check", summary: "Check known-answer vectors against this implementation.",
         usage: "goshuin-tool check [PATH…] [--json]",
-        options: [jsonOption, helpOption],
+        options: [
+            OptionSpec(
+                "--json",
+                "Print one JSON object on standard output: {\"ok\", \"passed\", \"failed\", \"malformed\", \"skipped\","
+                    + " \"vectors\": [{\"name\", \"outcome\", \"problems\", \"computed\"}]}; the error object only when"
+                    + " the check cannot run."),
+            helpOption,
+        ],
         discussion: """
-            Each PATH is a directory of vectors (every NAME.json in it) or one vector's JSON file; the
-            default is KnownAnswer/. The vector format is Spec/vectors-v1.md. Prints one line per vector,
-            then 'N passed, N failed'; exits 1 if any vector fails or is malformed.
+            Each PATH is a directory of vectors (every NAME.json directly in it) or one vector's JSON file;
+            the default is KnownAnswer/. The vector format is Spec/vectors-v1.md. Every vector goes through
+            every reader (streaming, parallel, random access) and a success vector through both sealers.
+            Prints one line per vector and, under a failing one, a line per problem with what the vector says
+            and what was computed; a JSON file without a "format" member is not a vector and is skipped. Then
+            'N malformed' and 'N passed, N failed'; exits 1 if any vector fails or is malformed.
             """,
         examples: ["goshuin-tool check", "goshuin-tool check their-vectors/ --json"])
 }

@@ -34,28 +34,62 @@ enum Console {
         }
     }
 
+    /// Whether a progress line is on standard error, not ended by a newline.
+    nonisolated(unsafe) private static var progressLineOpen = false
+
     static func error(_ text: String) {
+        // An error or a notice never continues a progress line: it starts on a line of its own.
+        if progressLineOpen {
+            progressLineOpen = false
+            write("\n")
+        }
+        write(text)
+    }
+
+    /// Draws `line` as the progress line, in place of the one before.
+    static func progress(_ line: String) {
+        write("\r\u{1B}[K" + line)
+        progressLineOpen = true
+    }
+
+    /// Removes the progress line.
+    static func clearProgress() {
+        guard progressLineOpen else { return }
+        write("\r\u{1B}[K")
+        progressLineOpen = false
+    }
+
+    private static func write(_ text: String) {
         // A closed or broken standard error has nowhere to report to; the exit status still tells.
         try? FileDescriptor.standardError.writeAll(Array(text.utf8))
     }
 
     /// Reports `error` as one line on standard error, `goshuin-tool: error: CODE: message` with its hint
     /// after a semicolon, every part escaped for the terminal (messages quote names from files); with
-    /// `json`, also as `{"ok": false, "error": {"code", "message"}}` on standard output.
+    /// `json`, also as `{"ok": false, "error": {"code", "message"[, "chunkIndex"]}}` on standard output.
     static func report(_ error: ToolError, json: Bool) {
         if json {
-            let object: JSONValue = .object([
-                ("ok", .bool(false)),
-                ("error", .object([("code", .string(error.code)), ("message", .string(error.message))])),
-            ])
+            var members: [(key: String, value: JSONValue)] = [
+                ("code", .string(error.code)), ("message", .string(error.message)),
+            ]
+            if let chunkIndex = error.chunkIndex { members.append(("chunkIndex", .integer(chunkIndex))) }
+            if !error.details.isEmpty { members.append(("details", .array(error.details.map { .string($0) }))) }
+            let object: JSONValue = .object([("ok", .bool(false)), ("error", .object(members))])
             out(object.serialized() + "\n")
         }
         let hint = error.hint.map { "; \($0)" } ?? ""
         self.error(DisplayText.escaped("goshuin-tool: error: \(error.code): \(error.message)\(hint)") + "\n")
+        for detail in error.details { self.error("  " + DisplayText.escaped(detail) + "\n") }
     }
 
-    /// Whether notices are shown (not with `--quiet`).
+    /// Whether notices and the result line are shown (not with `--quiet` or `--json`).
     nonisolated(unsafe) static var showsNotices = true
+
+    /// The line that says what a command did (`sealed … into …, 880 KiB`), on standard error; silenced by
+    /// `--quiet` and `--json`.
+    static func result(_ text: String) {
+        if showsNotices { error(DisplayText.escaped(text) + "\n") }
+    }
 
     /// A line on standard error that is not an error, such as leftovers removed; silenced by `--quiet`.
     static func notice(_ text: String) {

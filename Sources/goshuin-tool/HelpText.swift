@@ -1,6 +1,15 @@
-/// The text of `goshuin-tool help` and of each command's `--help`.
+import Glibc
+
+/// The text of `goshuin-tool help` and of each command's `--help`, wrapped to the terminal's width (80
+/// columns when standard output is not a terminal).
 enum HelpText {
     static let version = "goshuin-tool 0.1.0 (.goshuin format version 1)"
+
+    /// What a bare `goshuin-tool` prints, on standard error.
+    static var shortUsage: String {
+        "usage: goshuin-tool COMMAND [ARGUMENTS] [OPTIONS]\n"
+            + "commands: \(CommandSpec.all.map(\.name).joined(separator: ", ")); 'goshuin-tool help' explains them\n"
+    }
 
     static let exitStatuses = """
         EXIT STATUS
@@ -22,8 +31,10 @@ enum HelpText {
             --passphrase-fd N        the first line read from file descriptor N
             GOSHUIN_PASSPHRASE       the environment variable
             otherwise a prompt on the terminal (/dev/tty), with echo off.
-          The passphrase is used as its exact UTF-8 bytes: no trimming, no Unicode normalization.
-          Without any source and without a terminal, the command stops with a usage error.
+          The passphrase is used as its exact bytes: no trimming, no Unicode normalization. At most 4096 bytes
+          from any source. Sealing refuses an empty one and warns about one under 10 characters: a forgotten
+          passphrase cannot be recovered, by anyone. Without any source and without a terminal, the command
+          stops with a usage error.
         """
 
     static var overview: String {
@@ -39,35 +50,100 @@ enum HelpText {
 
             """
         for command in CommandSpec.all {
-            text += "  " + command.name.padding(9) + command.summary + "\n"
+            text += hanging("  " + command.name.padding(9), command.summary)
         }
         text += """
 
             Run 'goshuin-tool help COMMAND' (or COMMAND --help) for its options.
 
             EXAMPLES
-              goshuin-tool seal notes.zip -o notes.goshuin       asks the passphrase twice
-              goshuin-tool inspect notes.goshuin                 no passphrase needed
-              goshuin-tool open notes.goshuin -o notes.zip
+              goshuin-tool seal my-backup/ -o backup.goshuin   # asks the passphrase twice
+              goshuin-tool verify backup.goshuin               # checks chunks and photos
+              goshuin-tool open backup.goshuin --extract restored/
+              goshuin-tool inspect backup.goshuin              # no passphrase needed
 
             """
-        return text + "\n" + passphrase + "\n\n" + exitStatuses + "\n"
+        return text + "\n" + wrap(passphrase) + "\n\n" + wrap(exitStatuses) + "\n"
     }
 
     static func help(for command: CommandSpec) -> String {
-        var text = "goshuin-tool \(command.name) — \(command.summary)\n\nUSAGE\n  \(command.usage)\n\n"
-        text += "DESCRIPTION\n" + command.discussion.split(separator: "\n").map { "  " + $0 }.joined(separator: "\n")
-        text += "\n\nOPTIONS\n"
+        var text = wrap("goshuin-tool \(command.name) — \(command.summary)") + "\n\nUSAGE\n"
+        text += hanging("  ", command.usage)
+        text += "\nDESCRIPTION\n" + paragraphs(command.discussion, indent: 2)
+        text += "\nOPTIONS\n"
         for option in command.options {
             var names = option.short.map { "\($0), " } ?? "    "
             names += option.name + (option.valueName.map { " \($0)" } ?? "")
-            text += "  " + names.padding(26) + option.help + "\n"
+            text += hanging("  " + names.padding(optionColumn - 2), option.help)
         }
         text += "\nEXAMPLES\n" + command.examples.map { "  " + $0 }.joined(separator: "\n") + "\n"
         if command.options.contains(where: { $0.name == "--passphrase-file" }) {
-            text += "\n" + passphrase + "\n"
+            text += "\n" + wrap(passphrase) + "\n"
         }
-        return text + "\n" + exitStatuses + "\n"
+        return text + "\n" + wrap(exitStatuses) + "\n"
+    }
+
+    /// Where option descriptions start.
+    static let optionColumn = 30
+
+    /// The width to wrap to: the terminal's columns when standard output is one, else 80.
+    static var width: Int {
+        var size = winsize()
+        // TIOCGWINSZ (0x5413) is not exported by the Glibc module.
+        if isatty(1) == 1, ioctl(1, 0x5413, &size) == 0, size.ws_col >= 40 { return Int(size.ws_col) }
+        return 80
+    }
+
+    /// `lead` then `text`, wrapped at word boundaries; continuation lines start at `lead`'s width, or, when
+    /// `lead` is too wide for a description beside it, the description starts on the next line.
+    static func hanging(_ lead: String, _ text: String) -> String {
+        let indent = min(lead.count, optionColumn)
+        let lines = words(text, width: width - indent)
+        guard lead.count <= indent + 1 || lines.isEmpty else {
+            return lead + "\n" + lines.map { String(repeating: " ", count: indent) + $0 }.joined(separator: "\n") + "\n"
+        }
+        let pad = String(repeating: " ", count: indent)
+        return lines.enumerated().map { ($0.offset == 0 ? lead : pad) + $0.element }.joined(separator: "\n") + "\n"
+    }
+
+    /// `text`'s paragraphs (separated by blank lines), each re-flowed to the width with `indent` spaces.
+    static func paragraphs(_ text: String, indent: Int) -> String {
+        let pad = String(repeating: " ", count: indent)
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        return lines.split(whereSeparator: { $0.allSatisfy { $0 == " " } }).map { paragraph in
+            words(paragraph.joined(separator: " "), width: width - indent).map { pad + $0 }.joined(separator: "\n")
+                + "\n"
+        }.joined(separator: "\n")
+    }
+
+    /// Each line of `text` wrapped to the width, its continuation lines indented like it plus two.
+    static func wrap(_ text: String) -> String {
+        text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
+            let indent = line.prefix { $0 == " " }.count
+            let lines = words(String(line.dropFirst(indent)), width: width - indent - 2)
+            guard !lines.isEmpty else { return "" }
+            let first = String(repeating: " ", count: indent) + lines[0]
+            let rest = lines.dropFirst().map { String(repeating: " ", count: indent + 2) + $0 }
+            return ([first] + rest).joined(separator: "\n")
+        }.joined(separator: "\n")
+    }
+
+    /// The words of `text` on lines of at most `width` characters (a longer word stands alone).
+    static func words(_ text: String, width: Int) -> [String] {
+        var lines: [String] = []
+        var line = ""
+        for word in text.split(whereSeparator: { $0 == " " || $0 == "\n" }) {
+            if line.isEmpty {
+                line = String(word)
+            } else if line.count + 1 + word.count <= width {
+                line += " " + word
+            } else {
+                lines.append(line)
+                line = String(word)
+            }
+        }
+        if !line.isEmpty { lines.append(line) }
+        return lines
     }
 }
 

@@ -26,7 +26,14 @@ enum InspectCommand {
         let summary: JSONValue
     }
 
+    /// The header's fields, unless the file is not a `.goshuin` file at all: past a wrong magic, nothing in
+    /// it is a header, and decoding it would only print numbers that mean nothing.
+    static func headerFields(_ inspection: ContainerInspection) -> HeaderFields? {
+        inspection.problem?.code == .badMagic ? nil : inspection.fields
+    }
+
     static func jsonSummary(_ inspection: ContainerInspection, path: String) -> JSONValue {
+        let fields = headerFields(inspection)
         var members: [(key: String, value: JSONValue)] = [
             ("ok", .bool(inspection.problem == nil)),
             ("command", .string("inspect")),
@@ -34,9 +41,9 @@ enum InspectCommand {
             ("verdict", .string(inspection.verdict)),
             ("actualFileSize", .integer(inspection.fileSize)),
             ("expectedFileSize", inspection.expectedFileSize.map { .integer($0) } ?? .null),
-            ("chunkCount", inspection.chunkCount.map { .integer($0) } ?? .null),
+            ("chunkCount", fields == nil ? .null : inspection.chunkCount.map { .integer($0) } ?? .null),
         ]
-        if let fields = inspection.fields {
+        if let fields {
             members.append(
                 (
                     "header",
@@ -63,26 +70,31 @@ enum InspectCommand {
 
     static func text(_ inspection: ContainerInspection, path: String) -> String {
         var lines = [
-            "file               \(path)",
+            "file               \(DisplayText.escaped(path))",
             "verdict            \(inspection.verdict)",
             "actual size        \(inspection.fileSize) bytes",
-            "expected size      " + (inspection.expectedFileSize.map { "\($0) bytes" } ?? "unknown (header invalid)"),
         ]
-        if let fields = inspection.fields {
-            let magic = String(
-                decoding: fields.magic.map { (32...126).contains($0) ? $0 : UInt8(ascii: ".") }, as: UTF8.self)
-            lines += [
-                "chunk count        " + (inspection.chunkCount.map(String.init) ?? "none"),
-                "header (unauthenticated: only opening with the passphrase verifies it)",
-                "  magic            \(magic) (\(Hex.encode(fields.magic)))",
-                "  version          \(fields.version)",
-                "  kdfIterations    \(fields.kdfIterations)",
-                "  salt             \(Hex.encode(fields.salt))",
-                "  nonceBase        \(Hex.encode(fields.nonceBase))",
-                "  chunkSize        \(fields.chunkSize)",
-                "  plaintextLength  \(fields.plaintextLength)",
-            ]
+        guard let fields = headerFields(inspection) else {
+            if let magic = inspection.fields?.magic {
+                lines.append("starts with        \(Hex.encode(magic)): not a .goshuin file (those start with GSHN)")
+            }
+            return lines.joined(separator: "\n") + "\n"
         }
+        lines.append(
+            "expected size      " + (inspection.expectedFileSize.map { "\($0) bytes" } ?? "unknown (header invalid)"))
+        let magic = String(
+            decoding: fields.magic.map { (32...126).contains($0) ? $0 : UInt8(ascii: ".") }, as: UTF8.self)
+        lines += [
+            "chunk count        " + (inspection.chunkCount.map(String.init) ?? "none"),
+            "header (unauthenticated: only opening with the passphrase verifies it)",
+            "  magic            \(magic) (\(Hex.encode(fields.magic)))",
+            "  version          \(fields.version)",
+            "  kdfIterations    \(fields.kdfIterations)",
+            "  salt             \(Hex.encode(fields.salt))",
+            "  nonceBase        \(Hex.encode(fields.nonceBase))",
+            "  chunkSize        \(fields.chunkSize)",
+            "  plaintextLength  \(fields.plaintextLength)",
+        ]
         if let problem = inspection.problem {
             lines.append("problem            \(problem.code.rawValue): \(problem.message)")
         }

@@ -21,7 +21,7 @@ enum OpenCommand {
         let force = arguments.has("--force")
         let input = try Paths.openInput(inputPath, command: command)
         return try input.closeAfter {
-            try Paths.checkOutput(outputPath, input: input, force: force, command: command)
+            try Paths.checkOutput(outputPath, input: input, force: force, binary: false, command: command)
             // The structure is checked before the passphrase is asked for: a cut file says so at once.
             let header = try ContainerStructure.validate(input)
             let passphrase = try passphraseReader.read(confirm: false)
@@ -29,6 +29,9 @@ enum OpenCommand {
                 try GoshuinFile.decrypt(
                     input, header: header, passphrase: passphrase, to: output, progress: reporter.handler)
             }
+            Console.result(
+                "opened \(inputPath) into \(outputPath == "-" ? "standard output" : outputPath),"
+                    + " \(ProgressReporter.size(header.plaintextLength))")
             return .object([
                 ("ok", .bool(true)),
                 ("command", .string(command)),
@@ -60,6 +63,7 @@ enum OpenCommand {
         Paths.sweepLeftovers(besides: folder)
         let manifest = try BackupExtractor.extract(
             inputPath: inputPath, passphrase: passphrase, into: folder, progress: reporter.handler)
+        Console.result("restored \(manifest.photos.count + 2) files into \(givenFolder)")
         return .object([
             ("ok", .bool(true)),
             ("command", .string(CommandSpec.open.name)),

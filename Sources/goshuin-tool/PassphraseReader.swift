@@ -42,7 +42,30 @@ struct PassphraseReader {
     }
 
     /// Reads the passphrase; when sealing from the terminal it is asked twice and must match.
+    ///
+    /// When sealing (`confirm`), an empty passphrase is refused and a short one warned about, whatever the
+    /// source; at the prompt, before the confirmation is asked.
     func read(confirm: Bool) throws(ToolError) -> Passphrase {
+        if let given = try readGiven() {
+            if confirm { try Self.checkForSealing(given.bytes) }
+            return given
+        }
+        let first = try TerminalPrompt.ask("Passphrase: ", tooLong: tooLong("the terminal"))
+        if confirm {
+            try Self.checkForSealing(first)
+            let second = try TerminalPrompt.ask("Passphrase again: ", tooLong: tooLong("the terminal"))
+            let same = first.withUnsafeBytes { one in second.withUnsafeBytes { two in one.elementsEqual(two) } }
+            guard same else {
+                throw ToolError(
+                    code: .passphraseMismatch, "the two passphrases differ; nothing was written",
+                    hint: "run the command again", status: .usage)
+            }
+        }
+        return Passphrase(secret: first)
+    }
+
+    /// The passphrase from a file, a descriptor or the environment; `nil` when none was given.
+    private func readGiven() throws(ToolError) -> Passphrase? {
         if let file {
             return try firstLine(path: file)
         }
@@ -54,17 +77,13 @@ struct PassphraseReader {
             guard length <= Passphrase.maximumLength else { throw tooLong(Self.environmentVariable) }
             return Passphrase(bytes: UnsafeRawBufferPointer(start: value, count: length))
         }
-        let first = try TerminalPrompt.ask("Passphrase: ", tooLong: tooLong("the terminal"))
-        if confirm {
-            let second = try TerminalPrompt.ask("Passphrase again: ", tooLong: tooLong("the terminal"))
-            let same = first.withUnsafeBytes { one in second.withUnsafeBytes { two in one.elementsEqual(two) } }
-            guard same else {
-                throw ToolError(
-                    code: "passphrase_mismatch", "the two passphrases differ; nothing was written",
-                    hint: "run the command again", status: .usage)
-            }
-        }
-        return Passphrase(secret: first)
+        return nil
+    }
+
+    /// Refuses an empty passphrase for sealing and warns about a short one.
+    private static func checkForSealing(_ passphrase: SecretBytes) throws(ToolError) {
+        guard passphrase.count > 0 else { throw empty }
+        warnIfShort(passphrase)
     }
 
     private func firstLine(path: String) throws(ToolError) -> Passphrase {
@@ -73,7 +92,7 @@ struct PassphraseReader {
             descriptor = try FileDescriptor.openForReading(path)
         } catch {
             throw ToolError(
-                code: "input_not_found", "cannot open the passphrase file \(path): \(error)", status: .noInput)
+                code: .inputNotFound, "cannot open the passphrase file \(path): \(error)", status: .noInput)
         }
         defer { try? descriptor.close() }
         return try firstLine(of: descriptor, source: path)
@@ -94,7 +113,7 @@ struct PassphraseReader {
                     try descriptor.read(into: buffer)
                 }
             } catch {
-                throw ToolError(code: "io", "cannot read the passphrase from \(source): \(error)", status: .ioError)
+                throw ToolError(code: .io, "cannot read the passphrase from \(source): \(error)", status: .ioError)
             }
             if count == 0 || byte == UInt8(ascii: "\n") { break }
             line.append(byte)
@@ -104,11 +123,31 @@ struct PassphraseReader {
         return Passphrase(bytes: line)
     }
 
+    /// The refusal of an empty passphrase for sealing, whatever its source.
+    static let empty = ToolError(
+        GoshuinError(.emptyPassphrase, "an empty passphrase protects nothing; nothing was written"))
+
+    /// Passphrases shorter than this many characters get a warning when sealing.
+    static let shortLength = 10
+
+    /// Warns, on standard error, when sealing with a passphrase of fewer than ``shortLength`` characters:
+    /// nothing refuses it, but nobody can recover a backup whose passphrase is forgotten or guessed.
+    static func warnIfShort(_ passphrase: SecretBytes) {
+        let characters = passphrase.withUnsafeBytes { String(decoding: $0, as: UTF8.self).count }
+        guard characters > 0, characters < shortLength else { return }
+        Console.notice(
+            "warning: this passphrase has only \(characters) \(characters == 1 ? "character" : "characters"); a"
+                + " short one is easy to guess, and a forgotten one cannot be recovered: nobody, not even the app,"
+                + " can open the backup without it")
+    }
+
     /// The one refusal of a passphrase over ``Passphrase/maximumLength`` bytes, whatever its source.
     func tooLong(_ source: String) -> ToolError {
         ToolError(
-            code: "passphrase_too_long",
-            "the passphrase from \(source) is longer than \(Passphrase.maximumLength) bytes, the most any source takes",
-            hint: "see 'goshuin-tool help \(command)'", status: .usage)
+            GoshuinError(
+                .passphraseTooLong,
+                "the passphrase from \(source) is longer than \(Passphrase.maximumLength) bytes, the most any source"
+                    + " takes"))
     }
+
 }

@@ -2,7 +2,8 @@ import Glibc
 import GoshuinFormat
 
 /// Shows progress on standard error when it is a terminal: the key derivation's iterations, and the bytes
-/// of payloads over 64 MiB, each with its rate and the time left.
+/// of payloads over 64 MiB, each with its rate and the time left, on one line redrawn in place and cleared
+/// when the step ends (the result line, or an error, takes its place: ``Console``).
 final class ProgressReporter {
     /// Payloads at least this large show byte progress.
     static let payloadThreshold: UInt64 = 64 * 1_048_576
@@ -25,16 +26,15 @@ final class ProgressReporter {
         switch event {
         case .keyDerivationStarted(let iterations):
             keyDerivationStart = Self.now()
-            Console.error("goshuin-tool: deriving the key (\(iterations) iterations)…")
+            Console.progress("goshuin-tool: deriving the key (\(iterations) iterations)…")
         case .keyDerivation(let done, let total):
             let elapsed = max(Self.now() - keyDerivationStart, 0.001)
             let left = Double(total - done) * elapsed / Double(max(done, 1))
-            Console.error(
-                "\r\u{1B}[Kgoshuin-tool: deriving the key: \(done) / \(total) iterations, "
+            Console.progress(
+                "goshuin-tool: deriving the key: \(done) / \(total) iterations, "
                     + "\(Int(Double(done) / elapsed)) per second, " + Self.duration(left) + " left")
         case .keyDerivationFinished:
-            Console.error(
-                "\r\u{1B}[Kgoshuin-tool: key derived in " + Self.oneDecimal(Self.now() - keyDerivationStart) + " s\n")
+            Console.clearProgress()
             payloadStart = Self.now()
         case .payload(let done, let total):
             guard total >= Self.payloadThreshold else { return }
@@ -44,10 +44,10 @@ final class ProgressReporter {
             let elapsed = max(now - payloadStart, 0.001)
             let rate = Double(done) / elapsed
             let left = rate > 0 ? Double(total - done) / rate : 0
-            Console.error(
-                "\r\u{1B}[K  \(Self.size(done)) / \(Self.size(total))  \(Self.size(UInt64(rate)))/s  "
-                    + Self.duration(left) + " left")
-            if done == total { Console.error("\n") }
+            Console.progress(
+                "  \(Self.size(done)) / \(Self.size(total))  \(Self.size(UInt64(rate)))/s  " + Self.duration(left)
+                    + " left")
+            if done == total { Console.clearProgress() }
         }
     }
 
@@ -65,7 +65,8 @@ final class ProgressReporter {
             value /= 1024
             unit += 1
         }
-        return unit == 0 ? "\(bytes) B" : oneDecimal(value) + " " + units[unit]
+        guard unit > 0 else { return bytes == 1 ? "1 byte" : "\(bytes) bytes" }
+        return (value < 10 ? oneDecimal(value) : String(Int(value.rounded()))) + " " + units[unit]
     }
 
     static func duration(_ seconds: Double) -> String {

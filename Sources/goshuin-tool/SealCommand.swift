@@ -15,35 +15,37 @@ enum SealCommand {
         try passphraseReader.validate()
         let force = arguments.has("--force")
         if inputPath != "-", FileSystem.isDirectory(inputPath) {
-            try Paths.checkOutput(outputPath, input: nil, force: force, command: command)
-            let packed = try packFolder(inputPath, besides: outputPath)
+            try Paths.checkOutput(outputPath, input: nil, force: force, binary: true, command: command)
+            let (packed, manifest) = try packFolder(inputPath, besides: outputPath)
             defer { try? packed.close() }
-            return try seal(packed, to: outputPath, arguments, passphraseReader, parameters, reporter)
+            let photos = manifest.photos.count == 1 ? "1 photo" : "\(manifest.photos.count) photos"
+            return try seal(
+                packed, to: outputPath, what: "records.csv and \(photos)", arguments, passphraseReader, parameters,
+                reporter)
         }
         let input = inputPath == "-" ? nil : try Paths.openInput(inputPath, command: command)
         defer { try? input?.close() }
-        try Paths.checkOutput(outputPath, input: input, force: force, command: command)
+        try Paths.checkOutput(outputPath, input: input, force: force, binary: true, command: command)
         if inputPath == "-", passphraseReader.usesStandardInput {
             throw ToolError.usage("standard input cannot carry both the payload and the passphrase", command: command)
         }
         let payload = try input ?? spoolStandardInput()
         defer { if input == nil { try? payload.close() } }
-        return try seal(payload, to: outputPath, arguments, passphraseReader, parameters, reporter)
+        return try seal(
+            payload, to: outputPath, what: inputPath == "-" ? "standard input" : inputPath, arguments,
+            passphraseReader, parameters, reporter)
     }
 
-    /// Asks for the passphrase and seals `payload` into `outputPath`; returns the JSON summary.
+    /// Asks for the passphrase and seals `payload`, described as `what` in the result line, into `outputPath`;
+    /// returns the JSON summary.
     private static func seal(
-        _ payload: FileDescriptor, to outputPath: String, _ arguments: ParsedArguments,
+        _ payload: FileDescriptor, to outputPath: String, what: String, _ arguments: ParsedArguments,
         _ passphraseReader: PassphraseReader, _ parameters: SealParameters, _ reporter: ProgressReporter
     ) throws -> JSONValue {
         let command = CommandSpec.seal.name
         let force = arguments.has("--force")
         let length = try plaintextLength(of: payload)
         let passphrase = try passphraseReader.read(confirm: true)
-        guard !passphrase.isEmpty else {
-            throw ToolError(
-                code: "empty_passphrase", "an empty passphrase protects nothing; nothing was written", status: .usage)
-        }
         var header: Header?
         try Paths.writeOutput(outputPath, force: force) { output in
             header = try ContainerSealer.seal(
@@ -51,6 +53,9 @@ enum SealCommand {
                 progress: reporter.handler)
         }
         guard let header else { throw GoshuinError(.io, "sealing produced no header") }
+        Console.result(
+            "sealed \(what) into \(outputPath == "-" ? "standard output" : outputPath),"
+                + " \(ProgressReporter.size(header.layout.expectedFileSize))")
         return .object([
             ("ok", .bool(true)),
             ("command", .string(command)),
@@ -85,8 +90,7 @@ enum SealCommand {
                 nonceBase: [UInt8](repeating: 0, count: Header.nonceBaseLength), chunkSize: parameters.chunkSize,
                 plaintextLength: 1)
         } catch let error as GoshuinError {
-            throw ToolError(
-                code: error.code.rawValue, error.message, hint: "see 'goshuin-tool help seal'", status: .usage)
+            throw ToolError(usage: error, command: "seal")
         }
         return parameters
     }
@@ -108,17 +112,25 @@ enum SealCommand {
 
     /// Packs a backup folder into a private, already unlinked temporary file beside the output (so the
     /// space needed is on the output's disk), ready to be sealed.
-    private static func packFolder(_ folder: String, besides outputPath: String) throws -> FileDescriptor {
+    private static func packFolder(_ folder: String, besides outputPath: String) throws -> (
+        FileDescriptor, Manifest
+    ) {
         let directory = outputPath == "-" ? FileSystem.temporaryDirectory : AtomicOutput.directory(of: outputPath)
         let packed = try FileSystem.anonymousFile(in: directory)
         do {
-            try BackupPacker.pack(folder: folder, into: packed)
+            let result = try BackupPacker.pack(folder: folder, into: packed)
+            let skipped = result.skipped
+            if !skipped.isEmpty {
+                Console.notice(
+                    "left out \(skipped.count) \(skipped.count == 1 ? "file" : "files") the operating system made:"
+                        + " \(skipped.joined(separator: ", "))")
+            }
             try packed.seek(to: 0)
+            return (packed, result.manifest)
         } catch {
             try? packed.close()
             throw error
         }
-        return packed
     }
 
     /// Copies standard input into a private, already unlinked temporary file: the header needs the length

@@ -4,6 +4,10 @@ import GoshuinFormat
 /// The terminal's settings before echo was turned off, restored by the signal handler on Ctrl-C.
 nonisolated(unsafe) private var savedTerminalSettings = termios()
 nonisolated(unsafe) private var savedTerminalDescriptor: Int32 = -1
+/// What Ctrl-C at the prompt prints: the prompt's line ended first. (A static string: the signal handler
+/// may only call write(2).)
+private let interruptedAtPrompt: StaticString =
+    "\ngoshuin-tool: error: interrupted: stopped at the passphrase prompt; nothing was written\n"
 
 /// Asks for a passphrase on `/dev/tty` with echo off, whatever standard input and output are.
 enum TerminalPrompt {
@@ -30,6 +34,7 @@ enum TerminalPrompt {
             savedTerminalDescriptor = descriptor
             signal(SIGINT) { _ in
                 tcsetattr(savedTerminalDescriptor, TCSANOW, &savedTerminalSettings)
+                _ = Glibc.write(2, interruptedAtPrompt.utf8Start, interruptedAtPrompt.utf8CodeUnitCount)
                 _exit(130)
             }
             var silent = settings
@@ -54,7 +59,7 @@ enum TerminalPrompt {
             let count = Glibc.read(descriptor, &byte, 1)
             if count < 0 && errno == EINTR && !Interruption.isRequested { continue }
             if count < 0 {
-                throw ToolError(code: "io", "cannot read the passphrase from the terminal", status: .ioError)
+                throw ToolError(code: .io, "cannot read the passphrase from the terminal", status: .ioError)
             }
             if count == 0 || byte == UInt8(ascii: "\n") { break }
             line.append(byte)

@@ -21,24 +21,63 @@ enum ExitStatus: Int32 {
     case interrupted = 130
 }
 
+/// The codes of `goshuin-tool` itself, beside the library's (`GoshuinError.Code`); the manual lists both.
+enum ToolCode: String, CaseIterable {
+    /// A wrong command, option or argument.
+    case usage
+    /// The input, a passphrase file or a `check` path does not exist or cannot be read.
+    case inputNotFound = "input_not_found"
+    /// The two passphrases typed on the terminal differ.
+    case passphraseMismatch = "passphrase_mismatch"
+    /// The input and the output are the same file.
+    case sameFile = "same_file"
+    /// Binary output was going to a terminal.
+    case terminalOutput = "terminal_output"
+    /// The output's folder does not exist or is not writable.
+    case cannotCreateOutput = "cannot_create_output"
+    /// An operating-system error the library did not report.
+    case io
+    /// Stopped by a signal.
+    case interrupted
+}
+
 /// An error as the tool reports it: a stable code, a message, a hint and an exit status.
 struct ToolError: Error {
     let code: String
     let message: String
     let hint: String?
     let status: ExitStatus
+    /// The chunk at fault, for `chunk_damaged` and `chunk_length_invalid`.
+    let chunkIndex: UInt64?
+    /// One line per problem when there are several (every file of a folder that may not be in a backup).
+    let details: [String]
 
-    init(code: String, _ message: String, hint: String? = nil, status: ExitStatus) {
+    init(code: ToolCode, _ message: String, hint: String? = nil, status: ExitStatus) {
+        self.init(code: code.rawValue, message, hint: hint, status: status)
+    }
+
+    private init(
+        code: String, _ message: String, hint: String? = nil, status: ExitStatus, chunkIndex: UInt64? = nil,
+        details: [String] = []
+    ) {
         self.code = code
         self.message = message
         self.hint = hint
         self.status = status
+        self.chunkIndex = chunkIndex
+        self.details = details
     }
 
     /// A usage error, pointing at the command's help.
     static func usage(_ message: String, command: String? = nil) -> ToolError {
         let helpCommand = command.map { "goshuin-tool help \($0)" } ?? "goshuin-tool help"
-        return ToolError(code: "usage", message, hint: "see '\(helpCommand)'", status: .usage)
+        return ToolError(code: .usage, message, hint: "see '\(helpCommand)'", status: .usage)
+    }
+
+    /// A core error that comes from how the tool was used (an option's value out of bounds): exit 64, with
+    /// the command's help as the hint.
+    init(usage error: GoshuinError, command: String) {
+        self.init(code: error.code.rawValue, error.message, hint: "see 'goshuin-tool help \(command)'", status: .usage)
     }
 
     /// A core error with the exit status its code implies and a hint where one helps.
@@ -49,25 +88,30 @@ struct ToolError: Error {
         case .io, .noSpace: status = .ioError
         case .interrupted: status = .interrupted
         case .outOfMemory: status = .systemError
-        case .invalidArgument: status = .usage
+        case .invalidArgument, .emptyPassphrase, .passphraseTooLong: status = .usage
         default: status = error.isInputRejection ? .dataError : .ioError
         }
-        self.init(code: error.code.rawValue, error.message, hint: Self.hint(for: error.code), status: status)
+        self.init(
+            code: error.code.rawValue, error.message, hint: Self.hint(for: error.code), status: status,
+            chunkIndex: error.chunkIndex, details: error.details)
     }
 
     private static func hint(for code: GoshuinError.Code) -> String? {
         switch code {
         case .outputExists: return "use --force to replace it, or -o to choose another name"
         case .destinationNotEmpty: return "give a new folder name, or empty the folder first"
+        case .zipMalformed, .manifestMismatch:
+            return "to get what the file holds as it is, use 'goshuin-tool open FILE -o OUTPUT'"
         case .noSpace: return "free some space, or choose a destination on another disk"
         case .outOfMemory: return "close other programs, or raise the memory limit (ulimit -v)"
+        case .emptyPassphrase: return "choose a passphrase of several words"
+        case .passphraseTooLong: return "choose a passphrase of at most 4096 bytes"
         case .authFailed:
             return
-                "check the passphrase (it is case- and space-sensitive); a file sealed by another app needs its own passphrase"
-        case .truncated: return "copy the file again from where it was saved; 'goshuin-tool inspect' shows the sizes"
-        case .chunkDamaged, .chunkLengthInvalid:
-            return "the file is damaged; try another copy of the backup"
-        case .badMagic: return "is this the .goshuin file? 'goshuin-tool inspect' shows what the file starts with"
+                "check the passphrase (capital letters and spaces count); if it is right, try another copy of the file"
+        case .truncated, .trailingData: return "copy the file again from where it was saved"
+        case .chunkDamaged, .chunkLengthInvalid: return "try another copy of the file"
+        case .badMagic: return "check that this is the .goshuin file, not something it holds or another file"
         default: return nil
         }
     }

@@ -335,7 +335,7 @@ const KNOWN_ANSWERS = [
   { name: 'structure-length-prefix-before-authentication', length: FOUR_CHUNKS, mutate: both(flipCiphertext(0), setPrefix(2, 0)), expect: 'chunk_length_invalid', chunkIndex: 2, comment: 'Chunk 0 damaged and chunk 2 prefix wrong: check 9 covers every prefix before any tag is verified (check 11).' },
   { name: 'structure-chunks-swapped-short-last', length: FOUR_CHUNKS, mutate: swapChunks(2, 3), expect: 'chunk_length_invalid', chunkIndex: 2, comment: 'The full chunk 2 and the short last chunk swapped: the record at chunkOffset(2) has prefix 716, check 9 at index 2.' },
 
-  // --- authentication: check 11 with the §7.1 probe and §7.2 released plaintext
+  // --- authentication: check 11 with the §7.1 verdict and §7.3 released plaintext
   { name: 'auth-wrong-passphrase', length: FOUR_CHUNKS, openWith: 'correct horse battery stable', expect: 'auth_failed', comment: 'Opened with a wrong passphrase: chunk 0 fails and so do probed chunks 1–3, auth_failed, nothing released.' },
   { name: 'auth-wrong-passphrase-single-chunk', length: 100, openWith: 'wrong', expect: 'auth_failed', comment: 'A wrong passphrase on a 1-chunk file: chunk 0 fails and there is nothing to probe.' },
   { name: 'auth-passphrase-nfd-for-nfc', length: 200, passphrase: JAPANESE.normalize('NFC'), openWith: Buffer.from(JAPANESE.normalize('NFD'), 'utf8'), expect: 'auth_failed', comment: 'Sealed with the NFC passphrase, opened with its NFD form (hex): different bytes, different key (§4), auth_failed.' },
@@ -358,6 +358,14 @@ const KNOWN_ANSWERS = [
   { name: 'auth-chunk-from-other-file', length: FOUR_CHUNKS, mutate: (f, ctx) => withRecords(f, 1024, (r) => { r[1] = chunkRecords(ctx.donor, 1024).records[1]; return r; }), expect: 'chunk_damaged', chunkIndex: 1, comment: 'Chunk 1 taken from another seal of the same payload and passphrase (other salt and nonceBase): chunk 0 released, chunk_damaged at 1.' },
   { name: 'auth-probe-fourth-chunk-authenticates', length: SIX_CHUNKS, mutate: both(flipCiphertext(0), flipCiphertext(1), flipCiphertext(2)), expect: 'chunk_damaged', chunkIndex: 0, comment: 'Chunks 0–2 damaged, chunk 3 intact: chunk 3 is the last one probed and authenticates, chunk_damaged at 0.' },
   { name: 'auth-probe-window-exhausted', length: SIX_CHUNKS, mutate: both(flipCiphertext(0), flipCiphertext(1), flipCiphertext(2), flipCiphertext(3)), expect: 'auth_failed', comment: 'Chunks 0–3 damaged, chunks 4–5 intact: the probe stops after chunk 3 (4 chunks in all), so auth_failed.' },
+
+  // --- one verdict whatever the reader (§7.1): damage patterns a reader that starts elsewhere than chunk 0
+  // (the final chunk first, several chunks in parallel) must still judge by the lowest failing chunk
+  { name: 'verdict-last-chunk-only', length: SIX_CHUNKS, mutate: flipTag(5, 3, 2), expect: 'chunk_damaged', chunkIndex: 5, comment: 'Only the last of 6 chunks damaged: L = 5. A reader that authenticates the final chunk first must try chunks 0–4 before calling it chunk_damaged at 5; chunks 0–4 (5,120 bytes) are released in order.' },
+  { name: 'verdict-chunk-1-and-last', length: SIX_CHUNKS, mutate: both(flipCiphertext(1, 9), flipCiphertext(5, 0)), expect: 'chunk_damaged', chunkIndex: 1, comment: 'Chunks 1 and 5 of 6 damaged: the lowest failing chunk is 1, so chunk_damaged at 1, also for a reader that meets chunk 5 first; chunk 0 released.' },
+  { name: 'verdict-chunk-0-and-last', length: SIX_CHUNKS, mutate: both(flipCiphertext(0, 100), flipTag(5, 0)), expect: 'chunk_damaged', chunkIndex: 0, comment: 'Chunks 0 and 5 of 6 damaged: L = 0 and probed chunk 1 authenticates, chunk_damaged at 0 (not at 5), nothing released.' },
+  { name: 'verdict-first-four-and-last', length: SIX_CHUNKS, mutate: both(flipCiphertext(0), flipCiphertext(1), flipCiphertext(2), flipCiphertext(3), flipCiphertext(5)), expect: 'auth_failed', comment: 'Chunks 0–3 and 5 damaged, only chunk 4 intact: L = 0 and no chunk of the probe window (1–3) authenticates, so auth_failed, although chunk 4 would.' },
+  { name: 'verdict-two-middle-chunks', length: SIX_CHUNKS, mutate: both(flipTag(4, 8), flipTag(2, 8)), expect: 'chunk_damaged', chunkIndex: 2, comment: 'Chunks 2 and 4 of 6 damaged: chunk_damaged at 2, the lowest, whichever a reader meets first; chunks 0–1 released.' },
 ];
 
 // Seals an entry's payload, applies its edit and returns everything a vector needs.

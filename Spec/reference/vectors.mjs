@@ -186,7 +186,8 @@ function readVector(jsonBytes, expectedName) {
   } catch (error) {
     malformed(error instanceof RangeError ? 'JSON nested too deeply' : error.message);
   }
-  if (object === null || typeof object !== 'object' || Array.isArray(object) || object instanceof JsonNumber) malformed('not a JSON object');
+  // A JSON file that is not an object with a `format` member is not a vector (vectors-v1.md §1): skipped.
+  if (object === null || typeof object !== 'object' || Array.isArray(object) || object instanceof JsonNumber || !('format' in object)) return null;
 
   const vector = {};
   for (const [key, value] of Object.entries(object)) {
@@ -214,6 +215,7 @@ function checkKeyCombinations(vector, expectedName) {
     if (!success && !(key in vector)) malformed(`missing ${key}`);
   }
   if ('chunkIndex' in vector && !CODES_WITH_INDEX.includes(vector.expect)) malformed(`chunkIndex goes only with ${CODES_WITH_INDEX.join(' or ')}`);
+  if (!('chunkIndex' in vector) && CODES_WITH_INDEX.includes(vector.expect)) malformed(`a ${vector.expect} vector needs chunkIndex`);
 }
 
 // The vector's decoded byte values.
@@ -341,13 +343,14 @@ function checkFailure(vector, { error, released }, scratch) {
   if (left.length > 0) failCheck(`opening left ${left.join(', ')} behind`);
 }
 
-// Checks every *.json in `dir` (not recursive). Returns [{ name, status: ok|fail|malformed, reason? }].
+// Checks every *.json in `dir` (not recursive). Returns [{ name, status: ok|fail|malformed|skipped, reason? }].
 export function checkVectorSet(dir) {
   const jsonFiles = fs.readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
   return jsonFiles.map((jsonFile) => {
     const name = jsonFile.slice(0, -'.json'.length);
     try {
       const vector = readVector(fs.readFileSync(path.join(dir, jsonFile)), name);
+      if (vector === null) return { name, status: 'skipped', reason: 'not a vector (no "format" member)' };
       checkVector(dir, vector);
       return { name, status: 'ok' };
     } catch (error) {
@@ -358,11 +361,13 @@ export function checkVectorSet(dir) {
 }
 
 export function formatCheckReport(results, { json = false } = {}) {
-  const passed = results.filter((r) => r.status === 'ok').length;
-  const failed = results.length - passed;
-  if (json) return JSON.stringify({ passed, failed, results }, null, 2);
-  const lines = results.map(({ name, status, reason }) => (status === 'ok' ? `ok ${name}` : `${status === 'fail' ? 'FAIL' : 'MALFORMED'} ${name}: ${reason}`));
-  return [...lines, `${passed} passed, ${failed} failed`].join('\n');
+  const count = (status) => results.filter((r) => r.status === status).length;
+  const [passed, failed, malformed, skipped] = ['ok', 'fail', 'malformed', 'skipped'].map(count);
+  if (json) return JSON.stringify({ passed, failed, malformed, skipped, results }, null, 2);
+  const label = { ok: 'ok', fail: 'FAIL', malformed: 'MALFORMED', skipped: 'SKIP' };
+  const lines = results.map(({ name, status, reason }) => (status === 'ok' ? `ok ${name}` : `${label[status]} ${name}: ${reason}`));
+  if (skipped > 0) lines.push(`${skipped} skipped (not vectors)`);
+  return [...lines, `${malformed} malformed`, `${passed} passed, ${failed} failed`].join('\n');
 }
 
 // ---------------------------------------------------------------------------------------------

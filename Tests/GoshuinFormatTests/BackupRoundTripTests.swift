@@ -22,7 +22,7 @@ import Testing
     {
         let packed = try FileSystem.anonymousFile(in: directory.path)
         return try packed.closeAfter {
-            let manifest = try BackupPacker.pack(folder: folder, into: packed)
+            let manifest = try BackupPacker.pack(folder: folder, into: packed).manifest
             try packed.seek(to: 0)
             let size = try #require(try packed.regularFileSize())
             try withAtomicOutput(to: directory.file("backup.goshuin"), replaceExisting: false) { output in
@@ -87,13 +87,15 @@ import Testing
     @Test func packingRefusesAnythingElseByName() throws {
         let directory = TemporaryDirectory()
         let folder = Self.makeFolder(directory)
-        for name in ["notes.txt", ".DS_Store", "CON.jpg", "-rf.jpg"] {
+        for name in ["notes.txt", "CON.jpg", "-rf.jpg", "a.b.jpg", "photo.gif"] {
             directory.write("folder/" + name, [1])
             let output = try FileSystem.anonymousFile()
             #expect {
                 try output.closeAfter { try BackupPacker.pack(folder: folder, into: output) }
             } throws: { error in
-                (error as? GoshuinError)?.code == .unexpectedFile && "\(error)".contains(name)
+                let error = error as? GoshuinError
+                return error?.code == .unexpectedFile && error?.details.count == 1
+                    && error?.details.first?.hasPrefix("\"\(name)\"") == true
             }
             try FileManager.default.removeItem(atPath: folder + "/" + name)
         }

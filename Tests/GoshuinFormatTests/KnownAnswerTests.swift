@@ -1,5 +1,5 @@
 import Foundation
-import GoshuinFormat
+@_spi(Testing) import GoshuinFormat
 import Testing
 
 /// The committed known-answer vectors pass, and a checker never passes a vector it should not.
@@ -73,6 +73,73 @@ import Testing
             $0 = $0.replacingOccurrences(of: "\"success-1-byte.goshuin\"", with: "\"../success-1-byte.goshuin\"")
         }
         #expect(result.outcome == .malformed)
+    }
+
+    @Test func aWrongKeyIsReportedWithTheComputedKey() throws {
+        let vector = try String(contentsOfFile: Self.directory + "/auth-tag-bit.json", encoding: .utf8)
+        let key = try #require(vector.firstMatch(of: /"key": "([0-9a-f]{64})"/)?.output.1)
+        let result = try Self.checkEdited("auth-tag-bit") {
+            $0 = $0.replacingOccurrences(of: String(key), with: String(repeating: "0", count: 64))
+                .replacingOccurrences(of: "\"chunkIndex\": 1", with: "\"chunkIndex\": 2")
+        }
+        #expect(result.outcome == .failed)
+        let keyProblem = try #require(result.problems.first { $0.check.hasPrefix("key") })
+        #expect(keyProblem.expected == String(repeating: "0", count: 64) && keyProblem.computed == key)
+        #expect(result.computed.map { Hex.encode($0.key) } == String(key))
+        // Every problem, not just the first: the key, and each reader's chunk index.
+        let readers = result.problems.filter { $0.check.contains("reader") && !$0.check.contains("plaintext") }
+        #expect(readers.count >= 4, "\(result.problems.map(\.description))")
+        #expect(
+            readers.allSatisfy {
+                $0.expected == "chunk_damaged at chunk 2" && $0.computed == "chunk_damaged at chunk 1"
+            })
+    }
+
+    @Test func aReleasedHashThatDiffersShowsBothHashes() throws {
+        let result = try Self.checkEdited("auth-middle-chunk-ciphertext-bit") {
+            $0.replace(
+                #/"releasedSha256": "[0-9a-f]{64}"/#,
+                with: "\"releasedSha256\": \"\(String(repeating: "1", count: 64))\"")
+        }
+        let problem = try #require(
+            result.problems.first { $0.check.contains("released before failing by the streaming") })
+        #expect(problem.expected == "2048 bytes with SHA-256 " + String(repeating: "1", count: 64))
+        #expect(problem.computed.hasPrefix("2048 bytes with SHA-256 ") && !problem.computed.hasSuffix("1111"))
+    }
+
+    @Test func aResealThatDiffersSaysWhere() throws {
+        let result = try Self.checkEdited("success-four-chunks") {
+            $0.replace(#/"nonceBase": "[0-9a-f]{16}"/#, with: "\"nonceBase\": \"0011223344556677\"")
+        }
+        let reseals = result.problems.filter { $0.check.hasPrefix("re-seal") }
+        #expect(reseals.count == 2, "the streaming and the parallel sealer")
+        #expect(reseals.allSatisfy { $0.computed.contains("at offset 25, in the header field nonceBase") })
+        #expect(
+            VectorRunLocation.describe(45 + 1_044 + 4 + 10, chunkSize: 1_024, length: 3 * 1_024 + 700)
+                == "at offset 1103, in chunk 1: byte 14 of its record, its ciphertext, byte 10")
+    }
+
+    @Test func chunkIndexIsRequiredWithAChunkCode() throws {
+        let result = try Self.checkEdited("auth-tag-bit") {
+            $0 = $0.replacingOccurrences(of: "\"chunkIndex\": 1,\n", with: "")
+        }
+        #expect(result.outcome == .malformed && result.detail.contains("needs chunkIndex"), "\(result.detail)")
+    }
+
+    @Test func namesAndStrayFilesAreReportedPrecisely() throws {
+        let scratch = TemporaryDirectory()
+        scratch.write("package.json", Array(#"{"name": "x", "version": "1.0.0"}"#.utf8))
+        #expect(VectorChecker.check(vectorAt: scratch.file("package.json")).outcome == .skipped)
+        let renamed = try Self.checkEdited("success-1-byte") {
+            $0 = $0.replacingOccurrences(of: "\"name\": \"success-1-byte\"", with: "\"name\": \"success-2-bytes\"")
+        }
+        #expect(
+            renamed.outcome == .malformed && renamed.detail.contains("\"success-2-bytes\"")
+                && renamed.detail.contains("\"success-1-byte\""))
+        let invalid = try Self.checkEdited("success-1-byte") {
+            $0 = $0.replacingOccurrences(of: "\"name\": \"success-1-byte\"", with: "\"name\": \"Success-1-byte\"")
+        }
+        #expect(invalid.outcome == .malformed && invalid.detail.contains("[a-z0-9]"), "\(invalid.detail)")
     }
 
     @Test func generatedRandomSetPasses() throws {

@@ -1,7 +1,8 @@
+import Foundation
 import GoshuinFormat
 import Testing
 
-/// The parallel path gives the bytes and the errors of the sequential one.
+/// The parallel path gives the bytes and the errors of the streaming one.
 @Suite struct ParallelChunksTests {
     static let parameters = SealParameters(
         iterations: 1_000, chunkSize: 1_024, fixedSalt: Array(0..<16), fixedNonceBase: Array(0..<8))
@@ -44,13 +45,38 @@ import Testing
         }
     }
 
-    @Test(arguments: [1, 1_023, 1_024, 1_025, 9_000, 64 * 1_024 + 5])
-    func parallelSealIsByteIdentical(length: Int) throws {
-        let plaintext = Fixtures.payload(length)
-        let sequential = try Self.seal(plaintext, workers: 1)
-        for workers in [2, 3, 8] {
-            #expect(try Self.seal(plaintext, workers: workers) == sequential, "\(workers) workers")
+    /// Seals through the streaming sealer: `plaintext` comes through a pipe, which the parallel path cannot
+    /// read at positions.
+    static func sealThroughAPipe(_ plaintext: [UInt8]) throws -> [UInt8] {
+        var ends: [Int32] = [0, 0]
+        #expect(pipe(&ends) == 0)
+        let (reading, writing) = (FileDescriptor(rawValue: ends[0]), FileDescriptor(rawValue: ends[1]))
+        let writer = Thread {
+            try? writing.writeAll(plaintext)
+            try? writing.close()
         }
+        writer.start()
+        let output = try FileSystem.anonymousFile()
+        defer {
+            try? reading.close()
+            try? output.close()
+        }
+        try ContainerSealer.seal(
+            from: reading, plaintextLength: UInt64(plaintext.count), to: output, passphrase: Passphrase("p"),
+            parameters: parameters, workerCount: 4)
+        let size = try #require(try output.regularFileSize())
+        return try #require(try FileSource(output).readExactly(at: 0, count: Int(size)))
+    }
+
+    @Test(arguments: [1, 1_023, 1_024, 1_025, 9_000, 64 * 1_024 + 5])
+    func parallelSealIsByteIdenticalToTheStreamingSealer(length: Int) throws {
+        let plaintext = Fixtures.payload(length)
+        let streaming = try Self.sealThroughAPipe(plaintext)
+        #expect(streaming.count == 45 + 20 * ((length + 1_023) / 1_024) + length)
+        for workers in [1, 2, 3, 8] {
+            #expect(try Self.seal(plaintext, workers: workers) == streaming, "\(workers) workers")
+        }
+        let sequential = streaming
         let (error, opened) = try Self.parallelOpen(sequential)
         #expect(error == nil)
         #expect(opened == plaintext)

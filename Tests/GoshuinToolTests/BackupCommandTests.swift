@@ -46,7 +46,8 @@ import Testing
         directory.write("photos/notes.txt", [1])
         let result = try run(["seal", "photos", "-o", "backup.goshuin", "--iterations", "1000"])
         #expect(result.status == 65)
-        #expect(result.stderr.contains("error: unexpected_file: \"notes.txt\""))
+        #expect(result.stderr.contains("error: unexpected_file: \"photos\" is not a backup folder as it is"))
+        #expect(result.stderr.contains("\n  \"notes.txt\": it is not records.csv, manifest.json or a photo"))
         #expect(!directory.exists("backup.goshuin"))
     }
 

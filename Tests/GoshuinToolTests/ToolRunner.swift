@@ -74,15 +74,16 @@ struct ToolRunner {
 
     /// Runs the tool on a pseudo-terminal made by script(1), answering each prompt that appears with the
     /// next line of `answers`; returns everything the terminal showed and the exit status.
-    static func runOnTerminal(_ arguments: [String], in directory: String, answers: [String]) throws -> (
-        status: Int32, screen: String
-    ) {
+    static func runOnTerminal(
+        _ arguments: [String], in directory: String, answers: [String], environment: [String: String] = [:],
+        interruptWhenShown trigger: String? = nil
+    ) throws -> (status: Int32, screen: String) {
         let quoted = ([toolPath] + arguments).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
         process.arguments = ["-qfec", quoted.joined(separator: " "), "/dev/null"]
         process.currentDirectoryURL = URL(fileURLWithPath: directory)
-        process.environment = ["PATH": "/usr/bin:/bin", "TERM": "dumb"]
+        process.environment = environment.merging(["PATH": "/usr/bin:/bin", "TERM": "dumb"]) { first, _ in first }
         let input = Pipe()
         let output = Pipe()
         process.standardInput = input
@@ -90,6 +91,7 @@ struct ToolRunner {
         process.standardError = output
         try process.run()
         var screen = ""
+        var trigger = trigger
         var remaining = answers[...]
         var promptsSeen = 0
         while true {
@@ -100,6 +102,11 @@ struct ToolRunner {
             while promptsSeen < prompts, let answer = remaining.popFirst() {
                 promptsSeen += 1
                 input.fileHandleForWriting.write(Data((answer + "\n").utf8))
+            }
+            // Ctrl-C, typed once the trigger text is on the screen.
+            if let pending = trigger, screen.contains(pending) {
+                trigger = nil
+                input.fileHandleForWriting.write(Data([0x03]))
             }
         }
         try? input.fileHandleForWriting.close()

@@ -119,7 +119,7 @@ public final class BackupArchive {
     /// Reads and parses `manifest.json`.
     public func readManifest() throws -> Manifest {
         guard let entry = directory.entry(named: Manifest.fileName) else {
-            throw GoshuinError(.manifestMismatch, "the backup has no manifest.json")
+            throw GoshuinError(.manifestMismatch, "the ZIP holds no manifest.json: it is a ZIP, not a backup")
         }
         var bytes: [UInt8] = []
         try read(entry) { bytes += $0 }

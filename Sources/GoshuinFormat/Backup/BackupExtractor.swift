@@ -79,9 +79,7 @@ public enum BackupExtractor {
 
     static func requireEmptyOrAbsent(_ name: String, in parent: OpenDirectory, path: String) throws {
         let refusal = GoshuinError(
-            .destinationNotEmpty,
-            "\(DisplayText.quoted(path)) exists and is not an empty folder (or is a link); extract into a new or"
-                + " empty folder")
+            .destinationNotEmpty, "\(DisplayText.quoted(path)) exists and is not an empty folder (or is a link)")
         guard let info = try? parent.status(of: name) else { return }
         guard info.st_mode & S_IFMT == S_IFDIR, let folder = try? parent.openDirectory(name),
             (try? folder.names())?.isEmpty == true

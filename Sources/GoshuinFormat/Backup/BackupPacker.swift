@@ -1,10 +1,20 @@
 import Glibc
 
 /// Turns a folder into a backup ZIP (`Spec/backup-v1.md` §5): `records.csv` and photo files, with a
-/// generated `manifest.json`; any other file or unsafe name is refused by name.
+/// generated `manifest.json`. Every file that may not be in a backup is reported at once, each with the
+/// rule it breaks and a name that would pass where one exists; files an operating system leaves behind
+/// (`.DS_Store`, `Thumbs.db`, `desktop.ini`, `._*`) are skipped and named.
 public enum BackupPacker {
+    /// What packing made.
+    public struct Packed: Sendable {
+        /// The manifest written into the ZIP.
+        public let manifest: Manifest
+        /// The operating system's files found in the folder and left out, sorted.
+        public let skipped: [String]
+    }
+
     /// Packs the folder at `folder` into the empty file open at `output`, then re-reads the ZIP with the
-    /// strict reader and checks every entry against the manifest before returning it.
+    /// strict reader and checks every entry against the manifest before returning.
     ///
     /// Records and manifest are deflated, photos stored, in the order records, photos by name, manifest
     /// (last, so that listing a sealed backup reads only its final chunks). `createdAt` is kept from a
@@ -14,8 +24,11 @@ public enum BackupPacker {
     /// Each file is opened once, through the folder's descriptor without following links, judged on the
     /// opened descriptor (a regular file, of the size it had when opened), and hashed as it is written: a
     /// file swapped for a link, or changed while it is read, is refused rather than sealed.
+    ///
+    /// - Throws: `unexpected_file` listing every file that may not be in a backup (``GoshuinError/details``),
+    ///   before anything is written; `zip_limit_exceeded` for more photos than a backup holds.
     @discardableResult
-    public static func pack(folder: String, into output: FileDescriptor) throws -> Manifest {
+    public static func pack(folder: String, into output: FileDescriptor) throws -> Packed {
         let contents = try FolderContents(folder)
         let writer = try ZipWriter(output)
         var newestModification = 0
@@ -35,7 +48,14 @@ public enum BackupPacker {
         }
         try writer.finish()
         try verify(output, against: manifest)
-        return manifest
+        return Packed(manifest: manifest, skipped: contents.skipped)
+    }
+
+    /// Whether `name` is a file an operating system leaves in folders: Finder's `.DS_Store` and its
+    /// AppleDouble `._NAME` files, Windows Explorer's `Thumbs.db` and `desktop.ini`.
+    public static func isOperatingSystemLitter(_ name: [UInt8]) -> Bool {
+        let text = String(decoding: name, as: UTF8.self)
+        return [".DS_Store", "Thumbs.db", "desktop.ini"].contains(text) || text.hasPrefix("._")
     }
 
     /// Reads the written ZIP back through the strict reader: structure, binding and every hash.
@@ -50,11 +70,12 @@ public enum BackupPacker {
 }
 
 /// The files of a folder to pack, checked by name and kind: `records.csv`, photos with valid names and an
-/// optional `manifest.json`, all regular files.
+/// optional `manifest.json`, all regular files; the operating system's litter set aside.
 private struct FolderContents {
     let path: String
     let directory: OpenDirectory
     let photoNames: [String]
+    let skipped: [String]
     /// The `createdAt` of a `manifest.json` in the folder.
     let keptCreatedAt: String?
 
@@ -67,31 +88,59 @@ private struct FolderContents {
         }
         let names: [[UInt8]]
         do {
-            names = try directory.names()
+            names = try directory.names().sorted { $0.lexicographicallyPrecedes($1) }
         } catch {
             throw error.goshuinError("cannot list \(DisplayText.quoted(path))")
         }
+        let taken = Set(names.map { EntryName.foldedCase(String(decoding: $0, as: UTF8.self)) })
         var photos: [String] = []
-        var folded = Set<String>()
+        var skipped: [String] = []
+        var problems: [String] = []
+        var photosByFoldedName: [String: String] = [:]
         var hasRecords = false
         var hasManifest = false
-        for raw in names.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
-            let name = String(validating: raw, as: UTF8.self)
-            switch name {
-            case Manifest.recordsName?: hasRecords = true
-            case Manifest.fileName?: hasManifest = true
-            case let name? where EntryName.isValidPhotoName(name):
-                guard folded.insert(EntryName.foldedCase(name)).inserted else {
-                    throw GoshuinError(
-                        .duplicateEntry, "\(DisplayText.quoted(name)) differs from another photo's name only in case")
-                }
-                photos.append(name)
-            default:
-                throw GoshuinError(
-                    .unexpectedFile,
-                    "\(DisplayText.quoted(bytes: raw)) may not be in a backup: only records.csv, manifest.json and"
-                        + " photos named like IMG_0001.jpg (jpg, jpeg, png, heic, heif, webp)")
+        for raw in names {
+            if BackupPacker.isOperatingSystemLitter(raw) {
+                skipped.append(DisplayText.escaped(bytes: raw))
+                continue
             }
+            guard let name = String(validating: raw, as: UTF8.self) else {
+                problems.append("\(DisplayText.quoted(bytes: raw)): its name is not valid UTF-8")
+                continue
+            }
+            if let info = try? directory.status(of: name), info.st_mode & S_IFMT != S_IFREG {
+                problems.append(
+                    "\(DisplayText.quoted(name)) is \(FileKind(info).description); a backup folder holds only files")
+                continue
+            }
+            switch name {
+            case Manifest.recordsName: hasRecords = true
+            case Manifest.fileName: hasManifest = true
+            default:
+                if let problem = EntryName.photoNameProblem(name) {
+                    let suggestion = EntryName.suggestedPhotoName(for: name, taken: taken).map {
+                        "; rename it to \(DisplayText.quoted($0)), and wherever records.csv names it"
+                    }
+                    problems.append("\(DisplayText.quoted(name)): \(problem)\(suggestion ?? "")")
+                } else if let other = photosByFoldedName[EntryName.foldedCase(name)] {
+                    problems.append(
+                        "\(DisplayText.quoted(name)) and \(DisplayText.quoted(other)) differ only in case; a backup"
+                            + " holds names that differ in more, since some systems cannot tell them apart")
+                } else {
+                    photosByFoldedName[EntryName.foldedCase(name)] = name
+                    photos.append(name)
+                }
+            }
+        }
+        if !hasRecords {
+            problems.insert("no records.csv: a backup folder holds the records as records.csv", at: 0)
+        }
+        guard problems.isEmpty else {
+            throw GoshuinError(
+                .unexpectedFile,
+                "\(DisplayText.quoted(path)) is not a backup folder as it is: \(problems.count)"
+                    + " \(problems.count == 1 ? "problem" : "problems"), listed below; nothing was sealed",
+                details: problems)
         }
         // Refused before anything is written: records, photos and the manifest are the entries.
         guard photos.count + 2 <= ZipStructureScanner.maximumEntryCount else {
@@ -100,11 +149,8 @@ private struct FolderContents {
                 "\(DisplayText.quoted(path)) holds \(photos.count) photos; a backup holds at most"
                     + " \(ZipStructureScanner.maximumEntryCount - 2) besides records.csv and manifest.json")
         }
-        guard hasRecords else {
-            throw GoshuinError(
-                .unexpectedFile, "\(DisplayText.quoted(path)) has no records.csv; it is not a backup folder")
-        }
         photoNames = photos
+        self.skipped = skipped
         keptCreatedAt = hasManifest ? try Self.createdAt(ofManifestIn: directory) : nil
     }
 

@@ -138,8 +138,11 @@ public struct Manifest: Equatable, Sendable {
     private static func fileEntry(_ value: JSONValue?, at path: String) throws -> FileEntry {
         let members = try object(value, keys: ["name", "size", "sha256"], at: path)
         guard case .string(let name)? = members["name"] else { throw invalid("\(path).name is not a string") }
-        guard let size = members["size"]?.integerValue, size >= 0 else {
-            throw invalid("\(path).size is not a whole number from 0 to 2^53 − 1")
+        // Digits only: `-0` has the value 0 but a sign no writer of sizes puts there.
+        guard case .number(let text)? = members["size"], !text.hasPrefix("-"),
+            let size = members["size"]?.integerValue
+        else {
+            throw invalid("\(path).size is not a whole number from 0 to 2^53 − 1, written with digits only")
         }
         guard case .string(let digest)? = members["sha256"], let sha256 = Hex.decode(digest), sha256.count == 32 else {
             throw invalid("\(path).sha256 is not 64 lower-case hex digits")

@@ -45,8 +45,11 @@ public struct ZipDirectory: Equatable, Sendable {
     public func entry(named name: String) -> ZipEntry? { indexByName[name].map { entries[$0] } }
 
     /// The entries in the order their data lies in the file, which is the order that reads each part of
-    /// the file once, whatever order the central directory lists them in.
-    public var entriesInFileOrder: [ZipEntry] { entries.sorted { $0.localHeaderOffset < $1.localHeaderOffset } }
+    /// the file once, whatever order the central directory lists them in; entries that claim the same
+    /// offset in central-directory order.
+    public var entriesInFileOrder: [ZipEntry] {
+        entries.sorted { ($0.localHeaderOffset, $0.index) < ($1.localHeaderOffset, $1.index) }
+    }
 
     /// Compares the entries and the central directory's offset.
     public static func == (lhs: ZipDirectory, rhs: ZipDirectory) -> Bool {

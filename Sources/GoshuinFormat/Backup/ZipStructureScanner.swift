@@ -67,7 +67,7 @@ public enum ZipStructureScanner {
     }
 
     /// Reads the end-of-central-directory record, which must be the file's last 22 bytes (no comment), and
-    /// the ZIP64 records when the classic fields overflow.
+    /// the ZIP64 records when, and only when, one of its fields is at its limit.
     ///
     /// A comment is refused: ZIP readers such as minizip take the last end signature in the final 64 KiB, so a
     /// comment holding a second record would make them read other offsets than the ones this scan checked.
@@ -79,22 +79,21 @@ public enum ZipStructureScanner {
         var signature = LittleEndianReader(tail[...])
         guard signature.uint32() == endRecordSignature, tail[20] == 0, tail[21] == 0 else {
             throw malformed(
-                "the file does not end with an end-of-central-directory record without a comment"
-                    + " (not a ZIP, a ZIP comment, or data after the ZIP)")
-        }
-        // Readers that take the last end signature they find would take one inside this record's own fields.
-        for position in 1...18 where LittleEndianReader(tail[position...]).peekUInt32() == endRecordSignature {
-            throw malformed("the end record's fields hold a second end signature")
+                "what the file holds does not end like a ZIP: it holds a single file, not a backup (or a ZIP with a"
+                    + " comment, or with data after it)")
         }
         var record = LittleEndianReader(tail[4...])
         guard let disk = record.uint16(), let directoryDisk = record.uint16(), let entriesOnDisk = record.uint16(),
             let entries = record.uint16(), let directorySize = record.uint32(), let directoryOffset = record.uint32()
         else { throw malformed("the end record is cut") }
         let endOffset = size - 22
-        guard disk == 0, directoryDisk == 0, entriesOnDisk == entries else {
-            throw malformed("multi-disk ZIPs are not backups")
-        }
-        guard entries == 0xFFFF || directorySize == 0xFFFF_FFFF || directoryOffset == 0xFFFF_FFFF else {
+        let atLimit =
+            [disk, directoryDisk, entriesOnDisk, entries].contains(0xFFFF)
+            || directorySize == 0xFFFF_FFFF || directoryOffset == 0xFFFF_FFFF
+        guard atLimit else {
+            guard disk == 0, directoryDisk == 0, entriesOnDisk == entries else {
+                throw malformed("multi-disk ZIPs are not backups")
+            }
             guard UInt64(directoryOffset) + UInt64(directorySize) == endOffset else {
                 throw malformed("the central directory does not end where the end record starts")
             }
@@ -102,8 +101,11 @@ public enum ZipStructureScanner {
                 entryCount: UInt64(entries), directoryOffset: UInt64(directoryOffset), directoryEnd: endOffset)
         }
         let zip64 = try readZip64EndRecords(source, classicEndOffset: endOffset)
-        // A field of the end record that is not at its limit must agree with the ZIP64 record.
-        guard entries == 0xFFFF || UInt64(entries) == zip64.entryCount,
+        // A field of the end record that is not at its limit must agree with the ZIP64 record (whose disk
+        // numbers are 0 and whose two counts are equal).
+        guard disk == 0xFFFF || disk == 0, directoryDisk == 0xFFFF || directoryDisk == 0,
+            entriesOnDisk == 0xFFFF || UInt64(entriesOnDisk) == zip64.entryCount,
+            entries == 0xFFFF || UInt64(entries) == zip64.entryCount,
             directoryOffset == 0xFFFF_FFFF || UInt64(directoryOffset) == zip64.directoryOffset,
             directorySize == 0xFFFF_FFFF || UInt64(directorySize) == zip64.directoryEnd - zip64.directoryOffset
         else { throw malformed("the end record and the ZIP64 end record disagree") }
@@ -126,6 +128,7 @@ public enum ZipStructureScanner {
             throw malformed("the ZIP64 end record is invalid or has extensible data")
         }
         record.skip(4)
+        // One disk: both disk numbers 0, and as many entries on this disk as in all.
         guard record.uint32() == 0, record.uint32() == 0, let entriesOnDisk = record.uint64(),
             let entries = record.uint64(), entriesOnDisk == entries, let directorySize = record.uint64(),
             let directoryOffset = record.uint64()
@@ -360,11 +363,6 @@ struct LittleEndianReader {
         guard bytes.count >= count else { return nil }
         defer { bytes = bytes.dropFirst(count) }
         return LittleEndianReader(bytes.prefix(count))
-    }
-
-    func peekUInt32() -> UInt32? {
-        var copy = self
-        return copy.uint32()
     }
 
     mutating func uint16() -> UInt16? { integer() }

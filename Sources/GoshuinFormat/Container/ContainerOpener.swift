@@ -3,10 +3,6 @@
 ///
 /// Memory stays at about two chunk buffers whatever the payload size.
 public enum ContainerOpener {
-    /// How many chunks, counting chunk 0, are tried before a failing chunk 0 is called a wrong passphrase
-    /// (`Spec/container-v1.md` §7.1).
-    public static let authenticationProbeCount: UInt64 = 4
-
     /// Opens the regular file at `input` with `passphrase`, handing each authenticated chunk's plaintext to
     /// `release` in order.
     ///
@@ -37,8 +33,10 @@ public enum ContainerOpener {
         var bytesDone: UInt64 = 0
         for index in 0..<header.layout.chunkCount {
             guard let plaintext = try reader.authenticate(chunk: index) else {
-                // Chunks before a later failure authenticated: that is damage, not a wrong passphrase.
-                throw index > 0 ? ChunkReader.damaged(index) : try reader.firstFailure(at: 0)
+                // Every chunk before this one authenticated: it is the lowest failing chunk.
+                throw try ChunkVerdict.error(lowestFailing: index, chunkCount: header.layout.chunkCount) {
+                    try reader.authenticates(chunk: $0)
+                }
             }
             try release(plaintext)
             bytesDone += UInt64(plaintext.count)
@@ -92,31 +90,10 @@ final class ChunkReader {
         return authenticated ? UnsafeRawBufferPointer(plaintext) : nil
     }
 
-    /// The error for chunk `index`, the first chunk to fail before any authenticated
-    /// (`Spec/container-v1.md` §7.1 and §7.3): `chunk_damaged` at `index` if another of the probe's chunks
-    /// 0–3 authenticates, else `auth_failed`.
-    func firstFailure(at index: UInt64) throws -> GoshuinError {
-        let probeEnd = min(ContainerOpener.authenticationProbeCount, layout.chunkCount)
-        for probe in 0..<probeEnd where probe != index {
-            if let plaintext = try authenticate(chunk: probe) {
-                secureZero(UnsafeMutableRawBufferPointer(mutating: plaintext))
-                return Self.damaged(index)
-            }
-        }
-        return Self.authenticationFailed()
-    }
-
-    static func authenticationFailed() -> GoshuinError {
-        GoshuinError(
-            .authFailed,
-            "the file does not open with this passphrase: the passphrase is wrong, or the header was altered")
-    }
-
-    static func damaged(_ index: UInt64) -> GoshuinError {
-        GoshuinError(
-            .chunkDamaged,
-            "chunk \(index) fails authentication while other chunks authenticate: the file is damaged"
-                + " (the passphrase is right)",
-            chunkIndex: index)
+    /// Whether chunk `index` authenticates; its plaintext is wiped at once (for the verdict's probes).
+    func authenticates(chunk index: UInt64) throws -> Bool {
+        guard let plaintext = try authenticate(chunk: index) else { return false }
+        secureZero(UnsafeMutableRawBufferPointer(mutating: plaintext))
+        return true
     }
 }

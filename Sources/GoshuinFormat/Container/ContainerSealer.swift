@@ -19,10 +19,13 @@ public enum ContainerSealer {
         parameters: SealParameters = SealParameters(), workerCount: Int = ParallelChunks.defaultWorkerCount,
         progress: ProgressHandler? = nil
     ) throws -> Header {
+        guard !passphrase.isEmpty else {
+            throw GoshuinError(.emptyPassphrase, "an empty passphrase protects nothing; nothing was written")
+        }
         guard passphrase.bytes.count <= Passphrase.maximumLength else {
             throw GoshuinError(
-                .invalidArgument,
-                "the passphrase is longer than \(Passphrase.maximumLength) bytes, the most a reader takes")
+                .passphraseTooLong,
+                "the passphrase is longer than \(Passphrase.maximumLength) bytes, the most any source takes")
         }
         let header = try parameters.makeHeader(plaintextLength: plaintextLength)
         let key = try KeyDerivation.deriveKey(passphrase: passphrase, header: header, progress: progress)

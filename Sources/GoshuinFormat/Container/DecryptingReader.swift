@@ -2,8 +2,9 @@
 /// authenticated before any of its bytes is used, with a small cache of decrypted chunks.
 ///
 /// Opening checks the structure (`Spec/container-v1.md` §7, checks 1–9), derives the key, and verifies the
-/// final chunk first, which confirms the payload length. Reading the whole payload through it fails in the
-/// same cases as ``ContainerOpener``; which chunk is reported follows the order of the reads.
+/// final chunk first, which confirms the payload length. A chunk that fails is judged by the file's one
+/// verdict (``ChunkVerdict``): the chunks before it are authenticated to find the lowest failing one, so
+/// the error is the one every other reader gives, whatever the order of the reads.
 ///
 /// Memory: one chunk record for decrypting, and up to ``cachedChunkLimit`` decrypted chunks, fewer when
 /// chunks are so large that more would pass the chunk memory budget (`Spec/decisions/0010`).
@@ -25,21 +26,34 @@ public final class DecryptingReader: RandomAccessSource {
     /// Decrypted chunks, least recently used first; each slot's memory is reused once the cache is full.
     private var cache: [(index: UInt64, slot: AllocatedBytes)] = []
     private let cacheLimit: Int
-    private var anyChunkAuthenticated = false
 
     /// Opens the regular file at `input` with `passphrase`; the descriptor must stay open while the reader
     /// is used.
-    public init(_ input: FileDescriptor, passphrase: Passphrase, progress: ProgressHandler? = nil) throws {
-        header = try ContainerStructure.validate(input)
+    ///
+    /// - Parameter authenticatingFinalChunkFirst: authenticate the final chunk now, which confirms the
+    ///   payload length before anything relies on it (the default, as for reading a ZIP from its end); a
+    ///   caller that reads the payload from the start may leave it to its last read.
+    public convenience init(
+        _ input: FileDescriptor, passphrase: Passphrase, authenticatingFinalChunkFirst: Bool = true,
+        progress: ProgressHandler? = nil
+    ) throws {
+        let header = try ContainerStructure.validate(input)
+        let key = try KeyDerivation.deriveKey(passphrase: passphrase, header: header, progress: progress)
+        try self.init(
+            input, header: header, key: key, authenticatingFinalChunkFirst: authenticatingFinalChunkFirst)
+    }
+
+    /// A reader over `input`, whose structure was validated as `header`, with its key already derived.
+    init(_ input: FileDescriptor, header: Header, key: SecretBytes, authenticatingFinalChunkFirst: Bool) throws {
+        self.header = header
         let layout = header.layout
         // The decrypting record counts against the budget too, hence one buffer more than cached.
         cacheLimit = max(
             1,
             ChunkMemoryBudget.bufferCount(wanted: Self.cachedChunkLimit + 1, bufferSize: layout.largestRecordLength)
                 - 1)
-        let key = try KeyDerivation.deriveKey(passphrase: passphrase, header: header, progress: progress)
         reader = try ChunkReader(input: input, header: header, key: key)
-        _ = try chunk(layout.chunkCount - 1)
+        if authenticatingFinalChunkFirst { _ = try chunk(layout.chunkCount - 1) }
     }
 
     /// Reads payload bytes at `offset`; fewer than asked only at the end of the payload.
@@ -73,9 +87,10 @@ public final class DecryptingReader: RandomAccessSource {
         decryptionCount += 1
         lowestChunkDecrypted = min(lowestChunkDecrypted ?? index, index)
         guard let plaintext = try reader.authenticate(chunk: index) else {
-            throw anyChunkAuthenticated ? ChunkReader.damaged(index) : try reader.firstFailure(at: index)
+            throw try ChunkVerdict.error(failing: index, chunkCount: header.layout.chunkCount) {
+                try reader.authenticates(chunk: $0)
+            }
         }
-        anyChunkAuthenticated = true
         let slot =
             cache.count >= cacheLimit
             ? cache.removeFirst().slot

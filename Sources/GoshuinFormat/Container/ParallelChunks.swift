@@ -68,10 +68,11 @@ public enum ParallelChunks {
     }
 
     /// Decrypts the regular file `input`, whose structure was validated as `header`, into `output` at the
-    /// payload's offsets, with `workerCount` workers. On failure `output` holds unauthenticated garbage
-    /// and must be discarded (it is an ``AtomicOutput`` in every caller).
+    /// payload's offsets, with `workerCount` workers; with no `output`, only authenticates every chunk (what
+    /// `verify` does). On failure `output` holds unauthenticated garbage and must be discarded (it is an
+    /// ``AtomicOutput`` in every caller).
     static func open(
-        _ input: FileDescriptor, to output: FileDescriptor, header: Header, key: SecretBytes, workerCount: Int,
+        _ input: FileDescriptor, to output: FileDescriptor?, header: Header, key: SecretBytes, workerCount: Int,
         progress: ProgressHandler?
     ) throws {
         let layout = header.layout
@@ -92,6 +93,10 @@ public enum ParallelChunks {
             guard try cipher.open(UnsafeRawBufferPointer(rebasing: record[4...]), index: index, into: plaintext) else {
                 return false
             }
+            guard let output else {
+                secureZero(plaintext)
+                return true
+            }
             do {
                 try output.writeAll(
                     UnsafeRawBufferPointer(plaintext), atOffset: Int64(layout.plaintextOffset(ofChunk: index)))
@@ -111,7 +116,7 @@ public enum ParallelChunks {
         /// The lowest chunk that failed authentication, `Int.max` while none did. (Signed on purpose: with
         /// Swift 6.3.1, `min` on an `Atomic<UInt64>` holding `UInt64.max` was seen never to lower it.)
         private let firstFailure = Atomic<Int>(.max)
-        /// Which of the first chunks of the §7.1 probe authenticated (bit i for chunk i).
+        /// Which chunks of the probe window (``ChunkVerdict``) authenticated (bit i for chunk i).
         private let probeSuccesses = Atomic<UInt64>(0)
         private let error = Mutex<Error?>(nil)
 
@@ -135,7 +140,7 @@ public enum ParallelChunks {
                     let cipher = try ChunkCipher(key: key, header: header)
                     var index = UInt64(worker)
                     while index < layout.chunkCount, error.withLock({ $0 == nil }) {
-                        let isProbe = index < ContainerOpener.authenticationProbeCount
+                        let isProbe = index < ChunkVerdict.probeWindow
                         if !isProbe && Int(index) > firstFailure.load(ordering: .relaxed) { break }
                         try Interruption.check()
                         if try body(cipher, buffer, index) {
@@ -153,9 +158,11 @@ public enum ParallelChunks {
             if let failure = error.withLock({ $0 }) { throw failure }
             let failed = firstFailure.load(ordering: .relaxed)
             guard failed != .max else { return }
-            guard failed == 0 else { throw ChunkReader.damaged(UInt64(failed)) }
-            let probedOthers = probeSuccesses.load(ordering: .relaxed) & ~1
-            throw probedOthers != 0 ? ChunkReader.damaged(0) : ChunkReader.authenticationFailed()
+            // Every chunk below the lowest failure was processed, and every chunk of the probe window.
+            let probed = probeSuccesses.load(ordering: .relaxed)
+            throw ChunkVerdict.error(lowestFailing: UInt64(failed), chunkCount: layout.chunkCount) {
+                probed & (1 << $0) != 0
+            }
         }
 
         /// One buffer of `size` bytes per worker, as many as the memory budget and the system allow, and at

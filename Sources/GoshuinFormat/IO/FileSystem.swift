@@ -15,7 +15,7 @@ public enum FileSystem {
 
     /// Everything from `descriptor`'s position to its end, refused with `invalid_argument` beyond
     /// `maximumSize` bytes; `name` says which file in messages.
-    static func readAll(_ descriptor: FileDescriptor, maximumSize: Int, name: String) throws -> [UInt8] {
+    public static func readAll(_ descriptor: FileDescriptor, maximumSize: Int, name: String) throws -> [UInt8] {
         let buffer = try AllocatedBytes(count: maximumSize + 1, wipesOnRelease: true)
         let count: Int
         do {

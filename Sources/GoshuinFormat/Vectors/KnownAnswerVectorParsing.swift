@@ -13,18 +13,29 @@ extension KnownAnswerVector {
     ///
     /// - Throws: `malformed_vector` naming the first problem.
     public static func parse(_ bytes: [UInt8], expectedName: String) throws -> KnownAnswerVector {
+        guard let vector = try parseIfVector(bytes, expectedName: expectedName) else {
+            throw malformed("not a vector: the document is not an object with a \"format\" member")
+        }
+        return vector
+    }
+
+    /// Like ``parse(_:expectedName:)``, but `nil` for JSON that is not a vector at all: a document that is
+    /// not an object, or an object without a `format` member (a `package.json` beside the vectors).
+    public static func parseIfVector(_ bytes: [UInt8], expectedName: String) throws -> KnownAnswerVector? {
         let document: JSONValue
         do {
             document = try StrictJSONParser.parse(bytes)
         } catch {
             throw malformed("not valid JSON: \(error)")
         }
-        guard case .object(let memberList) = document else { throw malformed("the document is not an object") }
+        guard case .object(let memberList) = document, memberList.contains(where: { $0.key == "format" }) else {
+            return nil
+        }
         var members: [String: JSONValue] = [:]
         for member in memberList { members[member.key] = member.value }
         if let unknown = members.keys.sorted().first(where: { !requiredKeys.contains($0) && !optionalKeys.contains($0) }
         ) {
-            throw malformed("unknown key \"\(unknown)\"")
+            throw malformed("unknown key \(DisplayText.quoted(unknown))")
         }
         if let missing = requiredKeys.sorted().first(where: { members[$0] == nil }) {
             throw malformed("missing key \"\(missing)\"")
@@ -33,13 +44,22 @@ extension KnownAnswerVector {
         guard try fields.string("format") == formatName else { throw malformed("format is not \(formatName)") }
         guard try fields.integer("version", in: 1...1) == formatVersion else { throw malformed("unknown version") }
         let name = try fields.string("name")
-        guard name == expectedName, isValidName(name) else {
-            throw malformed("name \"\(name)\" does not match the file name \"\(expectedName)\"")
+        guard isValidName(name) else {
+            throw malformed("name \(DisplayText.quoted(name)) is not a vector name: [a-z0-9][a-z0-9._-]{0,99}")
+        }
+        guard name == expectedName else {
+            throw malformed(
+                "name \(DisplayText.quoted(name)) is not the file's name without .json,"
+                    + " \(DisplayText.quoted(expectedName))")
         }
         let expect = try parseExpectation(try fields.string("expect"))
         let chunkIndex = try fields.optionalInteger("chunkIndex", in: 0...Int64(UInt32.max)).map { UInt64($0) }
-        if chunkIndex != nil, expect != .failure(.chunkDamaged), expect != .failure(.chunkLengthInvalid) {
+        let namesAChunk = expect == .failure(.chunkDamaged) || expect == .failure(.chunkLengthInvalid)
+        if chunkIndex != nil, !namesAChunk {
             throw malformed("chunkIndex goes only with chunk_damaged or chunk_length_invalid")
+        }
+        if chunkIndex == nil, namesAChunk {
+            throw malformed("a \(try fields.string("expect")) vector needs chunkIndex, the chunk at fault")
         }
         let (passphraseBytes, passphraseAsHex) = try parsePassphrase(fields)
         let plaintext = try parsePlaintext(fields)
@@ -48,7 +68,9 @@ extension KnownAnswerVector {
             throw malformed("plaintextHex has \(bytes.count) bytes but plaintextLength says \(plaintextLength)")
         }
         let file = try fields.string("file")
-        guard isValidFileName(file) else { throw malformed("file \"\(file)\" is not a plain file name") }
+        guard isValidFileName(file) else {
+            throw malformed("file \(DisplayText.quoted(file)) is not a plain file name")
+        }
         let released = try parseReleased(fields, expect: expect)
         return KnownAnswerVector(
             name: name, comment: try fields.string("comment"), expect: expect, chunkIndex: chunkIndex,
@@ -75,7 +97,8 @@ extension KnownAnswerVector {
     private static func parseExpectation(_ text: String) throws -> Expectation {
         if text == "success" { return .success }
         guard let code = GoshuinError.Code(rawValue: text), code.isContainerReadingCode else {
-            throw malformed("expect \"\(text)\" is neither success nor an error code of the container spec")
+            throw malformed(
+                "expect \(DisplayText.quoted(text)) is neither success nor a reading error code of container-v1.md §7")
         }
         return .failure(code)
     }
@@ -102,7 +125,9 @@ extension KnownAnswerVector {
             return .bytes(bytes)
         case (false, true):
             let name = try fields.string("plaintextFile")
-            guard isValidFileName(name) else { throw malformed("plaintextFile \"\(name)\" is not a plain file name") }
+            guard isValidFileName(name) else {
+                throw malformed("plaintextFile \(DisplayText.quoted(name)) is not a plain file name")
+            }
             return .file(name)
         default: throw malformed("exactly one of plaintextHex and plaintextFile is required")
         }

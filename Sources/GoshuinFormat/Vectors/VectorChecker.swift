@@ -1,6 +1,7 @@
 import Glibc
 
-/// The verdict on one known-answer vector.
+/// The verdict on one known-answer vector, with everything a person debugging another implementation
+/// needs: each problem with what the vector says and what this implementation computed.
 public struct VectorCheckResult: Sendable {
     /// How the vector fared.
     public enum Outcome: String, Sendable {
@@ -10,22 +11,68 @@ public struct VectorCheckResult: Sendable {
         case failed
         /// The vector file does not follow the format; it cannot pass.
         case malformed
+        /// The JSON file is not a vector at all (it has no `format` member); it is not counted.
+        case skipped
     }
 
     /// The vector's name (its file name without `.json`).
     public let name: String
     /// The outcome.
     public let outcome: Outcome
-    /// For a failure, what disagreed; for a pass, what was expected.
+    /// For a pass, what was expected (`success`, `chunk_damaged at chunk 2`, …); otherwise the first problem.
     public let detail: String
+    /// Every problem found (empty for a pass).
+    public let problems: [VectorProblem]
+    /// What this implementation computed, for a vector that could be read.
+    public let computed: VectorComputation?
 }
 
-/// Checks known-answer vectors against this implementation (`Spec/vectors-v1.md` §3).
+/// One disagreement between a vector and this implementation.
+public struct VectorProblem: Sendable {
+    /// What was checked: `key`, `streaming reader`, `re-seal (parallel sealer)`, …
+    public let check: String
+    /// What the vector says.
+    public let expected: String
+    /// What this implementation computed.
+    public let computed: String
+
+    /// `check: expected …, computed …`.
+    public var description: String { "\(check): expected \(expected), computed \(computed)" }
+}
+
+/// What this implementation computed for a vector.
+public struct VectorComputation: Sendable {
+    /// The result of one reader on the vector's file.
+    public struct ReaderResult: Sendable {
+        /// Which reader: `streaming`, `parallel`, `random access (in order)`, `random access (final chunk first)`.
+        public let reader: String
+        /// `success` or the error code.
+        public let verdict: String
+        /// The chunk index of a `chunk_damaged` or `chunk_length_invalid`.
+        public let chunkIndex: UInt64?
+        /// The bytes released in order before the end (the whole payload on success); `nil` for a reader
+        /// that does not release in order.
+        public let released: (length: UInt64, sha256: [UInt8])?
+    }
+
+    /// PBKDF2-HMAC-SHA256 of the vector's passphrase, salt and iterations.
+    public let key: [UInt8]
+    /// The SHA-256 of the vector's `.goshuin` file.
+    public let fileSha256: [UInt8]
+    /// Each reader's result.
+    public let readers: [ReaderResult]
+    /// For a success vector, each sealer's output: its SHA-256 and, where it differs from the file, the
+    /// first differing byte and where it falls.
+    public let reseals: [(sealer: String, sha256: [UInt8], firstDifference: String?)]
+}
+
+/// Checks known-answer vectors against this implementation (`Spec/vectors-v1.md` §3), running every vector
+/// through every reader and sealer of the toolkit and reporting every problem it finds.
 public enum VectorChecker {
     /// The largest vector JSON file read.
     public static let maximumVectorFileSize = 1 << 20
 
-    /// Checks each `*.json` vector directly in `directory`, in name order.
+    /// Checks each `*.json` file directly in `directory` (not in subfolders), in name order.
     public static func check(directory: String) throws -> [VectorCheckResult] {
         try FileSystem.directoryEntries(directory).filter { $0.hasSuffix(".json") }.map { entry in
             check(vectorAt: directory + "/" + entry)
@@ -39,30 +86,35 @@ public enum VectorChecker {
         let directory = AtomicOutput.directory(of: path)
         let vector: KnownAnswerVector
         do {
-            vector = try KnownAnswerVector.parse(
-                FileSystem.readFile(path, maximumSize: maximumVectorFileSize), expectedName: name)
-            try checkFiles(vector, directory: directory)
-        } catch let error as GoshuinError {
-            return VectorCheckResult(name: name, outcome: .malformed, detail: error.message)
-        } catch {
-            return VectorCheckResult(name: name, outcome: .malformed, detail: "\(error)")
-        }
-        do {
-            try checkKey(vector)
-            switch vector.expect {
-            case .success: try checkSuccess(vector, directory: directory)
-            case .failure(let code): try checkFailure(vector, code: code, directory: directory)
+            let bytes = try FileSystem.readFile(path, maximumSize: maximumVectorFileSize)
+            guard let parsed = try KnownAnswerVector.parseIfVector(bytes, expectedName: name) else {
+                return VectorCheckResult(
+                    name: name, outcome: .skipped, detail: "not a vector (no \"format\" member)", problems: [],
+                    computed: nil)
             }
-        } catch let disagreement as Disagreement {
-            return VectorCheckResult(name: name, outcome: .failed, detail: disagreement.reason)
+            vector = parsed
         } catch {
-            return VectorCheckResult(name: name, outcome: .failed, detail: "unexpected error: \(error)")
+            let message = (error as? GoshuinError)?.message ?? "\(error)"
+            return VectorCheckResult(name: name, outcome: .malformed, detail: message, problems: [], computed: nil)
         }
-        return VectorCheckResult(name: name, outcome: .passed, detail: expectationText(vector))
-    }
-
-    private struct Disagreement: Error {
-        let reason: String
+        var problems: [VectorProblem] = []
+        var fileSha256: [UInt8] = []
+        do {
+            fileSha256 = try checkFiles(vector, directory: directory, problems: &problems)
+        } catch {
+            let message = (error as? GoshuinError)?.message ?? "\(error)"
+            return VectorCheckResult(name: name, outcome: .malformed, detail: message, problems: [], computed: nil)
+        }
+        guard problems.isEmpty else {
+            return VectorCheckResult(
+                name: name, outcome: .malformed, detail: problems[0].description, problems: problems, computed: nil)
+        }
+        let run = VectorRun(vector: vector, directory: directory)
+        let computation = run.compute(fileSha256: fileSha256, problems: &problems)
+        return VectorCheckResult(
+            name: name, outcome: problems.isEmpty ? .passed : .failed,
+            detail: problems.first?.description ?? expectationText(vector), problems: problems,
+            computed: computation)
     }
 
     private static func expectationText(_ vector: KnownAnswerVector) -> String {
@@ -73,186 +125,63 @@ public enum VectorChecker {
         }
     }
 
-    /// The named files exist and have the stated hashes and length (otherwise the vector is malformed).
-    private static func checkFiles(_ vector: KnownAnswerVector, directory: String) throws {
-        let fileDigest = try digestOfFile(directory + "/" + vector.file)
-        guard fileDigest.sha256 == vector.fileSha256 else {
-            throw KnownAnswerVector.malformed("the SHA-256 of \(vector.file) is not fileSha256")
-        }
-        let plaintextDigest = try digestOfPlaintext(vector, directory: directory)
-        guard plaintextDigest.length == vector.plaintextLength, plaintextDigest.sha256 == vector.plaintextSha256 else {
-            throw KnownAnswerVector.malformed("the plaintext does not have plaintextLength and plaintextSha256")
-        }
-    }
-
-    private static func checkKey(_ vector: KnownAnswerVector) throws {
-        let key = try KeyDerivation.deriveKey(
-            passphrase: Passphrase(bytes: vector.passphraseBytes), salt: vector.salt, iterations: vector.iterations)
-        guard key.exposedBytes == vector.key else {
-            throw Disagreement(reason: "PBKDF2-HMAC-SHA256 of the passphrase, salt and iterations is not key")
-        }
-    }
-
-    private static func checkSuccess(_ vector: KnownAnswerVector, directory: String) throws {
-        let passphrase = Passphrase(bytes: vector.passphraseBytes)
-        let input = try GoshuinFile.openInput(directory + "/" + vector.file)
-        let released = DigestSink()
-        do {
-            try input.closeAfter {
-                try ContainerOpener.open(input, passphrase: passphrase) { released.update($0) }
-            }
-        } catch let error as GoshuinError {
-            throw Disagreement(reason: "expected success, got \(error.code.rawValue): \(error.message)")
-        }
-        let opened = released.finish()
-        guard opened.length == vector.plaintextLength, opened.sha256 == vector.plaintextSha256 else {
-            throw Disagreement(reason: "opening gives \(opened.length) bytes that are not the plaintext")
-        }
-        let resealed = try reseal(vector, passphrase: passphrase, directory: directory)
-        guard resealed.sha256 == vector.fileSha256 else {
-            throw Disagreement(
-                reason: "sealing the plaintext with the vector's parameters gives other bytes than \(vector.file)")
-        }
-    }
-
-    private static func checkFailure(_ vector: KnownAnswerVector, code: GoshuinError.Code, directory: String) throws {
-        let passphrase = Passphrase(bytes: vector.passphraseBytes)
-        let inputPath = directory + "/" + vector.file
-        let input = try GoshuinFile.openInput(inputPath)
-        let released = DigestSink()
-        let failure: GoshuinError? = try input.closeAfter {
-            do {
-                try ContainerOpener.open(input, passphrase: passphrase) { released.update($0) }
-                return nil
-            } catch let error as GoshuinError {
-                return error
-            }
-        }
-        try requireFailure(failure, code: code, chunkIndex: vector.chunkIndex, via: "the streaming API")
-        let releasedDigest = released.finish()
-        guard releasedDigest.length == vector.releasedLength, releasedDigest.sha256 == vector.releasedSha256 else {
-            throw Disagreement(
-                reason: "the streaming reader released \(releasedDigest.length) bytes, not the"
-                    + " \(vector.releasedLength ?? 0) stated by releasedLength and releasedSha256")
-        }
-        try checkNoOutputLeft(inputPath: inputPath, passphrase: passphrase, code: code, chunkIndex: vector.chunkIndex)
-    }
-
-    private static func requireFailure(
-        _ failure: GoshuinError?, code: GoshuinError.Code, chunkIndex: UInt64?, via route: String
-    ) throws {
-        guard let failure else {
-            throw Disagreement(reason: "expected \(code.rawValue), but the file opened (\(route))")
-        }
-        guard failure.code == code else {
-            throw Disagreement(
-                reason: "expected \(code.rawValue), got \(failure.code.rawValue) (\(route)): \(failure.message)")
-        }
-        if let chunkIndex, failure.chunkIndex != chunkIndex {
-            throw Disagreement(
-                reason: "expected \(code.rawValue) at chunk \(chunkIndex), got it at chunk"
-                    + " \(failure.chunkIndex.map(String.init) ?? "none") (\(route))")
-        }
-    }
-
-    /// Opening to a path must fail the same way and leave nothing in the destination's directory.
-    private static func checkNoOutputLeft(
-        inputPath: String, passphrase: Passphrase, code: GoshuinError.Code, chunkIndex: UInt64?
-    ) throws {
-        let directory = try makeTemporaryDirectory()
-        defer { rmdir(directory) }
-        var failure: GoshuinError?
-        do {
-            try GoshuinFile.open(inputPath: inputPath, outputPath: directory + "/payload", passphrase: passphrase)
-        } catch let error as GoshuinError {
-            failure = error
-        }
-        let leftovers = try FileSystem.directoryEntries(directory)
-        for leftover in leftovers { unlink(directory + "/" + leftover) }
-        try requireFailure(failure, code: code, chunkIndex: chunkIndex, via: "opening to a file")
-        guard leftovers.isEmpty else {
-            throw Disagreement(reason: "opening to a file left \(leftovers.joined(separator: ", ")) behind")
-        }
-    }
-
-    private static func reseal(_ vector: KnownAnswerVector, passphrase: Passphrase, directory: String) throws
-        -> (length: UInt64, sha256: [UInt8])
+    /// The named files exist and have the stated hashes and length; a file that does not makes the vector
+    /// malformed, reported with what was found. Returns the file's SHA-256.
+    private static func checkFiles(_ vector: KnownAnswerVector, directory: String, problems: inout [VectorProblem])
+        throws -> [UInt8]
     {
-        let plaintext = try plaintextDescriptor(vector, directory: directory)
-        return try plaintext.closeAfter {
-            let output = try FileSystem.anonymousFile()
-            return try output.closeAfter {
-                let parameters = SealParameters(
-                    iterations: vector.iterations, chunkSize: vector.chunkSize, fixedSalt: vector.salt,
-                    fixedNonceBase: vector.nonceBase)
-                try ContainerSealer.seal(
-                    from: plaintext, plaintextLength: vector.plaintextLength, to: output, passphrase: passphrase,
-                    parameters: parameters)
-                return try digest(of: output, from: 0)
-            }
+        let fileDigest = try digestOfFile(directory + "/" + vector.file)
+        if fileDigest.sha256 != vector.fileSha256 {
+            problems.append(
+                VectorProblem(
+                    check: "fileSha256 of \(vector.file)", expected: Hex.encode(vector.fileSha256),
+                    computed: Hex.encode(fileDigest.sha256)))
         }
-    }
-
-    private static func plaintextDescriptor(_ vector: KnownAnswerVector, directory: String) throws -> FileDescriptor {
+        let plaintext: (length: UInt64, sha256: [UInt8])
         switch vector.plaintext {
-        case .file(let name):
-            return try GoshuinFile.openInput(directory + "/" + name)
-        case .bytes(let bytes):
-            let descriptor = try FileSystem.anonymousFile()
-            do {
-                try descriptor.writeAll(bytes)
-                try descriptor.seek(to: 0)
-            } catch {
-                try? descriptor.close()
-                throw error.goshuinError("cannot write a temporary file")
-            }
-            return descriptor
+        case .bytes(let bytes): plaintext = (UInt64(bytes.count), SHA256Hasher.hash(bytes))
+        case .file(let name): plaintext = try digestOfFile(directory + "/" + name)
         }
+        if plaintext.length != vector.plaintextLength || plaintext.sha256 != vector.plaintextSha256 {
+            problems.append(
+                VectorProblem(
+                    check: "the plaintext", expected: Self.describe(vector.plaintextLength, vector.plaintextSha256),
+                    computed: Self.describe(plaintext.length, plaintext.sha256)))
+        }
+        return fileDigest.sha256
     }
 
-    private static func digestOfPlaintext(_ vector: KnownAnswerVector, directory: String) throws -> (
-        length: UInt64, sha256: [UInt8]
-    ) {
-        switch vector.plaintext {
-        case .bytes(let bytes): return (UInt64(bytes.count), SHA256Hasher.hash(bytes))
-        case .file(let name): return try digestOfFile(directory + "/" + name)
-        }
+    /// `N bytes, SHA-256 …`.
+    static func describe(_ length: UInt64, _ sha256: [UInt8]) -> String {
+        "\(length) bytes with SHA-256 \(Hex.encode(sha256))"
     }
 
-    private static func digestOfFile(_ path: String) throws -> (length: UInt64, sha256: [UInt8]) {
+    static func digestOfFile(_ path: String) throws -> (length: UInt64, sha256: [UInt8]) {
         let descriptor = try GoshuinFile.openInput(path)
         return try descriptor.closeAfter { try digest(of: descriptor, from: 0) }
     }
 
     /// The length and SHA-256 of everything from `offset` to the end of `descriptor`.
-    static func digest(of descriptor: FileDescriptor, from offset: Int64) throws -> (length: UInt64, sha256: [UInt8]) {
+    static func digest(of descriptor: FileDescriptor, from offset: Int64, count: UInt64 = .max) throws -> (
+        length: UInt64, sha256: [UInt8]
+    ) {
         let sink = DigestSink()
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
-        defer { buffer.deallocate() }
+        let buffer = try AllocatedBytes(count: FileDescriptor.copyBufferSize, wipesOnRelease: false)
         var position = offset
-        while true {
-            let count: Int
+        while sink.length < count {
+            let wanted = Int(min(UInt64(buffer.bytes.count), count - sink.length))
+            let received: Int
             do {
-                count = try descriptor.readFully(into: buffer, atOffset: position)
+                received = try descriptor.readFully(
+                    into: UnsafeMutableRawBufferPointer(rebasing: buffer.bytes[0..<wanted]), atOffset: position)
             } catch {
                 throw error.goshuinError("cannot read a vector's file")
             }
-            if count == 0 { break }
-            sink.update(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
-            position += Int64(count)
+            if received == 0 { break }
+            sink.update(UnsafeRawBufferPointer(rebasing: buffer.bytes[0..<received]))
+            position += Int64(received)
         }
         return sink.finish()
-    }
-
-    private static func makeTemporaryDirectory() throws -> String {
-        var template = Array((FileSystem.temporaryDirectory + "/goshuin-check-XXXXXX").utf8CString)
-        let created = template.withUnsafeMutableBufferPointer { buffer in
-            buffer.baseAddress.flatMap { mkdtemp($0) }.map { String(cString: $0) }
-        }
-        guard let created else {
-            throw Errno.current.goshuinError("cannot create a temporary directory")
-        }
-        return created
     }
 }
 

@@ -1,0 +1,292 @@
+import Glibc
+
+/// One vector run through every reader and sealer of the toolkit, collecting each disagreement with what
+/// the vector says (`Spec/vectors-v1.md` §3): the key; the verdict, chunk index and released plaintext of
+/// the streaming, parallel and random-access readers; that opening to a file leaves nothing; and, for a
+/// success vector, the bytes of the streaming and the parallel sealer.
+struct VectorRun {
+    let vector: KnownAnswerVector
+    let directory: String
+
+    /// Workers for the parallel reader and sealer: more than one, so the parallel paths really run.
+    static let workerCount = 4
+
+    private var path: String { directory + "/" + vector.file }
+    private var passphrase: Passphrase { Passphrase(bytes: vector.passphraseBytes) }
+
+    func compute(fileSha256: [UInt8], problems: inout [VectorProblem]) -> VectorComputation {
+        let key =
+            (try? KeyDerivation.deriveKey(passphrase: passphrase, salt: vector.salt, iterations: vector.iterations))?
+            .exposedBytes ?? []
+        if key != vector.key {
+            problems.append(
+                VectorProblem(
+                    check: "key (PBKDF2-HMAC-SHA256 of the passphrase, salt and iterations)",
+                    expected: Hex.encode(vector.key), computed: Hex.encode(key)))
+        }
+        let readers = [
+            streaming(), parallel(), randomAccess(finalChunkFirst: false), randomAccess(finalChunkFirst: true),
+        ]
+        for reader in readers { compare(reader, problems: &problems) }
+        if case .failure = vector.expect { checkNoOutputLeft(problems: &problems) }
+        var reseals: [(sealer: String, sha256: [UInt8], firstDifference: String?)] = []
+        if case .success = vector.expect {
+            for parallel in [false, true] {
+                let sealer = parallel ? "parallel sealer" : "streaming sealer"
+                do {
+                    let result = try reseal(parallel: parallel)
+                    reseals.append((sealer, result.sha256, result.firstDifference))
+                    if let difference = result.firstDifference {
+                        problems.append(
+                            VectorProblem(
+                                check: "re-seal (\(sealer)) of the plaintext with the vector's parameters",
+                                expected: "the bytes of \(vector.file), SHA-256 \(Hex.encode(vector.fileSha256))",
+                                computed: "SHA-256 \(Hex.encode(result.sha256)), first different byte \(difference)"))
+                    }
+                } catch {
+                    problems.append(
+                        VectorProblem(
+                            check: "re-seal (\(sealer))", expected: "the bytes of \(vector.file)",
+                            computed: "an error: \(error)"))
+                }
+            }
+        }
+        return VectorComputation(key: key, fileSha256: fileSha256, readers: readers, reseals: reseals)
+    }
+
+    // MARK: - Readers
+
+    private typealias ReaderResult = VectorComputation.ReaderResult
+
+    private static func result(_ reader: String, _ error: Error?, released: (length: UInt64, sha256: [UInt8])?)
+        -> ReaderResult
+    {
+        guard let error else {
+            return ReaderResult(reader: reader, verdict: "success", chunkIndex: nil, released: released)
+        }
+        guard let error = error as? GoshuinError else {
+            return ReaderResult(reader: reader, verdict: "error: \(error)", chunkIndex: nil, released: released)
+        }
+        return ReaderResult(
+            reader: reader, verdict: error.code.rawValue, chunkIndex: error.chunkIndex, released: released)
+    }
+
+    /// ``ContainerOpener``: chunks in order, each released as it authenticates.
+    private func streaming() -> ReaderResult {
+        let sink = DigestSink()
+        do {
+            let input = try GoshuinFile.openInput(path)
+            try input.closeAfter { try ContainerOpener.open(input, passphrase: passphrase) { sink.update($0) } }
+            return Self.result("streaming reader", nil, released: sink.finish())
+        } catch {
+            return Self.result("streaming reader", error, released: sink.finish())
+        }
+    }
+
+    /// ``ParallelChunks`` through ``GoshuinFile/decrypt(_:header:passphrase:to:workerCount:progress:)``: the
+    /// chunks below a failure are the ones it wrote and authenticated.
+    private func parallel() -> ReaderResult {
+        var header: Header?
+        do {
+            let input = try GoshuinFile.openInput(path)
+            return try input.closeAfter {
+                let output = try FileSystem.anonymousFile()
+                return try output.closeAfter {
+                    do {
+                        let validated = try ContainerStructure.validate(input)
+                        header = validated
+                        try GoshuinFile.decrypt(
+                            input, header: validated, passphrase: passphrase, to: output,
+                            workerCount: Self.workerCount)
+                        return Self.result(
+                            "parallel reader", nil, released: try VectorChecker.digest(of: output, from: 0))
+                    } catch let error as GoshuinError {
+                        var releasedLength: UInt64 = 0
+                        if error.code == .chunkDamaged, let header, let index = error.chunkIndex {
+                            releasedLength = header.layout.plaintextOffset(ofChunk: index)
+                        }
+                        let released = try VectorChecker.digest(of: output, from: 0, count: releasedLength)
+                        return Self.result("parallel reader", error, released: released)
+                    }
+                }
+            }
+        } catch {
+            return Self.result("parallel reader", error, released: nil)
+        }
+    }
+
+    /// ``DecryptingReader``, read chunk by chunk from the start; with `finalChunkFirst` it authenticates the
+    /// final chunk when opened, as it does for a backup, and its verdict alone is compared.
+    private func randomAccess(finalChunkFirst: Bool) -> ReaderResult {
+        let name = finalChunkFirst ? "random-access reader (final chunk first)" : "random-access reader (in order)"
+        let sink = DigestSink()
+        do {
+            let input = try GoshuinFile.openInput(path)
+            try input.closeAfter {
+                let reader = try DecryptingReader(
+                    input, passphrase: passphrase, authenticatingFinalChunkFirst: finalChunkFirst)
+                let layout = reader.header.layout
+                let buffer = try AllocatedBytes(count: layout.largestChunkLength, wipesOnRelease: true)
+                for index in 0..<layout.chunkCount {
+                    let piece = UnsafeMutableRawBufferPointer(
+                        rebasing: buffer.bytes[0..<layout.plaintextLength(ofChunk: index)])
+                    guard try reader.readExactly(at: layout.plaintextOffset(ofChunk: index), into: piece) else {
+                        throw GoshuinError(.io, "the random-access reader came back short")
+                    }
+                    sink.update(UnsafeRawBufferPointer(piece))
+                }
+            }
+            return Self.result(name, nil, released: finalChunkFirst ? nil : sink.finish())
+        } catch {
+            return Self.result(name, error, released: finalChunkFirst ? nil : sink.finish())
+        }
+    }
+
+    private func compare(_ reader: ReaderResult, problems: inout [VectorProblem]) {
+        let expectedVerdict: String
+        let expectedReleased: (length: UInt64, sha256: [UInt8])?
+        switch vector.expect {
+        case .success:
+            expectedVerdict = "success"
+            expectedReleased = (vector.plaintextLength, vector.plaintextSha256)
+        case .failure(let code):
+            expectedVerdict = code.rawValue + (vector.chunkIndex.map { " at chunk \($0)" } ?? "")
+            expectedReleased = vector.releasedLength.flatMap { length in vector.releasedSha256.map { (length, $0) } }
+        }
+        let computedVerdict = reader.verdict + (reader.chunkIndex.map { " at chunk \($0)" } ?? "")
+        if computedVerdict != expectedVerdict {
+            problems.append(VectorProblem(check: reader.reader, expected: expectedVerdict, computed: computedVerdict))
+        }
+        if let released = reader.released, let expectedReleased,
+            released.length != expectedReleased.length || released.sha256 != expectedReleased.sha256
+        {
+            let what =
+                vector.expect == .success ? "plaintext opened by the" : "plaintext released before failing by the"
+            problems.append(
+                VectorProblem(
+                    check: "\(what) \(reader.reader)",
+                    expected: VectorChecker.describe(expectedReleased.length, expectedReleased.sha256),
+                    computed: VectorChecker.describe(released.length, released.sha256)))
+        }
+    }
+
+    /// Opening to a path must fail and leave nothing in the destination's directory.
+    private func checkNoOutputLeft(problems: inout [VectorProblem]) {
+        guard let scratch = try? Self.makeTemporaryDirectory() else { return }
+        defer { rmdir(scratch) }
+        _ = try? GoshuinFile.open(inputPath: path, outputPath: scratch + "/payload", passphrase: passphrase)
+        let leftovers = (try? FileSystem.directoryEntries(scratch)) ?? []
+        for leftover in leftovers { unlink(scratch + "/" + leftover) }
+        if !leftovers.isEmpty {
+            problems.append(
+                VectorProblem(
+                    check: "opening to a file", expected: "nothing left behind",
+                    computed: leftovers.joined(separator: ", ")))
+        }
+    }
+
+    private static func makeTemporaryDirectory() throws -> String {
+        var template = Array((FileSystem.temporaryDirectory + "/goshuin-check-XXXXXX").utf8CString)
+        let created = template.withUnsafeMutableBufferPointer { buffer in
+            buffer.baseAddress.flatMap { mkdtemp($0) }.map { String(cString: $0) }
+        }
+        guard let created else { throw Errno.current.goshuinError("cannot create a temporary directory") }
+        return created
+    }
+
+    // MARK: - Sealers
+
+    /// Seals the plaintext with the vector's parameters through the streaming or the parallel sealer;
+    /// returns the output's SHA-256 and, where it differs from the vector's file, the first different byte.
+    private func reseal(parallel: Bool) throws -> (sha256: [UInt8], firstDifference: String?) {
+        let plaintext = try plaintextDescriptor()
+        return try plaintext.closeAfter {
+            let output = try FileSystem.anonymousFile()
+            return try output.closeAfter {
+                let header = try SealParameters(
+                    iterations: vector.iterations, chunkSize: vector.chunkSize, fixedSalt: vector.salt,
+                    fixedNonceBase: vector.nonceBase
+                ).makeHeader(plaintextLength: vector.plaintextLength)
+                let key = try KeyDerivation.deriveKey(passphrase: passphrase, header: header)
+                if parallel {
+                    try ParallelChunks.seal(
+                        from: plaintext, to: output, key: key, header: header, workerCount: Self.workerCount,
+                        progress: nil)
+                } else {
+                    try ContainerSealer.seal(from: plaintext, to: output, key: key, header: header)
+                }
+                let sha256 = try VectorChecker.digest(of: output, from: 0).sha256
+                guard sha256 != vector.fileSha256 else { return (sha256, nil) }
+                let file = try GoshuinFile.openInput(path)
+                let offset = try file.closeAfter { try Self.firstDifference(output, file) }
+                return (sha256, offset.map { Self.location(of: $0, header: header) })
+            }
+        }
+    }
+
+    private func plaintextDescriptor() throws -> FileDescriptor {
+        switch vector.plaintext {
+        case .file(let name):
+            return try GoshuinFile.openInput(directory + "/" + name)
+        case .bytes(let bytes):
+            let descriptor = try FileSystem.anonymousFile()
+            do {
+                try descriptor.writeAll(bytes)
+                try descriptor.seek(to: 0)
+            } catch {
+                try? descriptor.close()
+                throw error.goshuinError("cannot write a temporary file")
+            }
+            return descriptor
+        }
+    }
+
+    /// The first offset at which the two files differ (one ending first counts), `nil` if they are equal.
+    private static func firstDifference(_ one: FileDescriptor, _ other: FileDescriptor) throws -> UInt64? {
+        let first = try AllocatedBytes(count: 1 << 16, wipesOnRelease: false)
+        let second = try AllocatedBytes(count: 1 << 16, wipesOnRelease: false)
+        var offset: UInt64 = 0
+        while true {
+            let count = try one.readFully(into: first.bytes, atOffset: Int64(offset))
+            let otherCount = try other.readFully(into: second.bytes, atOffset: Int64(offset))
+            let common = min(count, otherCount)
+            if let index = (0..<common).first(where: { first.bytes[$0] != second.bytes[$0] }) {
+                return offset + UInt64(index)
+            }
+            if count != otherCount { return offset + UInt64(common) }
+            if count == 0 { return nil }
+            offset += UInt64(count)
+        }
+    }
+
+    /// Where `offset` falls in a file with `header`.
+    static func location(of offset: UInt64, header: Header) -> String {
+        VectorRunLocation.describe(offset, chunkSize: header.chunkSize, length: header.plaintextLength)
+    }
+}
+
+/// Where a byte of a `.goshuin` file falls: a header field, or a part of a chunk record.
+@_spi(Testing)
+public enum VectorRunLocation {
+    /// `at offset N, in the header field F`, or `at offset N, in chunk I: byte B of its record, PART`, for a
+    /// file of chunks of `chunkSize` and a payload of `length` bytes.
+    public static func describe(_ offset: UInt64, chunkSize: UInt32, length: UInt64) -> String {
+        let fields: [(name: String, end: UInt64)] = [
+            ("magic", 4), ("version", 5), ("kdfIterations", 9), ("salt", 25), ("nonceBase", 33), ("chunkSize", 37),
+            ("plaintextLength", 45),
+        ]
+        if let field = fields.first(where: { offset < $0.end }) {
+            return "at offset \(offset), in the header field \(field.name)"
+        }
+        let layout = ContainerLayout(chunkSize: chunkSize, plaintextLength: max(length, 1))
+        let index = (offset - UInt64(Header.byteCount)) / (UInt64(chunkSize) + ContainerLayout.recordOverhead)
+        guard index < layout.chunkCount else { return "at offset \(offset), after the last chunk" }
+        let within = offset - layout.recordOffset(ofChunk: index)
+        let plaintext = UInt64(layout.plaintextLength(ofChunk: index))
+        let part =
+            within < 4
+            ? "its length prefix"
+            : within < 4 + plaintext ? "its ciphertext, byte \(within - 4)" : "its tag, byte \(within - 4 - plaintext)"
+        return "at offset \(offset), in chunk \(index): byte \(within) of its record, \(part)"
+    }
+}

@@ -1,0 +1,135 @@
+// SHA-256 (FIPS 180-4), incremental. WebCrypto's digest() takes the whole input at once, which would hold
+// a photo of any size in memory; entries are hashed as their bytes stream instead. The tests compare this
+// with WebCrypto's digest.
+
+var SHA256_K = new Int32Array([
+  0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+  0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+  0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+  0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+  0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+  0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+  0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+  0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
+]);
+
+class Sha256 {
+  constructor() {
+    this.h = new Int32Array([
+      0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
+    ]);
+    this.w = new Int32Array(64);
+    this.buffer = new Uint8Array(64);
+    this.buffered = 0;
+    this.length = 0;
+  }
+
+  update(bytes) {
+    var at = 0;
+    var count = bytes.length;
+    this.length += count;
+    if (this.buffered > 0) {
+      var take = Math.min(64 - this.buffered, count);
+      this.buffer.set(bytes.subarray(0, take), this.buffered);
+      this.buffered += take;
+      at = take;
+      if (this.buffered < 64) return this;
+      this.blocks(this.buffer, 0, 64);
+      this.buffered = 0;
+    }
+    var whole = (count - at) & ~63;
+    if (whole > 0) {
+      this.blocks(bytes, at, at + whole);
+      at += whole;
+    }
+    if (at < count) {
+      this.buffer.set(bytes.subarray(at), 0);
+      this.buffered = count - at;
+    }
+    return this;
+  }
+
+  digest() {
+    var bits = this.length * 8;
+    var tail = new Uint8Array(this.buffered < 56 ? 64 : 128);
+    tail.set(this.buffer.subarray(0, this.buffered));
+    tail[this.buffered] = 0x80;
+    var end = tail.length;
+    var high = Math.floor(bits / 4294967296);
+    var low = bits >>> 0;
+    tail[end - 8] = high >>> 24;
+    tail[end - 7] = high >>> 16;
+    tail[end - 6] = high >>> 8;
+    tail[end - 5] = high;
+    tail[end - 4] = low >>> 24;
+    tail[end - 3] = low >>> 16;
+    tail[end - 2] = low >>> 8;
+    tail[end - 1] = low;
+    this.blocks(tail, 0, end);
+    var out = new Uint8Array(32);
+    for (var i = 0; i < 8; i++) {
+      var v = this.h[i];
+      out[i * 4] = v >>> 24;
+      out[i * 4 + 1] = v >>> 16;
+      out[i * 4 + 2] = v >>> 8;
+      out[i * 4 + 3] = v;
+    }
+    return out;
+  }
+
+  blocks(bytes, start, end) {
+    var w = this.w;
+    var k = SHA256_K;
+    var h = this.h;
+    var h0 = h[0], h1 = h[1], h2 = h[2], h3 = h[3], h4 = h[4], h5 = h[5], h6 = h[6], h7 = h[7];
+    for (var p = start; p < end; p += 64) {
+      var i, t1, t2, x, y;
+      for (i = 0; i < 16; i++) {
+        var j = p + i * 4;
+        w[i] = (bytes[j] << 24) | (bytes[j + 1] << 16) | (bytes[j + 2] << 8) | bytes[j + 3];
+      }
+      for (i = 16; i < 64; i++) {
+        x = w[i - 15];
+        y = w[i - 2];
+        var s0 = ((x >>> 7) | (x << 25)) ^ ((x >>> 18) | (x << 14)) ^ (x >>> 3);
+        var s1 = ((y >>> 17) | (y << 15)) ^ ((y >>> 19) | (y << 13)) ^ (y >>> 10);
+        w[i] = (w[i - 16] + s0 + w[i - 7] + s1) | 0;
+      }
+      var a = h0, b = h1, c = h2, d = h3, e = h4, f = h5, g = h6, hh = h7;
+      for (i = 0; i < 64; i++) {
+        t1 =
+          (hh +
+            (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) +
+            ((e & f) ^ (~e & g)) +
+            k[i] +
+            w[i]) |
+          0;
+        t2 =
+          ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) +
+            ((a & b) ^ (a & c) ^ (b & c))) |
+          0;
+        hh = g;
+        g = f;
+        f = e;
+        e = (d + t1) | 0;
+        d = c;
+        c = b;
+        b = a;
+        a = (t1 + t2) | 0;
+      }
+      h0 = (h0 + a) | 0;
+      h1 = (h1 + b) | 0;
+      h2 = (h2 + c) | 0;
+      h3 = (h3 + d) | 0;
+      h4 = (h4 + e) | 0;
+      h5 = (h5 + f) | 0;
+      h6 = (h6 + g) | 0;
+      h7 = (h7 + hh) | 0;
+    }
+    h[0] = h0; h[1] = h1; h[2] = h2; h[3] = h3; h[4] = h4; h[5] = h5; h[6] = h6; h[7] = h7;
+  }
+}
+
+function sha256(bytes) {
+  return new Sha256().update(bytes).digest();
+}

@@ -1,0 +1,152 @@
+// Opening a backup: the container (checks 1–10), then the payload in the order of Spec/backup-v1.md §4.1:
+// the ZIP's end records and central directory and the manifest from its last chunks, the binding of the
+// manifest to the entries, then one streaming pass over every entry in file order (position in the tiling,
+// local header, size, CRC-32, SHA-256), each chunk decrypted, used and dropped. Only a backup that passed
+// all of it is returned; its entries are read again, and checked again, when they are shown or saved.
+
+async function openBackup(source, passphraseBytes, options) {
+  options = options || {};
+  var progress = options.onProgress || function () {};
+  var container = await openContainer(source, passphraseBytes, {
+    onKeyDerivation: function (header) {
+      progress("key", 0, 1, header);
+    },
+    onKeyProgress: function (fraction) {
+      progress("key", fraction, 1);
+    },
+    onProbe: function (index, failed) {
+      progress("probe", index, failed);
+    },
+  });
+  return readBackup(container, options);
+}
+
+/**
+ * Steps 1–6 of §4.1 on a decrypted payload (the container's reader, or `payloadSource` in the tests):
+ * the first failure in that order is the one thrown, so that every reader of the spec gives one code.
+ */
+async function readBackup(payload, options) {
+  options = options || {};
+  var progress = options.onProgress || function () {};
+  progress("directory", 0, 1);
+  var directory = await scanCentralDirectory(payload); // 1, 2
+  var manifest = await readManifest(payload, directory, options.signal); // 3
+  checkBinding(manifest, directory.entries); // 4
+  var digests = await verifyEntries(payload, directory, manifest, { signal: options.signal, onProgress: progress }); // 5, 6
+  return new Backup(payload, directory, manifest, digests);
+}
+
+/** Step 3: manifest.json present, its local header, its data (size, CRC-32), then the rules of §2. */
+async function readManifest(payload, directory, signal) {
+  var manifestEntry = directory.entries.find(function (entry) {
+    return entry.name === MANIFEST_NAME;
+  });
+  if (!manifestEntry) throw new GoshuinError("manifest_mismatch", "the backup has no manifest.json");
+  await checkLocalHeader(payload, manifestEntry, directory.directoryOffset);
+  var manifestBytes = new Uint8Array(Number(manifestEntry.uncompressedSize));
+  var filled = 0;
+  await readEntryData(payload, manifestEntry, function (bytes) {
+    manifestBytes.set(bytes, filled);
+    filled += bytes.length;
+  }, { signal: signal });
+  return parseManifest(manifestBytes);
+}
+
+/**
+ * Steps 5 and 6, the streaming pass: entries in the order of their local headers, each one where the one
+ * before it ends (the first at 0), its local header, then its data against its declared size and CRC-32
+ * (entry_corrupt) and, for the listed files, the manifest's SHA-256 (manifest_mismatch); the last one ends
+ * where the central directory starts. Returns every entry's SHA-256 (hex) by name.
+ */
+async function verifyEntries(container, directory, manifest, options) {
+  var listed = new Map();
+  [manifest.records].concat(manifest.photos).forEach(function (file) {
+    listed.set(file.name, file.sha256);
+  });
+  // By local-header offset; records that claim the same offset in central-directory order (§4.1 step 5).
+  var ordered = directory.entries.slice().sort(function (a, b) {
+    return a.localHeaderOffset < b.localHeaderOffset ? -1 : a.localHeaderOffset > b.localHeaderOffset ? 1 : a.index - b.index;
+  });
+  var total = directory.directoryOffset;
+  var done = 0;
+  var progress = options.onProgress || function () {};
+  var digests = new Map();
+  var expected = 0;
+  progress("verify", 0, total);
+  for (var i = 0; i < ordered.length; i++) {
+    var entry = ordered[i];
+    var start = entry.localHeaderOffset;
+    if (start !== BigInt(expected)) {
+      if (expected === 0) throw zipMalformed(start + " bytes come before the first entry");
+      if (start < BigInt(expected)) throw zipMalformed(entry.name + " overlaps the entry before it");
+      throw zipMalformed("unaccounted bytes before " + entry.name);
+    }
+    await checkLocalHeader(container, entry, directory.directoryOffset);
+    done = entry.dataOffset;
+    var digest = toHex(
+      await readEntryData(container, entry, null, {
+        signal: options.signal,
+        onBytes: function (count) {
+          done += count;
+          progress("verify", done, total);
+        },
+      })
+    );
+    if (listed.has(entry.name) && listed.get(entry.name) !== digest)
+      throw new GoshuinError("manifest_mismatch", entry.name + " does not have the SHA-256 the manifest lists");
+    digests.set(entry.name, digest);
+    expected = entry.dataOffset + Number(entry.compressedSize);
+  }
+  if (expected !== directory.directoryOffset) throw zipMalformed("unaccounted bytes before the central directory");
+  progress("verify", total, total);
+  return digests;
+}
+
+/** An opened, verified backup. */
+class Backup {
+  constructor(container, directory, manifest, digests) {
+    this.container = container;
+    this.header = container.header; // undefined for a payloadSource
+    this.createdAt = manifest.createdAt;
+    this.digests = digests;
+    var byName = new Map();
+    directory.entries.forEach(function (entry) {
+      byName.set(entry.name, entry);
+    });
+    this.byName = byName;
+    this.records = { name: RECORDS_NAME, size: manifest.records.size };
+    this.photos = manifest.photos.map(function (file) {
+      return { name: file.name, size: file.size };
+    });
+    /** Every entry as `goshuin-tool open --extract` writes it: manifest.json, records.csv, the photos. */
+    this.files = [{ name: MANIFEST_NAME, size: Number(byName.get(MANIFEST_NAME).uncompressedSize) }, this.records]
+      .concat(this.photos)
+      .map(function (file) {
+        return { name: file.name, size: file.size, crc32: byName.get(file.name).crc32 };
+      });
+  }
+
+  /**
+   * Streams the entry `name` to `sink` and checks it again (size, CRC-32, and the SHA-256 the opening pass
+   * verified): the sink sees bytes before the last check, so a caller keeps nothing until this returns.
+   */
+  async stream(name, sink, signal, onBytes) {
+    var entry = this.byName.get(name);
+    if (!entry) throw new GoshuinError("internal", "no entry " + name);
+    var digest = toHex(await readEntryData(this.container, entry, sink, { signal: signal, onBytes: onBytes }));
+    if (digest !== this.digests.get(name))
+      throw new GoshuinError("manifest_mismatch", name + " no longer has the SHA-256 verified when the backup was opened");
+  }
+
+  /** The entry's bytes, checked again. */
+  async read(name, signal) {
+    var entry = this.byName.get(name);
+    var bytes = new Uint8Array(Number(entry.uncompressedSize));
+    var filled = 0;
+    await this.stream(name, function (piece) {
+      bytes.set(piece, filled);
+      filled += piece.length;
+    }, signal);
+    return bytes;
+  }
+}
