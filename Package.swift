@@ -1,10 +1,17 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+// One module per layer, each looking only down (Spec/decisions/0013):
+//   goshuin-tool, goshuin-vectors       the command-line tools
+//   GoshuinVectors                      known-answer vectors: format, checker, generator
+//   GoshuinBackup                       the backup payload: manifest, names, ZIP scan, read and write
+//   GoshuinFormat                       the container; its internals (Crypto, IO, Encoding) at package access
 let package = Package(
     name: "goshuin-toolkit",
     products: [
         .library(name: "GoshuinFormat", targets: ["GoshuinFormat"]),
+        .library(name: "GoshuinBackup", targets: ["GoshuinBackup"]),
+        .library(name: "GoshuinVectors", targets: ["GoshuinVectors"]),
         .executable(name: "goshuin-tool", targets: ["goshuin-tool"]),
         // The fuzz harness bodies, shared by the fuzzers in Fuzz/ and the regression tests.
         .library(name: "GoshuinFuzzTargets", targets: ["GoshuinFuzzTargets"]),
@@ -16,8 +23,8 @@ let package = Package(
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]
         ),
-        // zlib and its contrib minizip 1.1 from Debian's zlib1g-dev and libminizip-dev. Only
-        // Sources/GoshuinFormat/Backup imports it.
+        // zlib and its contrib minizip 1.1 from Debian's zlib1g-dev and libminizip-dev. Only GoshuinBackup
+        // imports it.
         .systemLibrary(
             name: "CMinizip",
             pkgConfig: "minizip",
@@ -25,24 +32,32 @@ let package = Package(
         ),
         .target(
             name: "GoshuinFormat",
-            dependencies: ["COpenSSL", "CMinizip"]
+            dependencies: ["COpenSSL"]
+        ),
+        .target(
+            name: "GoshuinBackup",
+            dependencies: ["GoshuinFormat", "CMinizip"]
+        ),
+        .target(
+            name: "GoshuinVectors",
+            dependencies: ["GoshuinFormat"]
         ),
         .executableTarget(
             name: "goshuin-tool",
-            dependencies: ["GoshuinFormat"]
-        ),
-        .target(
-            name: "GoshuinFuzzTargets",
-            dependencies: ["GoshuinFormat"]
-        ),
-        .testTarget(
-            name: "GoshuinFormatTests",
-            dependencies: ["GoshuinFormat", "GoshuinFuzzTargets"]
+            dependencies: ["GoshuinFormat", "GoshuinBackup", "GoshuinVectors"]
         ),
         // A developer's tool: random known-answer vector sets for cross-checking other implementations.
         .executableTarget(
             name: "goshuin-vectors",
-            dependencies: ["GoshuinFormat"]
+            dependencies: ["GoshuinVectors"]
+        ),
+        .target(
+            name: "GoshuinFuzzTargets",
+            dependencies: ["GoshuinFormat", "GoshuinBackup", "GoshuinVectors"]
+        ),
+        .testTarget(
+            name: "GoshuinFormatTests",
+            dependencies: ["GoshuinFormat", "GoshuinBackup", "GoshuinVectors", "GoshuinFuzzTargets"]
         ),
         .testTarget(
             name: "GoshuinToolTests",

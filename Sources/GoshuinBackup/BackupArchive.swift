@@ -1,4 +1,5 @@
 import CMinizip
+import GoshuinFormat
 
 /// A backup ZIP opened for reading over any ``RandomAccessSource`` (the decrypting reader, so the
 /// decrypted ZIP never touches the disk): its end records and central directory scanned strictly, then each
@@ -9,16 +10,16 @@ import CMinizip
 /// (`Spec/decisions/0009`). The checks run in the order of `Spec/backup-v1.md` §4: the end records and the
 /// central directory when this is made; the manifest (``readManifest()``) and its binding
 /// (``checkBinding(_:)``); then every entry in file order with the tiling (``readEveryEntry(checkedAgainst:_:)``).
-public final class BackupArchive {
+package final class BackupArchive {
     /// The scanned entries.
-    public let directory: ZipDirectory
+    package let directory: ZipDirectory
     private let source: RandomAccessSource
     /// The size of the pieces read from the source and inflated into.
     static let pieceSize = 1 << 16
 
     /// Scans the end records and the central directory of `source`
     /// (``ZipStructureScanner/scanCentralDirectory(_:)``): this touches only the end of the ZIP.
-    public init(_ source: RandomAccessSource) throws {
+    package init(_ source: RandomAccessSource) throws {
         self.source = source
         directory = try ZipStructureScanner.scanCentralDirectory(source)
     }
@@ -29,7 +30,7 @@ public final class BackupArchive {
     /// `handle` gets each entry and a function that streams it into a sink; it calls that function once
     /// (an entry it does not read is read and checked anyway). The bytes reach the sink before the checks at
     /// the end of the entry: keep nothing until this returns.
-    public func readEveryEntry(
+    package func readEveryEntry(
         checkedAgainst manifest: Manifest,
         _ handle: (ZipEntry, _ read: ((UnsafeRawBufferPointer) throws -> Void) throws -> Void) throws -> Void
     ) throws {
@@ -56,7 +57,7 @@ public final class BackupArchive {
     /// The entry's local header is checked first; the tiling of the other entries is not (see
     /// ``readEveryEntry(checkedAgainst:_:)``).
     @discardableResult
-    public func read(_ entry: ZipEntry, into sink: (UnsafeRawBufferPointer) throws -> Void) throws -> [UInt8] {
+    package func read(_ entry: ZipEntry, into sink: (UnsafeRawBufferPointer) throws -> Void) throws -> [UInt8] {
         let dataOffset = try ZipStructureScanner.checkLocalHeader(
             source, entry, directoryOffset: directory.centralDirectoryOffset)
         return try read(entry, dataOffset: dataOffset, into: sink)
@@ -98,7 +99,7 @@ public final class BackupArchive {
 
     /// Reads `entry` like ``read(_:into:)`` and, for a file the manifest lists, checks its SHA-256 against
     /// the manifest's (`manifest_mismatch`). The bytes reach `sink` as they stream, before the check.
-    public func read(
+    package func read(
         _ entry: ZipEntry, checkedAgainst manifest: Manifest, into sink: (UnsafeRawBufferPointer) throws -> Void
     ) throws {
         let dataOffset = try ZipStructureScanner.checkLocalHeader(
@@ -117,7 +118,7 @@ public final class BackupArchive {
     }
 
     /// Reads and parses `manifest.json`.
-    public func readManifest() throws -> Manifest {
+    package func readManifest() throws -> Manifest {
         guard let entry = directory.entry(named: Manifest.fileName) else {
             throw GoshuinError(.manifestMismatch, "the ZIP holds no manifest.json: it is a ZIP, not a backup")
         }
@@ -128,7 +129,7 @@ public final class BackupArchive {
 
     /// Checks the entries against the manifest by name and size: exactly `manifest.json` and the listed
     /// files, nothing missing, nothing extra. (Hashes are checked when the data is read.)
-    public func checkBinding(_ manifest: Manifest) throws {
+    package func checkBinding(_ manifest: Manifest) throws {
         for entry in directory.entries where entry.name != Manifest.fileName {
             guard let file = manifest.file(named: entry.name) else {
                 throw GoshuinError(.manifestMismatch, "\(entry.name) is in the ZIP but not in the manifest")

@@ -1,4 +1,5 @@
 import Glibc
+import GoshuinFormat
 
 /// Turns a `.goshuin` backup into a folder: `manifest.json`, `records.csv` and the photos, every byte
 /// checked against the manifest, written into a temporary sibling that becomes the destination only
@@ -7,13 +8,13 @@ import Glibc
 /// Everything inside the temporary folder is reached through its descriptor, never a path, and the folder
 /// through its parent's descriptor: whoever can rename entries beside the destination cannot make the
 /// extraction write, or its cleanup delete, anything elsewhere.
-public enum BackupExtractor {
+package enum BackupExtractor {
     /// Extracts the backup at `inputPath` into `destination`, which must not exist or be an empty
     /// directory. Free space is checked before the key is derived, and again against the declared sizes.
     ///
     /// - Returns: the manifest.
     @discardableResult
-    public static func extract(
+    package static func extract(
         inputPath: String, passphrase: Passphrase, into destination: String, progress: ProgressHandler? = nil
     ) throws -> Manifest {
         let destination = try normalizedDestination(destination)
@@ -30,8 +31,7 @@ public enum BackupExtractor {
 
     /// Extracts the backup whose payload `reader` decrypts into `destination`; `afterStagingFolderMade`
     /// runs once the temporary folder exists (tests use it to race the extraction).
-    @_spi(Testing)
-    public static func extract(
+    package static func extract(
         from reader: DecryptingReader, into destination: String, progress: ProgressHandler? = nil,
         afterStagingFolderMade: (String) -> Void = { _ in }
     ) throws -> Manifest {
@@ -56,7 +56,7 @@ public enum BackupExtractor {
 
     /// `path` without trailing slashes (`restored/` is `restored`); `invalid_argument` for a path that
     /// names no folder of its own (empty, `.`, `..`, `/`) or whose name is longer than the system allows.
-    public static func normalizedDestination(_ path: String) throws -> String {
+    package static func normalizedDestination(_ path: String) throws -> String {
         var trimmed = Substring(path)
         while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
         let last = AtomicOutput.lastComponent(of: String(trimmed))
@@ -71,7 +71,7 @@ public enum BackupExtractor {
     }
 
     /// Throws `destination_not_empty` unless `path` is absent or an empty directory (not a symbolic link).
-    public static func requireEmptyOrAbsent(_ path: String) throws {
+    package static func requireEmptyOrAbsent(_ path: String) throws {
         let parentPath = AtomicOutput.directory(of: path)
         guard let parent = try? OpenDirectory(path: parentPath) else { return }
         try requireEmptyOrAbsent(AtomicOutput.lastComponent(of: path), in: parent, path: path)

@@ -1,16 +1,17 @@
 import Glibc
+import GoshuinFormat
 
 /// Turns a folder into a backup ZIP (`Spec/backup-v1.md` §5): `records.csv` and photo files, with a
 /// generated `manifest.json`. Every file that may not be in a backup is reported at once, each with the
 /// rule it breaks and a name that would pass where one exists; files an operating system leaves behind
 /// (`.DS_Store`, `Thumbs.db`, `desktop.ini`, `._*`) are skipped and named.
-public enum BackupPacker {
+package enum BackupPacker {
     /// What packing made.
-    public struct Packed: Sendable {
+    package struct Packed: Sendable {
         /// The manifest written into the ZIP.
-        public let manifest: Manifest
+        package let manifest: Manifest
         /// The operating system's files found in the folder and left out, sorted.
-        public let skipped: [String]
+        package let skipped: [String]
     }
 
     /// Packs the folder at `folder` into the empty file open at `output`, then re-reads the ZIP with the
@@ -28,7 +29,7 @@ public enum BackupPacker {
     /// - Throws: `unexpected_file` listing every file that may not be in a backup (``GoshuinError/details``),
     ///   before anything is written; `zip_limit_exceeded` for more photos than a backup holds.
     @discardableResult
-    public static func pack(folder: String, into output: FileDescriptor) throws -> Packed {
+    package static func pack(folder: String, into output: FileDescriptor) throws -> Packed {
         let contents = try FolderContents(folder)
         let writer = try ZipWriter(output)
         var newestModification = 0
@@ -53,7 +54,7 @@ public enum BackupPacker {
 
     /// Whether `name` is a file an operating system leaves in folders: Finder's `.DS_Store` and its
     /// AppleDouble `._NAME` files, Windows Explorer's `Thumbs.db` and `desktop.ini`.
-    public static func isOperatingSystemLitter(_ name: [UInt8]) -> Bool {
+    package static func isOperatingSystemLitter(_ name: [UInt8]) -> Bool {
         let text = String(decoding: name, as: UTF8.self)
         return [".DS_Store", "Thumbs.db", "desktop.ini"].contains(text) || text.hasPrefix("._")
     }

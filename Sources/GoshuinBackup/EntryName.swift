@@ -1,19 +1,20 @@
+import GoshuinFormat
 /// The rules for names inside a backup ZIP and for photo names in its manifest (`Spec/backup-v1.md` §3),
 /// judged on raw bytes before anything is decoded or written.
-public enum EntryName {
+package enum EntryName {
     /// The longest entry name, in bytes.
-    public static let maximumLength = 255
+    package static let maximumLength = 255
     /// The longest photo stem, in characters.
-    public static let maximumStemLength = 100
+    package static let maximumStemLength = 100
     /// The photo extensions accepted, in any case (`.JPG` and `.heic` alike), listed in lower case.
-    public static let photoExtensions: Set<String> = ["jpg", "jpeg", "png", "heic", "heif", "webp"]
+    package static let photoExtensions: Set<String> = ["jpg", "jpeg", "png", "heic", "heif", "webp"]
     /// Windows device names, refused as photo stems in any case.
-    public static let deviceNames: Set<String> = Set(
+    package static let deviceNames: Set<String> = Set(
         ["con", "prn", "aux", "nul"] + (1...9).map { "com\($0)" } + (1...9).map { "lpt\($0)" })
 
     /// Whether `bytes` is a safe ZIP entry name: 1–255 bytes, every byte one of `A–Z a–z 0–9 . _ -`,
     /// and not `.` or `..`. (So no `/`, no `\`, no NUL, no control character, no absolute path.)
-    public static func isSafeEntryName(_ bytes: some Collection<UInt8>) -> Bool {
+    package static func isSafeEntryName(_ bytes: some Collection<UInt8>) -> Bool {
         guard (1...maximumLength).contains(bytes.count), bytes.allSatisfy(isNameByte) else { return false }
         return !bytes.elementsEqual([0x2E]) && !bytes.elementsEqual([0x2E, 0x2E])
     }
@@ -21,11 +22,11 @@ public enum EntryName {
     /// Whether `name` is a valid photo name: `stem.ext`, the stem 1–100 of `A–Z a–z 0–9 _ -` starting with
     /// a letter or digit, exactly one dot, an extension from ``photoExtensions`` in any case, and the stem
     /// not a Windows device name in any case.
-    public static func isValidPhotoName(_ name: String) -> Bool { photoNameProblem(name) == nil }
+    package static func isValidPhotoName(_ name: String) -> Bool { photoNameProblem(name) == nil }
 
     /// The first rule of `Spec/backup-v1.md` §3.2 that `name` breaks, in words a person can act on; `nil`
     /// for a valid photo name.
-    public static func photoNameProblem(_ name: String) -> String? {
+    package static func photoNameProblem(_ name: String) -> String? {
         let bytes = Array(name.utf8)
         guard let dot = bytes.lastIndex(of: 0x2E),
             photoExtensions.contains(foldedCase(String(decoding: bytes[(dot + 1)...], as: UTF8.self)))
@@ -56,7 +57,7 @@ public enum EntryName {
     /// each character a photo name may not hold becomes `_`, leading `_` and `-` go, the stem is cut to
     /// 100 characters, and a reserved or taken name gets `_2`, `_3`, …; `nil` when none would be close
     /// (not a photo's extension, or nothing of the stem left).
-    public static func suggestedPhotoName(for name: String, taken: Set<String>) -> String? {
+    package static func suggestedPhotoName(for name: String, taken: Set<String>) -> String? {
         let bytes = Array(name.utf8)
         guard let dot = bytes.lastIndex(of: 0x2E) else { return nil }
         let fileExtension = String(decoding: bytes[(dot + 1)...], as: UTF8.self)
@@ -80,7 +81,7 @@ public enum EntryName {
 
     /// The name with ASCII letters in lower case: two names that fold alike collide on case-insensitive
     /// file systems (names are ASCII, so this is the full case fold).
-    public static func foldedCase(_ name: String) -> String {
+    package static func foldedCase(_ name: String) -> String {
         String(decoding: name.utf8.map { (0x41...0x5A).contains($0) ? $0 + 0x20 : $0 }, as: UTF8.self)
     }
 

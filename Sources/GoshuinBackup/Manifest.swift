@@ -1,19 +1,20 @@
+import GoshuinFormat
 /// `manifest.json` of a backup, version 1 (`Spec/backup-v1.md` §2): exactly these keys at every level.
 ///
 /// The strictness is a safety property: nothing but records and photos can travel in a backup (no
 /// purchase or entitlement data), so restoring one can never unlock anything.
-public struct Manifest: Equatable, Sendable {
+package struct Manifest: Equatable, Sendable {
     /// A file the manifest lists, with the size and SHA-256 its ZIP entry must have.
-    public struct FileEntry: Equatable, Sendable {
+    package struct FileEntry: Equatable, Sendable {
         /// The entry's name.
-        public let name: String
+        package let name: String
         /// Its size in bytes.
-        public let size: UInt64
+        package let size: UInt64
         /// Its SHA-256.
-        public let sha256: [UInt8]
+        package let sha256: [UInt8]
 
         /// An entry with every field given.
-        public init(name: String, size: UInt64, sha256: [UInt8]) {
+        package init(name: String, size: UInt64, sha256: [UInt8]) {
             self.name = name
             self.size = size
             self.sha256 = sha256
@@ -21,28 +22,28 @@ public struct Manifest: Equatable, Sendable {
     }
 
     /// The value of `format`.
-    public static let formatName = "goshuin-backup"
+    package static let formatName = "goshuin-backup"
     /// The value of `version`.
-    public static let version: Int64 = 1
+    package static let version: Int64 = 1
     /// The manifest's own entry name.
-    public static let fileName = "manifest.json"
+    package static let fileName = "manifest.json"
     /// The records' entry name.
-    public static let recordsName = "records.csv"
+    package static let recordsName = "records.csv"
     /// The largest manifest read, in bytes.
-    public static let maximumSize = 16 * 1_048_576
+    package static let maximumSize = 16 * 1_048_576
 
     /// When the backup was made: `YYYY-MM-DDTHH:MM:SSZ`, UTC.
-    public let createdAt: String
+    package let createdAt: String
     /// `records.csv`.
-    public let records: FileEntry
+    package let records: FileEntry
     /// The photos, sorted by name, each name unique also when case-folded.
-    public let photos: [FileEntry]
+    package let photos: [FileEntry]
     /// Every entry the ZIP must hold besides `manifest.json`: records, then photos.
-    public let listedFiles: [FileEntry]
+    package let listedFiles: [FileEntry]
     private let fileIndexByName: [String: Int]
 
     /// A manifest, checked like a parsed one.
-    public init(createdAt: String, records: FileEntry, photos: [FileEntry]) throws {
+    package init(createdAt: String, records: FileEntry, photos: [FileEntry]) throws {
         self.createdAt = createdAt
         self.records = records
         self.photos = photos
@@ -53,10 +54,10 @@ public struct Manifest: Equatable, Sendable {
     }
 
     /// The listed file named `name` (records or a photo).
-    public func file(named name: String) -> FileEntry? { fileIndexByName[name].map { listedFiles[$0] } }
+    package func file(named name: String) -> FileEntry? { fileIndexByName[name].map { listedFiles[$0] } }
 
     /// Compares what the manifest says.
-    public static func == (lhs: Manifest, rhs: Manifest) -> Bool {
+    package static func == (lhs: Manifest, rhs: Manifest) -> Bool {
         lhs.createdAt == rhs.createdAt && lhs.records == rhs.records && lhs.photos == rhs.photos
     }
 
@@ -64,7 +65,7 @@ public struct Manifest: Equatable, Sendable {
     /// types, ranges and hex lengths of the spec, photos sorted by name with valid, unique names.
     ///
     /// - Throws: `manifest_invalid` naming the first problem.
-    public static func parse(_ bytes: [UInt8]) throws -> Manifest {
+    package static func parse(_ bytes: [UInt8]) throws -> Manifest {
         guard bytes.count <= maximumSize else { throw invalid("manifest.json is larger than 16 MiB") }
         let document: JSONValue
         do {
@@ -83,7 +84,7 @@ public struct Manifest: Equatable, Sendable {
     }
 
     /// The manifest's JSON, keys in the spec's order, compact, with a final newline.
-    public func encode() -> [UInt8] {
+    package func encode() -> [UInt8] {
         func entry(_ file: FileEntry) -> JSONValue {
             .object([
                 ("name", .string(file.name)), ("size", .integer(file.size)),

@@ -1,4 +1,5 @@
 import CMinizip
+import GoshuinFormat
 
 /// The file minizip writes a ZIP into, through its custom I/O (`zlib_filefunc64_def`): positioned writes
 /// into an open descriptor, never a path minizip opens itself. (Reading never goes through minizip:

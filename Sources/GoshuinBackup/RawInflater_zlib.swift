@@ -1,4 +1,5 @@
 import CMinizip
+import GoshuinFormat
 
 /// zlib's raw inflate (RFC 1951, no zlib or gzip wrapper) for one entry's data, fed in pieces.
 ///

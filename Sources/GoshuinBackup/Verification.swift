@@ -1,8 +1,10 @@
+import GoshuinFormat
+
 /// What verifying a `.goshuin` file found: every chunk authenticates, and, when the payload is a backup,
 /// the backup is sound. Nothing is written.
-public struct Verification: Sendable {
+package struct Verification: Sendable {
     /// What the payload turned out to be.
-    public enum Payload: Sendable, Equatable {
+    package enum Payload: Sendable, Equatable {
         /// A backup (`Spec/backup-v1.md`): its structure, manifest and every entry checked.
         case backup(Manifest)
         /// A ZIP without `manifest.json`: not a backup; its chunks are authenticated.
@@ -12,9 +14,9 @@ public struct Verification: Sendable {
     }
 
     /// The header, authenticated.
-    public let header: Header
+    package let header: Header
     /// What the payload is.
-    public let payload: Payload
+    package let payload: Payload
 
     /// Verifies the `.goshuin` file at `inputPath` with `passphrase`, writing nothing, reading the file once.
     ///
@@ -23,7 +25,7 @@ public struct Verification: Sendable {
     /// and gets every check of `Spec/backup-v1.md` §4 in one pass in file order, which authenticates every
     /// chunk on the way. Any other payload has every chunk authenticated, by `workerCount` workers. A failure
     /// is the error opening or extracting would give (`Spec/container-v1.md` §7.1, `backup-v1.md` §4.1).
-    public static func verify(
+    package static func verify(
         inputPath: String, passphrase: Passphrase, workerCount: Int = ParallelChunks.defaultWorkerCount,
         progress: ProgressHandler? = nil
     ) throws -> Verification {

@@ -1,32 +1,33 @@
+import GoshuinFormat
 /// One entry of a backup ZIP as its structure scan found it.
-public struct ZipEntry: Equatable, Sendable {
+package struct ZipEntry: Equatable, Sendable {
     /// The entry's name (safe: see ``EntryName/isSafeEntryName(_:)``).
-    public let name: String
+    package let name: String
     /// 0 (stored) or 8 (deflate).
-    public let method: UInt16
+    package let method: UInt16
     /// The declared CRC-32 of the uncompressed data.
-    public let crc32: UInt32
+    package let crc32: UInt32
     /// The declared size of the stored data.
-    public let compressedSize: UInt64
+    package let compressedSize: UInt64
     /// The declared size of the data once inflated.
-    public let uncompressedSize: UInt64
+    package let uncompressedSize: UInt64
     /// The offset of the entry's local header.
-    public let localHeaderOffset: UInt64
+    package let localHeaderOffset: UInt64
     /// The offset of the entry's record in the central directory.
-    public let centralRecordOffset: UInt64
+    package let centralRecordOffset: UInt64
     /// The entry's position in the central directory.
-    public let index: Int
+    package let index: Int
 }
 
 /// The result of a strict structure scan: every entry, in central-directory order, found by name in
 /// constant time.
-public struct ZipDirectory: Equatable, Sendable {
+package struct ZipDirectory: Equatable, Sendable {
     /// The entries, in central-directory order.
-    public let entries: [ZipEntry]
+    package let entries: [ZipEntry]
     /// Where the central directory starts.
-    public let centralDirectoryOffset: UInt64
+    package let centralDirectoryOffset: UInt64
     /// The sum of the declared uncompressed sizes.
-    public let totalUncompressedSize: UInt64
+    package let totalUncompressedSize: UInt64
     private let indexByName: [String: Int]
 
     /// A directory of `entries`, whose names are unique.
@@ -42,17 +43,17 @@ public struct ZipDirectory: Equatable, Sendable {
     }
 
     /// The entry named `name`.
-    public func entry(named name: String) -> ZipEntry? { indexByName[name].map { entries[$0] } }
+    package func entry(named name: String) -> ZipEntry? { indexByName[name].map { entries[$0] } }
 
     /// The entries in the order their data lies in the file, which is the order that reads each part of
     /// the file once, whatever order the central directory lists them in; entries that claim the same
     /// offset in central-directory order.
-    public var entriesInFileOrder: [ZipEntry] {
+    package var entriesInFileOrder: [ZipEntry] {
         entries.sorted { ($0.localHeaderOffset, $0.index) < ($1.localHeaderOffset, $1.index) }
     }
 
     /// Compares the entries and the central directory's offset.
-    public static func == (lhs: ZipDirectory, rhs: ZipDirectory) -> Bool {
+    package static func == (lhs: ZipDirectory, rhs: ZipDirectory) -> Bool {
         lhs.entries == rhs.entries && lhs.centralDirectoryOffset == rhs.centralDirectoryOffset
     }
 }

@@ -1,13 +1,14 @@
+import GoshuinFormat
 /// A strict scan of a ZIP's structure on its raw bytes (`Spec/backup-v1.md` §4): the one parser that
 /// decides where every entry is and how large it is. Entry data is then read at the offsets it verified
 /// (``BackupArchive``), never through another parser's reading of the headers (`Spec/decisions/0009`).
 ///
 /// The scan reads the end records, the central directory and each local header; it never reads entry data.
-public enum ZipStructureScanner {
+package enum ZipStructureScanner {
     /// The most entries a backup may hold.
-    public static let maximumEntryCount = 50_000
+    package static let maximumEntryCount = 50_000
     /// The largest ratio of inflated to deflated size accepted for one entry.
-    public static let maximumCompressionRatio: UInt64 = 200
+    package static let maximumCompressionRatio: UInt64 = 200
 
     private static let endRecordSignature: UInt32 = 0x0605_4B50
     private static let zip64EndRecordSignature: UInt32 = 0x0606_4B50
@@ -18,7 +19,7 @@ public enum ZipStructureScanner {
     /// Scans `source` and returns its entries; throws the first rule broken: the end records and the
     /// central directory (``scanCentralDirectory(_:)``), then every local header in file order
     /// (``ZipTiling``). Entry data is not read.
-    public static func scan(_ source: RandomAccessSource) throws -> ZipDirectory {
+    package static func scan(_ source: RandomAccessSource) throws -> ZipDirectory {
         let directory = try scanCentralDirectory(source)
         var tiling = ZipTiling(directory)
         for entry in directory.entriesInFileOrder { _ = try tiling.check(entry, in: source) }
@@ -29,7 +30,7 @@ public enum ZipStructureScanner {
     /// The end records and the central directory only, every rule that concerns them checked; local
     /// headers and the layout of the data are not read (see ``scan(_:)``), so this touches only the end
     /// of the ZIP.
-    public static func scanCentralDirectory(_ source: RandomAccessSource) throws -> ZipDirectory {
+    package static func scanCentralDirectory(_ source: RandomAccessSource) throws -> ZipDirectory {
         let end = try readEndRecords(source)
         guard end.entryCount <= UInt64(maximumEntryCount) else {
             throw GoshuinError(
@@ -253,7 +254,7 @@ public enum ZipStructureScanner {
 
     /// Checks an entry's local header against its central record, and that its data ends before the central
     /// directory; returns where its data starts.
-    public static func checkLocalHeader(_ source: RandomAccessSource, _ entry: ZipEntry, directoryOffset: UInt64)
+    package static func checkLocalHeader(_ source: RandomAccessSource, _ entry: ZipEntry, directoryOffset: UInt64)
         throws -> UInt64
     {
         guard entry.localHeaderOffset <= directoryOffset,

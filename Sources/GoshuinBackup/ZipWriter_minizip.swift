@@ -1,4 +1,5 @@
 import CMinizip
+import GoshuinFormat
 
 /// Writes a backup ZIP with minizip through custom I/O into an empty file: no extra fields, no comments,
 /// Unix mode 0644, the fixed timestamp 1980-01-01 00:00, so the same files always give the same bytes.

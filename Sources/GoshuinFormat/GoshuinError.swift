@@ -1,11 +1,11 @@
 /// The one error type of the toolkit.
 ///
-/// Every error carries a stable ``Code`` (the public contract listed in `Spec/container-v1.md` §8) and a
+/// Every error carries a stable ``Code`` (the package contract listed in `Spec/container-v1.md` §8) and a
 /// human message. Two errors are equal when their codes and chunk indices are equal; the message is for
 /// people and may change. Messages never contain a passphrase or a key.
-public struct GoshuinError: Error, Equatable, CustomStringConvertible, Sendable {
+package struct GoshuinError: Error, Equatable, CustomStringConvertible, Sendable {
     /// The stable error codes. The raw value is the string programs compare.
-    public enum Code: String, Sendable, CaseIterable {
+    package enum Code: String, Sendable, CaseIterable {
         /// The file is shorter than the 45-byte header.
         case shortHeader = "short_header"
         /// The magic bytes are not `GSHN`.
@@ -72,19 +72,19 @@ public struct GoshuinError: Error, Equatable, CustomStringConvertible, Sendable 
     }
 
     /// The stable code.
-    public let code: Code
+    package let code: Code
     /// A sentence for people: what went wrong and, where it helps, what to do.
-    public let message: String
+    package let message: String
     /// The chunk at fault, for `chunk_damaged` and `chunk_length_invalid`.
-    public let chunkIndex: UInt64?
+    package let chunkIndex: UInt64?
     /// The `errno` value behind an `io` or `no_space` error.
-    public let errno: Int32?
+    package let errno: Int32?
     /// One line each for the several problems behind one error (every file of a folder that may not be in a
     /// backup), so that a person learns all of them at once.
-    public let details: [String]
+    package let details: [String]
 
     /// Makes an error with its code and message.
-    public init(
+    package init(
         _ code: Code, _ message: String, chunkIndex: UInt64? = nil, errno: Int32? = nil, details: [String] = []
     ) {
         self.code = code
@@ -95,16 +95,16 @@ public struct GoshuinError: Error, Equatable, CustomStringConvertible, Sendable 
     }
 
     /// `code: message`.
-    public var description: String { "\(code.rawValue): \(message)" }
+    package var description: String { "\(code.rawValue): \(message)" }
 
     /// Errors compare by code and chunk index, never by message.
-    public static func == (lhs: GoshuinError, rhs: GoshuinError) -> Bool {
+    package static func == (lhs: GoshuinError, rhs: GoshuinError) -> Bool {
         lhs.code == rhs.code && lhs.chunkIndex == rhs.chunkIndex
     }
 
     /// Whether the error says the input is malformed or not authentic (as opposed to a problem of the
     /// caller or the operating system).
-    public var isInputRejection: Bool {
+    package var isInputRejection: Bool {
         switch code {
         case .shortHeader, .badMagic, .unsupportedVersion, .iterationsOutOfRange, .chunkSizeOutOfRange,
             .emptyPayload, .tooManyChunks, .truncated, .trailingData, .chunkLengthInvalid, .authFailed,

@@ -1,3 +1,4 @@
+import GoshuinBackup
 import GoshuinFormat
 
 extension FuzzHarness {

@@ -1,4 +1,5 @@
 import GoshuinFormat
+import GoshuinVectors
 
 extension FuzzHarness {
     /// `StrictJSONParser.parse` and `KnownAnswerVector.parse` on the same bytes. Accepted JSON is valid UTF-8

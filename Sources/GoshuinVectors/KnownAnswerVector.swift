@@ -1,8 +1,9 @@
+import GoshuinFormat
 /// One known-answer vector (`Spec/vectors-v1.md`): the parameters of a seal, the file, and what opening
 /// it must give.
-public struct KnownAnswerVector: Sendable {
+package struct KnownAnswerVector: Sendable {
     /// What opening the file must give.
-    public enum Expectation: Equatable, Sendable {
+    package enum Expectation: Equatable, Sendable {
         /// The file opens and yields the plaintext.
         case success
         /// Opening fails with this code.
@@ -10,7 +11,7 @@ public struct KnownAnswerVector: Sendable {
     }
 
     /// Where the sealed plaintext is.
-    public enum PlaintextSource: Equatable, Sendable {
+    package enum PlaintextSource: Equatable, Sendable {
         /// Given inline.
         case bytes([UInt8])
         /// In a file beside the vector.
@@ -18,51 +19,51 @@ public struct KnownAnswerVector: Sendable {
     }
 
     /// The value of the `format` key.
-    public static let formatName = "goshuin-known-answer"
+    package static let formatName = "goshuin-known-answer"
     /// The value of the `version` key.
-    public static let formatVersion: Int64 = 1
+    package static let formatVersion: Int64 = 1
     /// The longest plaintext given inline.
-    public static let maximumInlinePlaintext = 4_096
+    package static let maximumInlinePlaintext = 4_096
 
     /// The vector's name, also its file name without `.json`.
-    public var name: String
+    package var name: String
     /// What the vector tests.
-    public var comment: String
+    package var comment: String
     /// What opening must give.
-    public var expect: Expectation
+    package var expect: Expectation
     /// The chunk at fault, for `chunk_damaged` and `chunk_length_invalid`, when the vector states it.
-    public var chunkIndex: UInt64?
+    package var chunkIndex: UInt64?
     /// The opening passphrase's bytes.
-    public var passphraseBytes: [UInt8]
+    package var passphraseBytes: [UInt8]
     /// Whether the passphrase is written as `passphraseHex` rather than `passphrase`.
-    public var passphraseAsHex: Bool
+    package var passphraseAsHex: Bool
     /// The sealing iteration count.
-    public var iterations: UInt32
+    package var iterations: UInt32
     /// The sealing salt.
-    public var salt: [UInt8]
+    package var salt: [UInt8]
     /// The sealing nonce base.
-    public var nonceBase: [UInt8]
+    package var nonceBase: [UInt8]
     /// The sealing chunk size.
-    public var chunkSize: UInt32
+    package var chunkSize: UInt32
     /// PBKDF2-HMAC-SHA256 of the passphrase, salt and iterations.
-    public var key: [UInt8]
+    package var key: [UInt8]
     /// The sealed plaintext.
-    public var plaintext: PlaintextSource
+    package var plaintext: PlaintextSource
     /// Its length.
-    public var plaintextLength: UInt64
+    package var plaintextLength: UInt64
     /// Its SHA-256.
-    public var plaintextSha256: [UInt8]
+    package var plaintextSha256: [UInt8]
     /// The `.goshuin` file's name.
-    public var file: String
+    package var file: String
     /// Its SHA-256.
-    public var fileSha256: [UInt8]
+    package var fileSha256: [UInt8]
     /// For a failure: bytes a streaming reader releases before failing.
-    public var releasedLength: UInt64?
+    package var releasedLength: UInt64?
     /// For a failure: their SHA-256.
-    public var releasedSha256: [UInt8]?
+    package var releasedSha256: [UInt8]?
 
     /// A vector with every field given.
-    public init(
+    package init(
         name: String, comment: String, expect: Expectation, chunkIndex: UInt64?, passphraseBytes: [UInt8],
         passphraseAsHex: Bool, iterations: UInt32, salt: [UInt8], nonceBase: [UInt8], chunkSize: UInt32,
         key: [UInt8], plaintext: PlaintextSource, plaintextLength: UInt64, plaintextSha256: [UInt8], file: String,
@@ -89,7 +90,7 @@ public struct KnownAnswerVector: Sendable {
     }
 
     /// Whether `name` is an acceptable vector name: `[a-z0-9][a-z0-9._-]{0,99}`.
-    public static func isValidName(_ name: String) -> Bool {
+    package static func isValidName(_ name: String) -> Bool {
         let bytes = Array(name.utf8)
         guard (1...100).contains(bytes.count), isLowerAlphanumeric(bytes[0]) else { return false }
         return bytes.allSatisfy {
@@ -99,7 +100,7 @@ public struct KnownAnswerVector: Sendable {
     }
 
     /// Whether `name` may be a file named by a vector: a valid name, so no `/` and no `..` component.
-    public static func isValidFileName(_ name: String) -> Bool {
+    package static func isValidFileName(_ name: String) -> Bool {
         isValidName(name) && !name.contains("..")
     }
 
@@ -108,7 +109,7 @@ public struct KnownAnswerVector: Sendable {
     }
 
     /// The vector as JSON, keys in the order of the spec's table.
-    public func jsonValue() -> JSONValue {
+    package func jsonValue() -> JSONValue {
         var members: [(key: String, value: JSONValue)] = [
             ("format", .string(Self.formatName)),
             ("version", .integer(Self.formatVersion)),

@@ -1,3 +1,4 @@
+import GoshuinFormat
 extension KnownAnswerVector {
     private static let requiredKeys: Set<String> = [
         "format", "version", "name", "comment", "expect", "iterations", "salt", "nonceBase", "chunkSize", "key",
@@ -12,7 +13,7 @@ extension KnownAnswerVector {
     /// type, range and hex length; `expectedName` is the JSON file's name without `.json`.
     ///
     /// - Throws: `malformed_vector` naming the first problem.
-    public static func parse(_ bytes: [UInt8], expectedName: String) throws -> KnownAnswerVector {
+    package static func parse(_ bytes: [UInt8], expectedName: String) throws -> KnownAnswerVector {
         guard let vector = try parseIfVector(bytes, expectedName: expectedName) else {
             throw malformed("not a vector: the document is not an object with a \"format\" member")
         }
@@ -21,7 +22,7 @@ extension KnownAnswerVector {
 
     /// Like ``parse(_:expectedName:)``, but `nil` for JSON that is not a vector at all: a document that is
     /// not an object, or an object without a `format` member (a `package.json` beside the vectors).
-    public static func parseIfVector(_ bytes: [UInt8], expectedName: String) throws -> KnownAnswerVector? {
+    package static func parseIfVector(_ bytes: [UInt8], expectedName: String) throws -> KnownAnswerVector? {
         let document: JSONValue
         do {
             document = try StrictJSONParser.parse(bytes)
@@ -152,7 +153,7 @@ extension KnownAnswerVector {
 
 extension GoshuinError.Code {
     /// Whether a reader of `.goshuin` files can fail with this code (`Spec/container-v1.md` §7).
-    public var isContainerReadingCode: Bool {
+    package var isContainerReadingCode: Bool {
         switch self {
         case .shortHeader, .badMagic, .unsupportedVersion, .iterationsOutOfRange, .chunkSizeOutOfRange,
             .emptyPayload, .tooManyChunks, .truncated, .trailingData, .chunkLengthInvalid, .authFailed,

@@ -1,10 +1,11 @@
 import Glibc
+import GoshuinFormat
 
 /// The verdict on one known-answer vector, with everything a person debugging another implementation
 /// needs: each problem with what the vector says and what this implementation computed.
-public struct VectorCheckResult: Sendable {
+package struct VectorCheckResult: Sendable {
     /// How the vector fared.
-    public enum Outcome: String, Sendable {
+    package enum Outcome: String, Sendable {
         /// Every check of `Spec/vectors-v1.md` §3 held.
         case passed
         /// The vector is well-formed but a check failed: the implementation that made it disagrees.
@@ -16,71 +17,71 @@ public struct VectorCheckResult: Sendable {
     }
 
     /// The vector's name (its file name without `.json`).
-    public let name: String
+    package let name: String
     /// The outcome.
-    public let outcome: Outcome
+    package let outcome: Outcome
     /// For a pass, what was expected (`success`, `chunk_damaged at chunk 2`, …); otherwise the first problem.
-    public let detail: String
+    package let detail: String
     /// Every problem found (empty for a pass).
-    public let problems: [VectorProblem]
+    package let problems: [VectorProblem]
     /// What this implementation computed, for a vector that could be read.
-    public let computed: VectorComputation?
+    package let computed: VectorComputation?
 }
 
 /// One disagreement between a vector and this implementation.
-public struct VectorProblem: Sendable {
+package struct VectorProblem: Sendable {
     /// What was checked: `key`, `streaming reader`, `re-seal (parallel sealer)`, …
-    public let check: String
+    package let check: String
     /// What the vector says.
-    public let expected: String
+    package let expected: String
     /// What this implementation computed.
-    public let computed: String
+    package let computed: String
 
     /// `check: expected …, computed …`.
-    public var description: String { "\(check): expected \(expected), computed \(computed)" }
+    package var description: String { "\(check): expected \(expected), computed \(computed)" }
 }
 
 /// What this implementation computed for a vector.
-public struct VectorComputation: Sendable {
+package struct VectorComputation: Sendable {
     /// The result of one reader on the vector's file.
-    public struct ReaderResult: Sendable {
+    package struct ReaderResult: Sendable {
         /// Which reader: `streaming`, `parallel`, `random access (in order)`, `random access (final chunk first)`.
-        public let reader: String
+        package let reader: String
         /// `success` or the error code.
-        public let verdict: String
+        package let verdict: String
         /// The chunk index of a `chunk_damaged` or `chunk_length_invalid`.
-        public let chunkIndex: UInt64?
+        package let chunkIndex: UInt64?
         /// The bytes released in order before the end (the whole payload on success); `nil` for a reader
         /// that does not release in order.
-        public let released: (length: UInt64, sha256: [UInt8])?
+        package let released: (length: UInt64, sha256: [UInt8])?
     }
 
     /// PBKDF2-HMAC-SHA256 of the vector's passphrase, salt and iterations.
-    public let key: [UInt8]
+    package let key: [UInt8]
     /// The SHA-256 of the vector's `.goshuin` file.
-    public let fileSha256: [UInt8]
+    package let fileSha256: [UInt8]
     /// Each reader's result.
-    public let readers: [ReaderResult]
+    package let readers: [ReaderResult]
     /// For a success vector, each sealer's output: its SHA-256 and, where it differs from the file, the
     /// first differing byte and where it falls.
-    public let reseals: [(sealer: String, sha256: [UInt8], firstDifference: String?)]
+    package let reseals: [(sealer: String, sha256: [UInt8], firstDifference: String?)]
 }
 
 /// Checks known-answer vectors against this implementation (`Spec/vectors-v1.md` §3), running every vector
 /// through every reader and sealer of the toolkit and reporting every problem it finds.
-public enum VectorChecker {
+package enum VectorChecker {
     /// The largest vector JSON file read.
-    public static let maximumVectorFileSize = 1 << 20
+    package static let maximumVectorFileSize = 1 << 20
 
     /// Checks each `*.json` file directly in `directory` (not in subfolders), in name order.
-    public static func check(directory: String) throws -> [VectorCheckResult] {
+    package static func check(directory: String) throws -> [VectorCheckResult] {
         try FileSystem.directoryEntries(directory).filter { $0.hasSuffix(".json") }.map { entry in
             check(vectorAt: directory + "/" + entry)
         }
     }
 
     /// Checks the vector whose JSON file is at `path`; the files it names are looked up beside it.
-    public static func check(vectorAt path: String) -> VectorCheckResult {
+    package static func check(vectorAt path: String) -> VectorCheckResult {
         let fileName = AtomicOutput.lastComponent(of: path)
         let name = fileName.hasSuffix(".json") ? String(fileName.dropLast(5)) : fileName
         let directory = AtomicOutput.directory(of: path)

@@ -1,13 +1,14 @@
+import GoshuinFormat
 /// Generates random known-answer vector sets (`Spec/vectors-v1.md`): random parameters within the bounds,
 /// lengths around chunk boundaries, and random damage whose expected result this implementation computes.
 ///
 /// Another implementation checking such a set tests agreement on everything the spec fixes: bytes, error
 /// codes, chunk indices and released plaintext. The same seed gives the same set.
-public struct VectorGenerator {
+package struct VectorGenerator {
     private var random: SplitMix64
 
     /// A generator whose choices follow from `seed`.
-    public init(seed: UInt64) { random = SplitMix64(seed: seed) }
+    package init(seed: UInt64) { random = SplitMix64(seed: seed) }
 
     /// The kinds of damage applied to a sealed file.
     enum Mutation: String, CaseIterable {
@@ -26,7 +27,7 @@ public struct VectorGenerator {
     static let passphrases = ["correct horse", "がっこう", "ヂ", "チ\u{3099}", "p@ss wörd", "🔑 key", "x"]
 
     /// Writes `count` vectors (a third of them successes) into the existing directory `directory`.
-    public mutating func writeRandomSet(count: Int, to directory: String) throws {
+    package mutating func writeRandomSet(count: Int, to directory: String) throws {
         for number in 0..<count {
             let mutation =
                 number % 3 == 0 ? .none : Mutation.allCases.dropFirst()[random.index(Mutation.allCases.count - 1) + 1]

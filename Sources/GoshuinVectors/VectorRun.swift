@@ -1,4 +1,5 @@
 import Glibc
+import GoshuinFormat
 
 /// One vector run through every reader and sealer of the toolkit, collecting each disagreement with what
 /// the vector says (`Spec/vectors-v1.md` §3): the key; the verdict, chunk index and released plaintext of
@@ -266,11 +267,10 @@ struct VectorRun {
 }
 
 /// Where a byte of a `.goshuin` file falls: a header field, or a part of a chunk record.
-@_spi(Testing)
-public enum VectorRunLocation {
+package enum VectorRunLocation {
     /// `at offset N, in the header field F`, or `at offset N, in chunk I: byte B of its record, PART`, for a
     /// file of chunks of `chunkSize` and a payload of `length` bytes.
-    public static func describe(_ offset: UInt64, chunkSize: UInt32, length: UInt64) -> String {
+    package static func describe(_ offset: UInt64, chunkSize: UInt32, length: UInt64) -> String {
         let fields: [(name: String, end: UInt64)] = [
             ("magic", 4), ("version", 5), ("kdfIterations", 9), ("salt", 25), ("nonceBase", 33), ("chunkSize", 37),
             ("plaintextLength", 45),

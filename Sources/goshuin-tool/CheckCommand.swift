@@ -1,4 +1,5 @@
 import GoshuinFormat
+import GoshuinVectors
 
 /// `goshuin-tool check [PATH…]`: known-answer vectors against this implementation, every vector through
 /// every reader and sealer, every problem with what the vector says and what was computed.

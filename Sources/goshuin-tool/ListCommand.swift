@@ -1,3 +1,4 @@
+import GoshuinBackup
 import GoshuinFormat
 
 /// `goshuin-tool inspect INPUT.goshuin --list`: a backup's entries and manifest, read through the

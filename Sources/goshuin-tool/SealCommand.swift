@@ -1,3 +1,4 @@
+import GoshuinBackup
 import GoshuinFormat
 
 /// `goshuin-tool seal INPUT -o OUTPUT`.

@@ -1,3 +1,4 @@
+import GoshuinBackup
 import GoshuinFormat
 
 /// `goshuin-tool verify INPUT.goshuin`: every chunk authenticated and, for a backup, every entry checked

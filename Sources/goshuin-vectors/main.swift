@@ -2,6 +2,7 @@ import Glibc
 // goshuin-vectors: a developer's tool that writes a random known-answer vector set for another
 // implementation to check (`Spec/vectors-v1.md`). CI uses it to cross-check the Node reference.
 import GoshuinFormat
+import GoshuinVectors
 
 let usage = """
     usage: goshuin-vectors random DIR [--count N] [--seed S]

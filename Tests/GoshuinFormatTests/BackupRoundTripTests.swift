@@ -1,4 +1,5 @@
 import Foundation
+import GoshuinBackup
 import GoshuinFormat
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
-@_spi(Testing) import GoshuinFormat
+import GoshuinBackup
+import GoshuinFormat
 import Testing
 
 /// A central directory that lists entries out of file order cannot make extraction decrypt the same

@@ -1,5 +1,6 @@
 import Foundation
-@_spi(Testing) import GoshuinFormat
+import GoshuinFormat
+import GoshuinVectors
 import Testing
 
 /// The committed known-answer vectors pass, and a checker never passes a vector it should not.

@@ -1,5 +1,6 @@
 import Foundation
-@_spi(Testing) import GoshuinFormat
+import GoshuinBackup
+import GoshuinFormat
 import Testing
 
 /// Someone who can rename entries beside the destination, or in the folder being packed, races the

@@ -1,20 +1,20 @@
 /// What can be said about a `.goshuin` file without its passphrase, in constant time: the header's fields
 /// (unauthenticated), the layout they imply and a verdict from the header and the file size alone.
-public struct ContainerInspection: Sendable {
+package struct ContainerInspection: Sendable {
     /// The file's size in bytes.
-    public let fileSize: UInt64
+    package let fileSize: UInt64
     /// The header fields as stored; `nil` when the file is shorter than 45 bytes.
-    public let fields: HeaderFields?
+    package let fields: HeaderFields?
     /// The chunk count the header implies, when it implies one.
-    public let chunkCount: UInt64?
+    package let chunkCount: UInt64?
     /// The file size the header implies, when its fields are valid.
-    public let expectedFileSize: UInt64?
+    package let expectedFileSize: UInt64?
     /// `nil` when the header and the size are consistent; otherwise the first failing check of
     /// `Spec/container-v1.md` §7, 1–8. Length prefixes and tags are not examined.
-    public let problem: GoshuinError?
+    package let problem: GoshuinError?
 
     /// Inspects the regular file open at `input`, reading only its first 45 bytes.
-    public init(_ input: FileDescriptor) throws {
+    package init(_ input: FileDescriptor) throws {
         fileSize = try ContainerStructure.regularFileSize(of: input)
         let headerBytes = try ContainerStructure.readAt(input, offset: 0, count: Header.byteCount)
         fields = HeaderFields(parsing: headerBytes)
@@ -31,5 +31,5 @@ public struct ContainerInspection: Sendable {
     }
 
     /// The stable verdict: `consistent`, or the failing check's error code.
-    public var verdict: String { problem?.code.rawValue ?? "consistent" }
+    package var verdict: String { problem?.code.rawValue ?? "consistent" }
 }

@@ -2,27 +2,33 @@
 /// chunk size and the payload length alone.
 ///
 /// Made from a validated ``Header``, so `1 ≤ chunkCount ≤ 2^32` and every value fits in a `UInt64`.
-public struct ContainerLayout: Equatable, Sendable {
+package struct ContainerLayout: Equatable, Sendable {
     /// Bytes of a chunk record beyond its plaintext: the 4-byte length prefix and the 16-byte tag.
-    public static let recordOverhead: UInt64 = 20
+    package static let recordOverhead: UInt64 = 20
     /// The size of the length prefix.
-    public static let prefixLength = 4
+    package static let prefixLength = 4
 
     /// Plaintext bytes per chunk.
-    public let chunkSize: UInt32
+    package let chunkSize: UInt32
     /// Payload bytes in all.
-    public let plaintextLength: UInt64
+    package let plaintextLength: UInt64
+
+    /// The layout of a payload of `plaintextLength` bytes (at least 1) in chunks of `chunkSize` bytes.
+    package init(chunkSize: UInt32, plaintextLength: UInt64) {
+        self.chunkSize = chunkSize
+        self.plaintextLength = plaintextLength
+    }
 
     /// `ceil(plaintextLength / chunkSize)`.
-    public var chunkCount: UInt64 { (plaintextLength - 1) / UInt64(chunkSize) + 1 }
+    package var chunkCount: UInt64 { (plaintextLength - 1) / UInt64(chunkSize) + 1 }
 
     /// `45 + 20·chunkCount + plaintextLength`: the only size a valid file can have.
-    public var expectedFileSize: UInt64 {
+    package var expectedFileSize: UInt64 {
         UInt64(Header.byteCount) + Self.recordOverhead * chunkCount + plaintextLength
     }
 
     /// The plaintext length of chunk `index`: `chunkSize`, except for the last chunk.
-    public func plaintextLength(ofChunk index: UInt64) -> Int {
+    package func plaintextLength(ofChunk index: UInt64) -> Int {
         precondition(index < chunkCount, "chunk index out of range")
         let start = index * UInt64(chunkSize)
         return Int(Swift.min(UInt64(chunkSize), plaintextLength - start))
@@ -30,28 +36,28 @@ public struct ContainerLayout: Equatable, Sendable {
 
     /// The plaintext length of the largest chunk, chunk 0: `min(chunkSize, plaintextLength)`. Buffers are
     /// sized by it, so a one-byte payload in 64 MiB chunks does not allocate 64 MiB.
-    public var largestChunkLength: Int { plaintextLength(ofChunk: 0) }
+    package var largestChunkLength: Int { plaintextLength(ofChunk: 0) }
 
     /// The length of the largest chunk record: its plaintext plus the 20 bytes of prefix and tag.
-    public var largestRecordLength: Int { largestChunkLength + Int(Self.recordOverhead) }
+    package var largestRecordLength: Int { largestChunkLength + Int(Self.recordOverhead) }
 
     /// The value chunk `index`'s length prefix must hold: its plaintext length plus the 16-byte tag.
-    public func expectedPrefix(ofChunk index: UInt64) -> UInt32 {
+    package func expectedPrefix(ofChunk index: UInt64) -> UInt32 {
         UInt32(plaintextLength(ofChunk: index) + AES256GCM.tagLength)
     }
 
     /// The file offset of chunk `index`'s length prefix.
-    public func recordOffset(ofChunk index: UInt64) -> UInt64 {
+    package func recordOffset(ofChunk index: UInt64) -> UInt64 {
         UInt64(Header.byteCount) + index * (UInt64(chunkSize) + Self.recordOverhead)
     }
 
     /// The payload offset of chunk `index`'s first plaintext byte.
-    public func plaintextOffset(ofChunk index: UInt64) -> UInt64 {
+    package func plaintextOffset(ofChunk index: UInt64) -> UInt64 {
         index * UInt64(chunkSize)
     }
 
     /// The chunk holding payload byte `offset`.
-    public func chunkIndex(containing offset: UInt64) -> UInt64 {
+    package func chunkIndex(containing offset: UInt64) -> UInt64 {
         offset / UInt64(chunkSize)
     }
 }

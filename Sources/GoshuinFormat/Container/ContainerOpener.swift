@@ -2,7 +2,7 @@
 /// each released to the caller only after it authenticated.
 ///
 /// Memory stays at about two chunk buffers whatever the payload size.
-public enum ContainerOpener {
+package enum ContainerOpener {
     /// Opens the regular file at `input` with `passphrase`, handing each authenticated chunk's plaintext to
     /// `release` in order.
     ///
@@ -13,7 +13,7 @@ public enum ContainerOpener {
     /// - Returns: the header.
     /// - Throws: a ``GoshuinError`` with the code of the first failing check, or whatever `release` throws.
     @discardableResult
-    public static func open(
+    package static func open(
         _ input: FileDescriptor, passphrase: Passphrase, progress: ProgressHandler? = nil,
         release: (UnsafeRawBufferPointer) throws -> Void
     ) throws -> Header {
@@ -25,7 +25,7 @@ public enum ContainerOpener {
 
     /// Decrypts the chunks of a file whose structure ``ContainerStructure/validate(_:)`` accepted, with an
     /// already derived key.
-    public static func open(
+    package static func open(
         _ input: FileDescriptor, header: Header, key: SecretBytes, progress: ProgressHandler? = nil,
         release: (UnsafeRawBufferPointer) throws -> Void
     ) throws {

@@ -1,7 +1,7 @@
 /// Writes `.goshuin` v1 files: the header, then the payload chunk by chunk (`Spec/container-v1.md` §5–6).
 ///
 /// Memory stays at about two chunk buffers whatever the payload size.
-public enum ContainerSealer {
+package enum ContainerSealer {
     /// Seals `plaintextLength` bytes read from `input` into `output` under `passphrase`.
     ///
     /// The key is derived from the passphrase with a fresh salt (or the fixed one in `parameters`).
@@ -14,7 +14,7 @@ public enum ContainerSealer {
     /// - Returns: the header written.
     /// - Throws: `empty_payload` for a zero length, the header's bound errors, `io` on a read or write failure.
     @discardableResult
-    public static func seal(
+    package static func seal(
         from input: FileDescriptor, plaintextLength: UInt64, to output: FileDescriptor, passphrase: Passphrase,
         parameters: SealParameters = SealParameters(), workerCount: Int = ParallelChunks.defaultWorkerCount,
         progress: ProgressHandler? = nil
@@ -39,7 +39,7 @@ public enum ContainerSealer {
     }
 
     /// Seals `header.plaintextLength` bytes from `input` into `output` with an already derived key.
-    public static func seal(
+    package static func seal(
         from input: FileDescriptor, to output: FileDescriptor, key: SecretBytes, header: Header,
         progress: ProgressHandler? = nil
     ) throws {

@@ -1,10 +1,10 @@
 /// The checks that need no key (`Spec/container-v1.md` §7, checks 1–9): the header, the file size and
 /// every length prefix, read at offsets computed from the header.
-public enum ContainerStructure {
+package enum ContainerStructure {
     /// Checks 1–8 of a header and file size, in order; returns the header.
     ///
     /// - Parameter headerBytes: the first bytes of the file, at most 45 are looked at.
-    public static func validate(headerBytes: some Collection<UInt8>, fileSize: UInt64) throws -> Header {
+    package static func validate(headerBytes: some Collection<UInt8>, fileSize: UInt64) throws -> Header {
         if fileSize < UInt64(Header.byteCount) {
             throw GoshuinError(.shortHeader, "the file has \(fileSize) bytes, fewer than the 45-byte header")
         }
@@ -29,7 +29,7 @@ public enum ContainerStructure {
     ///
     /// Reads the header and each 4-byte length prefix with positioned reads; nothing is sized from a
     /// prefix. The position of `input` is not used.
-    public static func validate(_ input: FileDescriptor) throws -> Header {
+    package static func validate(_ input: FileDescriptor) throws -> Header {
         let fileSize = try regularFileSize(of: input)
         let headerBytes = try readAt(input, offset: 0, count: Header.byteCount)
         let header = try validate(headerBytes: headerBytes, fileSize: fileSize)
@@ -69,7 +69,7 @@ public enum ContainerStructure {
     }
 
     /// The size of the regular file at `input`; `invalid_argument` for a pipe or device.
-    static func regularFileSize(of input: FileDescriptor) throws -> UInt64 {
+    package static func regularFileSize(of input: FileDescriptor) throws -> UInt64 {
         let size: Int64?
         do {
             size = try input.regularFileSize()
@@ -84,7 +84,7 @@ public enum ContainerStructure {
     }
 
     /// Up to `count` bytes at `offset` (fewer at the end of the file).
-    static func readAt(_ input: FileDescriptor, offset: Int64, count: Int) throws -> [UInt8] {
+    package static func readAt(_ input: FileDescriptor, offset: Int64, count: Int) throws -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: count)
         let received: Int
         do {

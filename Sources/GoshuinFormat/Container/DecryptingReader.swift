@@ -8,19 +8,19 @@
 ///
 /// Memory: one chunk record for decrypting, and up to ``cachedChunkLimit`` decrypted chunks, fewer when
 /// chunks are so large that more would pass the chunk memory budget (`Spec/decisions/0010`).
-public final class DecryptingReader: RandomAccessSource {
+package final class DecryptingReader: RandomAccessSource {
     /// The most decrypted chunks kept.
-    public static let cachedChunkLimit = 3
+    package static let cachedChunkLimit = 3
 
     /// The header, authenticated once the reader exists (its final chunk authenticated with it as AAD).
-    public let header: Header
+    package let header: Header
     /// The payload's length.
-    public var size: UInt64 { header.plaintextLength }
+    package var size: UInt64 { header.plaintextLength }
 
     /// How many chunk decryptions the reader has done (cache hits excluded).
-    public private(set) var decryptionCount = 0
+    package private(set) var decryptionCount = 0
     /// The lowest chunk index decrypted so far.
-    public private(set) var lowestChunkDecrypted: UInt64?
+    package private(set) var lowestChunkDecrypted: UInt64?
 
     private let reader: ChunkReader
     /// Decrypted chunks, least recently used first; each slot's memory is reused once the cache is full.
@@ -33,7 +33,7 @@ public final class DecryptingReader: RandomAccessSource {
     /// - Parameter authenticatingFinalChunkFirst: authenticate the final chunk now, which confirms the
     ///   payload length before anything relies on it (the default, as for reading a ZIP from its end); a
     ///   caller that reads the payload from the start may leave it to its last read.
-    public convenience init(
+    package convenience init(
         _ input: FileDescriptor, passphrase: Passphrase, authenticatingFinalChunkFirst: Bool = true,
         progress: ProgressHandler? = nil
     ) throws {
@@ -44,7 +44,7 @@ public final class DecryptingReader: RandomAccessSource {
     }
 
     /// A reader over `input`, whose structure was validated as `header`, with its key already derived.
-    init(_ input: FileDescriptor, header: Header, key: SecretBytes, authenticatingFinalChunkFirst: Bool) throws {
+    package init(_ input: FileDescriptor, header: Header, key: SecretBytes, authenticatingFinalChunkFirst: Bool) throws {
         self.header = header
         let layout = header.layout
         // The decrypting record counts against the budget too, hence one buffer more than cached.
@@ -57,7 +57,7 @@ public final class DecryptingReader: RandomAccessSource {
     }
 
     /// Reads payload bytes at `offset`; fewer than asked only at the end of the payload.
-    public func read(at offset: UInt64, into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+    package func read(at offset: UInt64, into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         guard offset < size, buffer.count > 0 else { return 0 }
         let layout = header.layout
         var copied = 0

@@ -3,13 +3,13 @@ import Glibc
 /// Sealing and opening between paths, with the toolkit's output rules: the output is written beside its
 /// destination under a temporary name, synced, and moved into place only when complete (after every chunk
 /// authenticated, when opening); on failure nothing is left and an existing destination is untouched.
-public enum GoshuinFile {
+package enum GoshuinFile {
     /// Seals the regular file at `inputPath` into a new `.goshuin` file at `outputPath`.
     ///
     /// - Parameter replaceExisting: replace an existing `outputPath`; otherwise it is `output_exists`.
     /// - Returns: the header written.
     @discardableResult
-    public static func seal(
+    package static func seal(
         inputPath: String, outputPath: String, passphrase: Passphrase, parameters: SealParameters = SealParameters(),
         replaceExisting: Bool = false, progress: ProgressHandler? = nil
     ) throws -> Header {
@@ -30,7 +30,7 @@ public enum GoshuinFile {
     /// The structure is checked and the destination refused if it exists before the key is derived.
     /// - Returns: the header.
     @discardableResult
-    public static func open(
+    package static func open(
         inputPath: String, outputPath: String, passphrase: Passphrase, replaceExisting: Bool = false,
         progress: ProgressHandler? = nil
     ) throws -> Header {
@@ -50,7 +50,7 @@ public enum GoshuinFile {
     ///
     /// On failure `output` may hold part of the payload, so write to an ``AtomicOutput`` or a file to be
     /// discarded. When `output` is a regular file at position 0, `workerCount` workers decrypt in parallel.
-    public static func decrypt(
+    package static func decrypt(
         _ input: FileDescriptor, header: Header, passphrase: Passphrase, to output: FileDescriptor,
         workerCount: Int = ParallelChunks.defaultWorkerCount, progress: ProgressHandler? = nil
     ) throws {
@@ -70,7 +70,7 @@ public enum GoshuinFile {
     }
 
     /// Opens `path` for reading; a missing or unreadable file is `io` with the system's text.
-    public static func openInput(_ path: String) throws -> FileDescriptor {
+    package static func openInput(_ path: String) throws -> FileDescriptor {
         do {
             return try FileDescriptor.openForReading(path)
         } catch {
@@ -79,7 +79,7 @@ public enum GoshuinFile {
     }
 
     /// Refuses an output path that names the input file itself.
-    public static func refuseSameFile(_ input: FileDescriptor, _ outputPath: String) throws {
+    package static func refuseSameFile(_ input: FileDescriptor, _ outputPath: String) throws {
         guard let outputIdentity = FileIdentity.of(path: outputPath) else { return }
         let inputIdentity: FileIdentity
         do {

@@ -3,44 +3,44 @@
 /// A `Header` value always satisfies the bounds of §2.1, a non-empty payload and at most 2^32 chunks:
 /// both ``init(kdfIterations:salt:nonceBase:chunkSize:plaintextLength:)`` and ``decode(_:)`` refuse
 /// anything else, so ``encode()`` always writes a header a reader accepts.
-public struct Header: Equatable, Sendable {
+package struct Header: Equatable, Sendable {
     /// The header's size in bytes.
-    public static let byteCount = 45
+    package static let byteCount = 45
     /// The magic bytes `GSHN`.
-    public static let magic: [UInt8] = Array("GSHN".utf8)
+    package static let magic: [UInt8] = Array("GSHN".utf8)
     /// The version this toolkit reads and writes.
-    public static let version: UInt8 = 1
+    package static let version: UInt8 = 1
     /// The salt's size in bytes.
-    public static let saltLength = 16
+    package static let saltLength = 16
     /// The nonce base's size in bytes.
-    public static let nonceBaseLength = 8
+    package static let nonceBaseLength = 8
     /// The accepted `kdfIterations`.
-    public static let iterationRange: ClosedRange<UInt32> = 1_000...2_000_000
+    package static let iterationRange: ClosedRange<UInt32> = 1_000...2_000_000
     /// The accepted `chunkSize`.
-    public static let chunkSizeRange: ClosedRange<UInt32> = 1_024...67_108_864
+    package static let chunkSizeRange: ClosedRange<UInt32> = 1_024...67_108_864
     /// The most chunks a file may have: the chunk index is a u32.
-    public static let maximumChunkCount: UInt64 = 1 << 32
+    package static let maximumChunkCount: UInt64 = 1 << 32
     /// The iteration count used when sealing unless another is asked for.
-    public static let defaultIterations: UInt32 = 600_000
+    package static let defaultIterations: UInt32 = 600_000
     /// The chunk size used when sealing unless another is asked for (4 MiB).
-    public static let defaultChunkSize: UInt32 = 4 * 1_048_576
+    package static let defaultChunkSize: UInt32 = 4 * 1_048_576
 
     /// PBKDF2 iterations.
-    public let kdfIterations: UInt32
+    package let kdfIterations: UInt32
     /// The 16-byte PBKDF2 salt.
-    public let salt: [UInt8]
+    package let salt: [UInt8]
     /// The 8-byte prefix of every chunk's nonce.
-    public let nonceBase: [UInt8]
+    package let nonceBase: [UInt8]
     /// Plaintext bytes per chunk (the last chunk may hold fewer).
-    public let chunkSize: UInt32
+    package let chunkSize: UInt32
     /// The payload's length.
-    public let plaintextLength: UInt64
+    package let plaintextLength: UInt64
 
     /// A header for sealing, checked against the bounds.
     ///
     /// - Throws: `iterations_out_of_range`, `chunk_size_out_of_range`, `empty_payload`, `too_many_chunks`,
     ///   or `invalid_argument` for a salt or nonce base of the wrong length.
-    public init(
+    package init(
         kdfIterations: UInt32, salt: [UInt8], nonceBase: [UInt8], chunkSize: UInt32, plaintextLength: UInt64
     ) throws {
         guard salt.count == Self.saltLength, nonceBase.count == Self.nonceBaseLength else {
@@ -60,7 +60,7 @@ public struct Header: Equatable, Sendable {
     /// Decodes and validates the first 45 bytes of `bytes` (checks 1–7 of `Spec/container-v1.md` §7).
     ///
     /// Extra bytes after the header are ignored. Throws the first failing check's error.
-    public static func decode(_ bytes: some Collection<UInt8>) throws -> Header {
+    package static func decode(_ bytes: some Collection<UInt8>) throws -> Header {
         guard let fields = HeaderFields(parsing: bytes) else {
             throw GoshuinError(.shortHeader, "the file has \(bytes.count) bytes, fewer than the 45-byte header")
         }
@@ -71,7 +71,7 @@ public struct Header: Equatable, Sendable {
     }
 
     /// The 45 bytes of the header, which are also every chunk's additional authenticated data.
-    public func encode() -> [UInt8] {
+    package func encode() -> [UInt8] {
         HeaderFields(
             magic: Self.magic, version: Self.version, kdfIterations: kdfIterations, salt: salt, nonceBase: nonceBase,
             chunkSize: chunkSize, plaintextLength: plaintextLength
@@ -79,7 +79,7 @@ public struct Header: Equatable, Sendable {
     }
 
     /// The layout this header implies.
-    public var layout: ContainerLayout {
+    package var layout: ContainerLayout {
         ContainerLayout(chunkSize: chunkSize, plaintextLength: plaintextLength)
     }
 }

@@ -1,23 +1,23 @@
 /// The fields of a 45-byte header as stored, not yet validated: what `inspect` shows, and what
 /// ``Header/decode(_:)`` checks.
-public struct HeaderFields: Equatable, Sendable {
+package struct HeaderFields: Equatable, Sendable {
     /// Bytes 0–3, `GSHN` in a valid file.
-    public let magic: [UInt8]
+    package let magic: [UInt8]
     /// Byte 4.
-    public let version: UInt8
+    package let version: UInt8
     /// Bytes 5–8, big-endian.
-    public let kdfIterations: UInt32
+    package let kdfIterations: UInt32
     /// Bytes 9–24.
-    public let salt: [UInt8]
+    package let salt: [UInt8]
     /// Bytes 25–32.
-    public let nonceBase: [UInt8]
+    package let nonceBase: [UInt8]
     /// Bytes 33–36, big-endian.
-    public let chunkSize: UInt32
+    package let chunkSize: UInt32
     /// Bytes 37–44, big-endian.
-    public let plaintextLength: UInt64
+    package let plaintextLength: UInt64
 
     /// Fields as given; nothing is checked.
-    public init(
+    package init(
         magic: [UInt8], version: UInt8, kdfIterations: UInt32, salt: [UInt8], nonceBase: [UInt8], chunkSize: UInt32,
         plaintextLength: UInt64
     ) {
@@ -31,7 +31,7 @@ public struct HeaderFields: Equatable, Sendable {
     }
 
     /// Reads the fields from the first 45 bytes; `nil` when there are fewer.
-    public init?(parsing bytes: some Collection<UInt8>) {
+    package init?(parsing bytes: some Collection<UInt8>) {
         var reader = ByteReader(Array(bytes.prefix(Header.byteCount)))
         guard let magic = reader.readBytes(4), let version = reader.readUInt8(),
             let kdfIterations = reader.readUInt32(), let salt = reader.readBytes(Header.saltLength),
@@ -44,7 +44,7 @@ public struct HeaderFields: Equatable, Sendable {
     }
 
     /// The 45 bytes, big-endian.
-    public func encode() -> [UInt8] {
+    package func encode() -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(Header.byteCount)
         bytes += magic
@@ -59,13 +59,13 @@ public struct HeaderFields: Equatable, Sendable {
 
     /// The chunk count these fields imply, computed without overflow; `nil` for an empty payload or a zero
     /// chunk size.
-    public var chunkCount: UInt64? {
+    package var chunkCount: UInt64? {
         guard plaintextLength > 0, chunkSize > 0 else { return nil }
         return (plaintextLength - 1) / UInt64(chunkSize) + 1
     }
 
     /// Checks 2–7 of `Spec/container-v1.md` §7, in that order; throws the first that fails.
-    public func validate() throws {
+    package func validate() throws {
         guard magic == Header.magic else {
             throw GoshuinError(.badMagic, "the file does not start with GSHN: it is not a .goshuin file")
         }

@@ -1,11 +1,11 @@
 /// The file key: PBKDF2-HMAC-SHA256 of the passphrase's bytes, 32 bytes (`Spec/container-v1.md` §4),
 /// computed by ``FastPBKDF2`` (bit-identical to OpenSSL's `PKCS5_PBKDF2_HMAC`, about three times faster).
-public enum KeyDerivation {
+package enum KeyDerivation {
     /// Derives the 32-byte key for `passphrase`, `salt` and `iterations`.
     ///
     /// The iteration count is not bounded here (the header is); callers reading untrusted headers go
     /// through ``Header/decode(_:)`` first.
-    public static func deriveKey(passphrase: Passphrase, salt: [UInt8], iterations: UInt32) throws
+    package static func deriveKey(passphrase: Passphrase, salt: [UInt8], iterations: UInt32) throws
         -> SecretBytes
     {
         try passphrase.bytes.withUnsafeBytes { password in
@@ -15,11 +15,11 @@ public enum KeyDerivation {
     }
 
     /// How many iterations pass between two ``ProgressEvent/keyDerivation(iterationsDone:iterationsTotal:)``.
-    public static let progressInterval: UInt32 = 50_000
+    package static let progressInterval: UInt32 = 50_000
 
     /// Derives the key for a header's salt and iteration count, reporting its start, its progress and its
     /// end to `progress`.
-    public static func deriveKey(passphrase: Passphrase, header: Header, progress: ProgressHandler? = nil) throws
+    package static func deriveKey(passphrase: Passphrase, header: Header, progress: ProgressHandler? = nil) throws
         -> SecretBytes
     {
         let total = header.kdfIterations

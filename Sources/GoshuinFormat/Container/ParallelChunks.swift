@@ -8,9 +8,9 @@ import Synchronization
 /// in one buffer. Memory is one chunk record per worker, within the chunk memory budget; the output is
 /// byte for byte that of the sequential path, and an open fails with the same error
 /// (`Spec/container-v1.md` §7.1).
-public enum ParallelChunks {
+package enum ParallelChunks {
     /// Workers used by default: the online processors, at most 8.
-    public static var defaultWorkerCount: Int { max(1, min(Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))), 8)) }
+    package static var defaultWorkerCount: Int { max(1, min(Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))), 8)) }
 
     /// Whether the positioned path gives what the streaming one would: both descriptors regular files at
     /// position 0, the input exactly `inputSize` bytes long when given. (With one worker it is still the
@@ -26,7 +26,7 @@ public enum ParallelChunks {
 
     /// Seals the first `header.plaintextLength` bytes of the regular file `input` into `output` (header
     /// included), with `workerCount` workers.
-    static func seal(
+    package static func seal(
         from input: FileDescriptor, to output: FileDescriptor, key: SecretBytes, header: Header, workerCount: Int,
         progress: ProgressHandler?
     ) throws {
@@ -71,7 +71,7 @@ public enum ParallelChunks {
     /// payload's offsets, with `workerCount` workers; with no `output`, only authenticates every chunk (what
     /// `verify` does). On failure `output` holds unauthenticated garbage and must be discarded (it is an
     /// ``AtomicOutput`` in every caller).
-    static func open(
+    package static func open(
         _ input: FileDescriptor, to output: FileDescriptor?, header: Header, key: SecretBytes, workerCount: Int,
         progress: ProgressHandler?
     ) throws {

@@ -1,5 +1,5 @@
 /// What a long operation reports while it works.
-public enum ProgressEvent: Sendable {
+package enum ProgressEvent: Sendable {
     /// The key derivation starts.
     case keyDerivationStarted(iterations: UInt32)
     /// Iterations of the key derivation done so far (reported every ``KeyDerivation/progressInterval``).
@@ -11,4 +11,4 @@ public enum ProgressEvent: Sendable {
 }
 
 /// Receives ``ProgressEvent``s, on the thread doing the work.
-public typealias ProgressHandler = (ProgressEvent) -> Void
+package typealias ProgressHandler = (ProgressEvent) -> Void

@@ -4,19 +4,19 @@ import COpenSSL
 ///
 /// The key schedule is set up once; each call sets a new nonce. An instance is not thread-safe: use one
 /// per thread.
-public final class AES256GCM {
+package final class AES256GCM {
     /// The tag length in bytes.
-    public static let tagLength = 16
+    package static let tagLength = 16
     /// The nonce length in bytes.
-    public static let nonceLength = 12
+    package static let nonceLength = 12
     /// The key length in bytes.
-    public static let keyLength = 32
+    package static let keyLength = 32
 
     private let encryptContext: OpaquePointer
     private let decryptContext: OpaquePointer
 
     /// Prepares encryption and decryption under `key`, which must be 32 bytes.
-    public init(key: SecretBytes) throws {
+    package init(key: SecretBytes) throws {
         guard key.count == Self.keyLength else {
             throw GoshuinError(.invalidArgument, "an AES-256 key is 32 bytes, not \(key.count)")
         }
@@ -43,7 +43,7 @@ public final class AES256GCM {
     }
 
     /// Encrypts `plaintext` into `ciphertext` (same length) and writes the 16-byte tag into `tag`.
-    public func seal(
+    package func seal(
         _ plaintext: UnsafeRawBufferPointer, nonce: UnsafeRawBufferPointer, additionalData: UnsafeRawBufferPointer,
         ciphertext: UnsafeMutableRawBufferPointer, tag: UnsafeMutableRawBufferPointer
     ) throws {
@@ -78,7 +78,7 @@ public final class AES256GCM {
 
     /// Decrypts `ciphertext` into `plaintext` (same length) if `tag` authenticates it with
     /// `additionalData`; returns false, with `plaintext` wiped, if it does not.
-    public func open(
+    package func open(
         _ ciphertext: UnsafeRawBufferPointer, tag: UnsafeRawBufferPointer, nonce: UnsafeRawBufferPointer,
         additionalData: UnsafeRawBufferPointer, plaintext: UnsafeMutableRawBufferPointer
     ) throws -> Bool {
@@ -131,7 +131,7 @@ private func mutableBytePointer(_ buffer: UnsafeMutableRawBufferPointer) -> Unsa
 
 extension AES256GCM {
     /// Encrypts `plaintext`; returns the ciphertext (same length) and the 16-byte tag.
-    public func seal(_ plaintext: [UInt8], nonce: [UInt8], additionalData: [UInt8]) throws -> (
+    package func seal(_ plaintext: [UInt8], nonce: [UInt8], additionalData: [UInt8]) throws -> (
         ciphertext: [UInt8], tag: [UInt8]
     ) {
         var ciphertext = [UInt8](repeating: 0, count: plaintext.count)
@@ -151,7 +151,7 @@ extension AES256GCM {
     }
 
     /// Decrypts `ciphertext` if `tag` authenticates it with `additionalData`; `nil` if it does not.
-    public func open(_ ciphertext: [UInt8], tag: [UInt8], nonce: [UInt8], additionalData: [UInt8]) throws -> [UInt8]? {
+    package func open(_ ciphertext: [UInt8], tag: [UInt8], nonce: [UInt8], additionalData: [UInt8]) throws -> [UInt8]? {
         var plaintext = [UInt8](repeating: 0, count: ciphertext.count)
         let authenticated = try ciphertext.withUnsafeBytes { input in
             try tag.withUnsafeBytes { tagBytes in

@@ -4,7 +4,7 @@ import COpenSSL
 /// calls of OpenSSL's SHA-256 block function on prepared blocks, instead of two full HMAC computations.
 /// Bit-identical to ``PBKDF2/deriveSHA256(password:salt:iterations:length:)`` (the tests compare them on
 /// every Wycheproof vector and on random inputs); about three to four times faster.
-public enum FastPBKDF2 {
+package enum FastPBKDF2 {
     private static let blockLength = 64
     private static let digestLength = 32
     /// The bit length of a 64-byte pad block plus a 32-byte message: the length field of every block here.
@@ -12,7 +12,7 @@ public enum FastPBKDF2 {
 
     /// Derives `length` bytes from `password` and `salt` with `iterations` rounds; every
     /// `progressInterval` iterations (never when 0) `progress` gets the iterations done in the block.
-    public static func deriveSHA256(
+    package static func deriveSHA256(
         password: UnsafeRawBufferPointer, salt: [UInt8], iterations: UInt32, length: Int,
         progressInterval: UInt32 = 0, progress: (UInt32) -> Void = { _ in }
     ) throws -> SecretBytes {

@@ -4,9 +4,9 @@ import COpenSSL
 ///
 /// No bounds are applied here beyond what fits OpenSSL's `int` parameters: the container's iteration
 /// bounds are the header's business, and the Wycheproof vectors run outside them on purpose.
-public enum PBKDF2 {
+package enum PBKDF2 {
     /// Derives `length` bytes from `password` and `salt` with `iterations` rounds.
-    public static func deriveSHA256(
+    package static func deriveSHA256(
         password: UnsafeRawBufferPointer, salt: [UInt8], iterations: UInt32, length: Int
     ) throws -> SecretBytes {
         guard iterations >= 1, let iterationCount = Int32(exactly: iterations),

@@ -1,11 +1,11 @@
 import COpenSSL
 
 /// A streaming SHA-256 hash (OpenSSL EVP).
-public final class SHA256Hasher {
+package final class SHA256Hasher {
     private let context: OpaquePointer
 
     /// Starts a new hash.
-    public init() {
+    package init() {
         guard let context = EVP_MD_CTX_new() else { fatalError("EVP_MD_CTX_new: out of memory") }
         self.context = context
         // Cannot fail for a built-in digest with a fresh context.
@@ -15,18 +15,18 @@ public final class SHA256Hasher {
     deinit { EVP_MD_CTX_free(context) }
 
     /// Adds bytes to the hash.
-    public func update(_ bytes: UnsafeRawBufferPointer) {
+    package func update(_ bytes: UnsafeRawBufferPointer) {
         guard bytes.count > 0 else { return }
         _ = EVP_DigestUpdate(context, bytes.baseAddress, bytes.count)
     }
 
     /// Adds bytes to the hash.
-    public func update(_ bytes: [UInt8]) {
+    package func update(_ bytes: [UInt8]) {
         bytes.withUnsafeBytes { update($0) }
     }
 
     /// The 32-byte digest of everything added; the hasher must not be used afterwards.
-    public func finalize() -> [UInt8] {
+    package func finalize() -> [UInt8] {
         var digest = [UInt8](repeating: 0, count: 32)
         var length: UInt32 = 0
         _ = digest.withUnsafeMutableBufferPointer { EVP_DigestFinal_ex(context, $0.baseAddress, &length) }
@@ -34,7 +34,7 @@ public final class SHA256Hasher {
     }
 
     /// The SHA-256 of `bytes`.
-    public static func hash(_ bytes: [UInt8]) -> [UInt8] {
+    package static func hash(_ bytes: [UInt8]) -> [UInt8] {
         let hasher = SHA256Hasher()
         hasher.update(bytes)
         return hasher.finalize()

@@ -2,12 +2,12 @@
 /// when the last reference goes away.
 ///
 /// The bytes are never printed: `description` hides them.
-public final class SecretBytes: @unchecked Sendable, CustomStringConvertible {
+package final class SecretBytes: @unchecked Sendable, CustomStringConvertible {
     // @unchecked: the storage is written only during init; afterwards it is read-only until deinit.
     private let storage: UnsafeMutableRawBufferPointer
 
     /// Copies `bytes` into wipeable storage.
-    public init<Bytes: Collection>(copying bytes: Bytes) where Bytes.Element == UInt8 {
+    package init<Bytes: Collection>(copying bytes: Bytes) where Bytes.Element == UInt8 {
         storage = UnsafeMutableRawBufferPointer.allocate(byteCount: max(bytes.count, 1), alignment: 16)
         storage.initializeMemory(as: UInt8.self, repeating: 0)
         _ = UnsafeMutableRawBufferPointer(rebasing: storage[0..<bytes.count]).initializeMemory(
@@ -35,23 +35,23 @@ public final class SecretBytes: @unchecked Sendable, CustomStringConvertible {
     }
 
     /// The number of bytes.
-    public let count: Int
+    package let count: Int
 
     /// Gives `body` read access to the bytes; they must not be copied out of it.
-    public func withUnsafeBytes<Result, Failure: Error>(
+    package func withUnsafeBytes<Result, Failure: Error>(
         _ body: (UnsafeRawBufferPointer) throws(Failure) -> Result
     ) throws(Failure) -> Result {
         try body(UnsafeRawBufferPointer(rebasing: storage[0..<count]))
     }
 
     /// A copy of the bytes as an array, for tests and known-answer vectors only; the copy is not wiped.
-    public var exposedBytes: [UInt8] { withUnsafeBytes { Array($0) } }
+    package var exposedBytes: [UInt8] { withUnsafeBytes { Array($0) } }
 
     /// Overwrites an array's bytes with zeros in a way the compiler cannot elide.
-    public static func wipe(_ bytes: inout [UInt8]) {
+    package static func wipe(_ bytes: inout [UInt8]) {
         bytes.withUnsafeMutableBytes { secureZero($0) }
     }
 
     /// Hides the content.
-    public var description: String { "SecretBytes(\(count) bytes)" }
+    package var description: String { "SecretBytes(\(count) bytes)" }
 }

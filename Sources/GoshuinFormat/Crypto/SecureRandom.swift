@@ -1,7 +1,7 @@
 import COpenSSL
 
 /// Bytes from OpenSSL's CSPRNG (`RAND_bytes`), seeded by the operating system.
-public func secureRandomBytes(count: Int) throws -> [UInt8] {
+package func secureRandomBytes(count: Int) throws -> [UInt8] {
     var bytes = [UInt8](repeating: 0, count: count)
     guard count > 0 else { return bytes }
     let returnCode = bytes.withUnsafeMutableBytes { RAND_bytes($0.baseAddress, Int32($0.count)) }

@@ -6,29 +6,29 @@
 /// Escaped: C0 controls and DEL as `\xNN`, C1 controls and the bidirectional formatting characters as
 /// `\u{NNNN}`, and bytes that are not valid UTF-8 as `\xNN`. Everything else, other scripts included,
 /// is shown as it is.
-public enum DisplayText {
+package enum DisplayText {
     /// The most characters shown of one quoted string; a longer one ends with `…`.
-    public static let quotedCharacterLimit = 300
+    package static let quotedCharacterLimit = 300
 
     /// `text` with every character a terminal would act on escaped: for a whole line of output.
-    public static func escaped(_ text: String) -> String {
+    package static func escaped(_ text: String) -> String {
         render(text.utf8, quoting: false, limit: .max)
     }
 
     /// `bytes` decoded as UTF-8 where they are valid, with every other byte and every character a terminal
     /// would act on escaped.
-    public static func escaped(bytes: some Collection<UInt8>) -> String {
+    package static func escaped(bytes: some Collection<UInt8>) -> String {
         render(bytes, quoting: false, limit: .max)
     }
 
     /// `"text"`, escaped as ``escaped(_:)``, with `"` and `\` escaped too and cut after
     /// ``quotedCharacterLimit`` characters: for a name inside a sentence.
-    public static func quoted(_ text: String) -> String {
+    package static func quoted(_ text: String) -> String {
         "\"" + render(text.utf8, quoting: true, limit: quotedCharacterLimit) + "\""
     }
 
     /// `"bytes"`, decoded and escaped as ``escaped(bytes:)``, otherwise as ``quoted(_:)``.
-    public static func quoted(bytes: some Collection<UInt8>) -> String {
+    package static func quoted(bytes: some Collection<UInt8>) -> String {
         "\"" + render(bytes, quoting: true, limit: quotedCharacterLimit) + "\""
     }
 

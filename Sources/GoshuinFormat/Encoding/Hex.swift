@@ -1,9 +1,9 @@
 /// Lower-case hexadecimal, two digits a byte.
-public enum Hex {
+package enum Hex {
     private static let digits = Array("0123456789abcdef".utf8)
 
     /// The lower-case hex text of `bytes`.
-    public static func encode(_ bytes: some Sequence<UInt8>) -> String {
+    package static func encode(_ bytes: some Sequence<UInt8>) -> String {
         var text: [UInt8] = []
         for byte in bytes {
             text.append(digits[Int(byte >> 4)])
@@ -13,7 +13,7 @@ public enum Hex {
     }
 
     /// The bytes of lower-case hex `text`; `nil` for an odd length, upper case or any other character.
-    public static func decode(_ text: String) -> [UInt8]? {
+    package static func decode(_ text: String) -> [UInt8]? {
         let characters = Array(text.utf8)
         guard characters.count % 2 == 0 else { return nil }
         var bytes: [UInt8] = []

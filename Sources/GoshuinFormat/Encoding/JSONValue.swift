@@ -1,6 +1,6 @@
 /// A JSON value as the strict parser reads it: objects keep their keys in order and never hold a key
 /// twice; numbers keep their text.
-public enum JSONValue: Equatable, Sendable {
+package enum JSONValue: Equatable, Sendable {
     /// An object, its members in document order.
     case object([(key: String, value: JSONValue)])
     /// An array.
@@ -15,7 +15,7 @@ public enum JSONValue: Equatable, Sendable {
     case null
 
     /// Compares structurally, members in order.
-    public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
+    package static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
         switch (lhs, rhs) {
         case (.object(let left), .object(let right)):
             return left.count == right.count && zip(left, right).allSatisfy { $0.key == $1.key && $0.value == $1.value }
@@ -29,11 +29,11 @@ public enum JSONValue: Equatable, Sendable {
     }
 
     /// An integer number value.
-    public static func integer<Value: BinaryInteger>(_ value: Value) -> JSONValue { .number(String(value)) }
+    package static func integer<Value: BinaryInteger>(_ value: Value) -> JSONValue { .number(String(value)) }
 
     /// The integer this number holds, when it is written as a plain integer (no fraction, no exponent, no
     /// leading zero) within ±(2^53 − 1).
-    public var integerValue: Int64? {
+    package var integerValue: Int64? {
         guard case .number(let text) = self else { return nil }
         let digits = text.hasPrefix("-") ? text.dropFirst() : Substring(text)
         guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }),
@@ -44,14 +44,14 @@ public enum JSONValue: Equatable, Sendable {
     }
 
     /// The compact JSON text, members in their order.
-    public func serialized() -> String {
+    package func serialized() -> String {
         var output = ""
         write(to: &output, indent: nil, level: 0)
         return output
     }
 
     /// Human-readable JSON text, two spaces an indentation level, members in their order.
-    public func prettySerialized() -> String {
+    package func prettySerialized() -> String {
         var output = ""
         write(to: &output, indent: "  ", level: 0)
         return output + "\n"

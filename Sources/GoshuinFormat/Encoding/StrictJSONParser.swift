@@ -1,14 +1,14 @@
 /// A strict JSON parser (RFC 8259) for untrusted input: rejects duplicate keys, invalid UTF-8, unescaped
 /// control characters, trailing content and nesting deeper than a limit.
-public struct StrictJSONParser {
+package struct StrictJSONParser {
     /// The deepest nesting accepted.
-    public static let maximumDepth = 32
+    package static let maximumDepth = 32
 
     private let bytes: [UInt8]
     private var position = 0
 
     /// Parses one JSON document; throws a description of the first problem.
-    public static func parse(_ bytes: [UInt8]) throws(JSONSyntaxError) -> JSONValue {
+    package static func parse(_ bytes: [UInt8]) throws(JSONSyntaxError) -> JSONValue {
         var parser = StrictJSONParser(bytes: bytes)
         parser.skipWhitespace()
         let value = try parser.parseValue(depth: 0)
@@ -218,12 +218,12 @@ public struct StrictJSONParser {
 }
 
 /// Why a JSON text was refused, and where.
-public struct JSONSyntaxError: Error, Equatable, CustomStringConvertible, Sendable {
+package struct JSONSyntaxError: Error, Equatable, CustomStringConvertible, Sendable {
     /// What is wrong.
-    public let reason: String
+    package let reason: String
     /// The byte offset where it was noticed.
-    public let offset: Int
+    package let offset: Int
 
     /// `reason at byte offset`.
-    public var description: String { "\(reason) at byte \(offset)" }
+    package var description: String { "\(reason) at byte \(offset)" }
 }

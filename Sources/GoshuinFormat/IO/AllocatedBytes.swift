@@ -5,18 +5,18 @@ import Glibc
 ///
 /// Every buffer whose size follows from a file (chunks, copies) comes from here: under a tight
 /// `ulimit -v` or a full machine, an operation then fails cleanly and removes what it started to write.
-final class AllocatedBytes: @unchecked Sendable {
+package final class AllocatedBytes: @unchecked Sendable {
     // @unchecked: the pointer never changes; what is written through it is the owner's business, as with
     // any buffer pointer.
     /// The memory; valid while this object lives.
-    let bytes: UnsafeMutableRawBufferPointer
+    package let bytes: UnsafeMutableRawBufferPointer
     private let wipesOnRelease: Bool
 
     /// Allocates `count` bytes (at least one), aligned to 16.
     ///
     /// - Parameter wipesOnRelease: overwrite the bytes with zeros before freeing them (plaintext, keys).
     /// - Throws: `out_of_memory` when the system refuses.
-    init(count: Int, wipesOnRelease: Bool) throws {
+    package init(count: Int, wipesOnRelease: Bool) throws {
         var pointer: UnsafeMutableRawPointer?
         guard count >= 0, posix_memalign(&pointer, 16, max(count, 1)) == 0, let pointer else {
             throw GoshuinError(
@@ -35,12 +35,12 @@ final class AllocatedBytes: @unchecked Sendable {
 
 /// The memory one operation's chunk buffers may take in all (`Spec/decisions/0010`): parallel workers
 /// and cached chunks are counted against it, so that 64 MiB chunks do not multiply into gigabytes.
-enum ChunkMemoryBudget {
+package enum ChunkMemoryBudget {
     /// 256 MiB.
-    static let byteCount = 256 << 20
+    package static let byteCount = 256 << 20
 
     /// How many buffers of `bufferSize` bytes fit in the budget: at least 1, at most `wanted`.
-    static func bufferCount(wanted: Int, bufferSize: Int) -> Int {
+    package static func bufferCount(wanted: Int, bufferSize: Int) -> Int {
         max(1, min(wanted, byteCount / max(bufferSize, 1)))
     }
 }

@@ -9,13 +9,13 @@ import Glibc
 /// meanwhile, so an existing file is never replaced by surprise; with it, by a rename that replaces only
 /// a regular file. ``discard()`` removes the temporary file. An output that is neither committed nor
 /// discarded is discarded when released, so no temporary file outlives a failure.
-public final class AtomicOutput {
+package final class AtomicOutput {
     /// Where the file ends up.
-    public let destination: String
+    package let destination: String
     /// The temporary file beside the destination.
-    public let temporaryPath: String
+    package let temporaryPath: String
     /// The descriptor to write to.
-    public let descriptor: FileDescriptor
+    package let descriptor: FileDescriptor
     private let directory: OpenDirectory
     private let destinationName: String
     private let temporaryName: String
@@ -27,7 +27,7 @@ public final class AtomicOutput {
     ///
     /// - Throws: `output_exists` if the destination exists and `replaceExisting` is false, or if it is not
     ///   a regular file; `io` if the temporary file cannot be created.
-    public init(destination: String, replaceExisting: Bool, permissions: mode_t = 0o600) throws {
+    package init(destination: String, replaceExisting: Bool, permissions: mode_t = 0o600) throws {
         let directoryPath = Self.directory(of: destination)
         destinationName = Self.lastComponent(of: destination)
         do {
@@ -71,7 +71,7 @@ public final class AtomicOutput {
     /// Checks `path` as a destination before any work, as ``commit()`` will: `output_exists` when
     /// something is there (a dangling symbolic link included) and `replaceExisting` is false, or when it is
     /// not a regular file; `io` when its folder cannot be opened.
-    public static func checkDestination(_ path: String, replaceExisting: Bool) throws {
+    package static func checkDestination(_ path: String, replaceExisting: Bool) throws {
         let directoryPath = directory(of: path)
         let directory: OpenDirectory
         do {
@@ -105,7 +105,7 @@ public final class AtomicOutput {
     }
 
     /// Syncs the temporary file and moves it to the destination.
-    public func commit() throws {
+    package func commit() throws {
         precondition(!finished, "an atomic output is committed or discarded once")
         do {
             try descriptor.sync()
@@ -126,7 +126,7 @@ public final class AtomicOutput {
     }
 
     /// Closes and removes the temporary file; the destination is not touched.
-    public func discard() {
+    package func discard() {
         guard !finished else { return }
         finished = true
         if Temporaries.stillNames(identity, temporaryName, in: directory) {
@@ -176,14 +176,14 @@ public final class AtomicOutput {
     }
 
     /// The directory part of `path` (`.` when it has none).
-    public static func directory(of path: String) -> String {
+    package static func directory(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "." }
         let directory = String(path[..<slash])
         return directory.isEmpty ? "/" : directory
     }
 
     /// The last component of `path`.
-    public static func lastComponent(of path: String) -> String {
+    package static func lastComponent(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return path }
         return String(path[path.index(after: slash)...])
     }
@@ -192,7 +192,7 @@ public final class AtomicOutput {
 /// Writes `destination` atomically: runs `body` with the temporary file's descriptor and commits on
 /// success; on any error the temporary file is removed and the error rethrown.
 @discardableResult
-public func withAtomicOutput<Result>(
+package func withAtomicOutput<Result>(
     to destination: String, replaceExisting: Bool, permissions: mode_t = 0o600,
     _ body: (FileDescriptor) throws -> Result
 ) throws -> Result {
@@ -209,12 +209,12 @@ public func withAtomicOutput<Result>(
 }
 
 /// What kind of file a `stat` describes, in words for messages.
-struct FileKind: CustomStringConvertible {
-    let mode: mode_t
+package struct FileKind: CustomStringConvertible {
+    package let mode: mode_t
 
-    init(_ info: stat) { mode = info.st_mode & S_IFMT }
+    package init(_ info: stat) { mode = info.st_mode & S_IFMT }
 
-    var description: String {
+    package var description: String {
         switch mode {
         case S_IFREG: return "a regular file"
         case S_IFDIR: return "a folder"

@@ -1,15 +1,15 @@
 /// Bytes in memory as a ``RandomAccessSource``: for scanning a small ZIP held in memory, in tests and fuzzers.
-public final class ByteArraySource: RandomAccessSource {
+package final class ByteArraySource: RandomAccessSource {
     private let bytes: [UInt8]
 
     /// A source over `bytes`.
-    public init(_ bytes: [UInt8]) { self.bytes = bytes }
+    package init(_ bytes: [UInt8]) { self.bytes = bytes }
 
     /// The number of bytes.
-    public var size: UInt64 { UInt64(bytes.count) }
+    package var size: UInt64 { UInt64(bytes.count) }
 
     /// Copies up to `buffer.count` bytes from `offset`.
-    public func read(at offset: UInt64, into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+    package func read(at offset: UInt64, into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         guard offset < size else { return 0 }
         let start = Int(offset)
         let count = min(buffer.count, bytes.count - start)

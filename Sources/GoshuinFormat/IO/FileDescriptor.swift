@@ -4,22 +4,22 @@ import Glibc
 ///
 /// The value does not own the descriptor: close it with ``close()`` or use ``closeAfter(_:)``. Every call
 /// retries on `EINTR`; failures are thrown as ``Errno``.
-public struct FileDescriptor: Hashable, Sendable {
+package struct FileDescriptor: Hashable, Sendable {
     /// The raw descriptor.
-    public let rawValue: Int32
+    package let rawValue: Int32
 
     /// Wraps a raw descriptor.
-    public init(rawValue: Int32) { self.rawValue = rawValue }
+    package init(rawValue: Int32) { self.rawValue = rawValue }
 
     /// Standard input.
-    public static let standardInput = FileDescriptor(rawValue: 0)
+    package static let standardInput = FileDescriptor(rawValue: 0)
     /// Standard output.
-    public static let standardOutput = FileDescriptor(rawValue: 1)
+    package static let standardOutput = FileDescriptor(rawValue: 1)
     /// Standard error.
-    public static let standardError = FileDescriptor(rawValue: 2)
+    package static let standardError = FileDescriptor(rawValue: 2)
 
     /// Opens `path` with `open(2)` flags; `O_CLOEXEC` is always added.
-    public static func open(_ path: String, _ flags: Int32, permissions: mode_t = 0o600) throws(Errno)
+    package static func open(_ path: String, _ flags: Int32, permissions: mode_t = 0o600) throws(Errno)
         -> FileDescriptor
     {
         let raw = try retryOnInterrupt { Glibc.open(path, flags | O_CLOEXEC, permissions) }
@@ -27,12 +27,12 @@ public struct FileDescriptor: Hashable, Sendable {
     }
 
     /// Opens an existing file for reading.
-    public static func openForReading(_ path: String) throws(Errno) -> FileDescriptor {
+    package static func openForReading(_ path: String) throws(Errno) -> FileDescriptor {
         try open(path, O_RDONLY)
     }
 
     /// Closes the descriptor.
-    public func close() throws(Errno) {
+    package func close() throws(Errno) {
         // close(2) must not be retried on EINTR on Linux: the descriptor is already released.
         if Glibc.close(rawValue) == -1 {
             let error = Errno.current
@@ -43,7 +43,7 @@ public struct FileDescriptor: Hashable, Sendable {
     /// Runs `body`, then closes the descriptor whatever happened; an error from `body` wins over one from
     /// closing.
     @discardableResult
-    public func closeAfter<Result>(_ body: () throws -> Result) throws -> Result {
+    package func closeAfter<Result>(_ body: () throws -> Result) throws -> Result {
         let result: Result
         do {
             result = try body()
@@ -56,13 +56,13 @@ public struct FileDescriptor: Hashable, Sendable {
     }
 
     /// Reads up to `buffer.count` bytes at the current position; returns how many were read (0 at end of file).
-    public func read(into buffer: UnsafeMutableRawBufferPointer) throws(Errno) -> Int {
+    package func read(into buffer: UnsafeMutableRawBufferPointer) throws(Errno) -> Int {
         guard buffer.count > 0, let base = buffer.baseAddress else { return 0 }
         return try retryOnInterrupt { Glibc.read(rawValue, base, buffer.count) }
     }
 
     /// Reads until `buffer` is full or the end of file; returns how many bytes were read.
-    public func readFully(into buffer: UnsafeMutableRawBufferPointer) throws(Errno) -> Int {
+    package func readFully(into buffer: UnsafeMutableRawBufferPointer) throws(Errno) -> Int {
         var filled = 0
         while filled < buffer.count {
             let count = try read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...]))
@@ -73,7 +73,7 @@ public struct FileDescriptor: Hashable, Sendable {
     }
 
     /// Reads until `buffer` is full or the end of file, starting at `offset`, without moving the position.
-    public func readFully(into buffer: UnsafeMutableRawBufferPointer, atOffset offset: Int64) throws(Errno) -> Int {
+    package func readFully(into buffer: UnsafeMutableRawBufferPointer, atOffset offset: Int64) throws(Errno) -> Int {
         var filled = 0
         while filled < buffer.count, let base = buffer.baseAddress {
             let count = try retryOnInterrupt {
@@ -86,7 +86,7 @@ public struct FileDescriptor: Hashable, Sendable {
     }
 
     /// Writes every byte of `buffer`, looping over short writes.
-    public func writeAll(_ buffer: UnsafeRawBufferPointer) throws(Errno) {
+    package func writeAll(_ buffer: UnsafeRawBufferPointer) throws(Errno) {
         var written = 0
         while written < buffer.count, let base = buffer.baseAddress {
             let alreadyWritten = written
@@ -98,7 +98,7 @@ public struct FileDescriptor: Hashable, Sendable {
     }
 
     /// Writes every byte of `buffer` at `offset`, without moving the position (`pwrite`).
-    public func writeAll(_ buffer: UnsafeRawBufferPointer, atOffset offset: Int64) throws(Errno) {
+    package func writeAll(_ buffer: UnsafeRawBufferPointer, atOffset offset: Int64) throws(Errno) {
         var written = 0
         while written < buffer.count, let base = buffer.baseAddress {
             let alreadyWritten = written
@@ -112,7 +112,7 @@ public struct FileDescriptor: Hashable, Sendable {
     }
 
     /// Writes every byte of `bytes`.
-    public func writeAll(_ bytes: [UInt8]) throws(Errno) {
+    package func writeAll(_ bytes: [UInt8]) throws(Errno) {
         let result: Result<Void, Errno> = bytes.withUnsafeBytes { buffer in
             Result { () throws(Errno) in try writeAll(buffer) }
         }
@@ -120,28 +120,28 @@ public struct FileDescriptor: Hashable, Sendable {
     }
 
     /// The `fstat(2)` information of the descriptor.
-    func status() throws(Errno) -> stat {
+    package func status() throws(Errno) -> stat {
         var info = stat()
         _ = try retryOnInterrupt { fstat(rawValue, &info) }
         return info
     }
 
     /// The size in bytes, for a regular file; `nil` for a pipe, terminal or other stream.
-    public func regularFileSize() throws(Errno) -> Int64? {
+    package func regularFileSize() throws(Errno) -> Int64? {
         let info = try status()
         guard (info.st_mode & S_IFMT) == S_IFREG else { return nil }
         return Int64(info.st_size)
     }
 
     /// Whether the descriptor refers to a terminal.
-    public var isTerminal: Bool { isatty(rawValue) == 1 }
+    package var isTerminal: Bool { isatty(rawValue) == 1 }
 
     /// Whether the descriptor is open in this process.
-    public var isOpen: Bool { fcntl(rawValue, F_GETFD) != -1 }
+    package var isOpen: Bool { fcntl(rawValue, F_GETFD) != -1 }
 
     /// Takes an exclusive advisory lock (`flock(2)`) without waiting; returns false when another open
     /// file holds one. The lock lasts while any descriptor of this open file does.
-    func lockExclusively() throws(Errno) -> Bool {
+    package func lockExclusively() throws(Errno) -> Bool {
         while flock(rawValue, LOCK_EX | LOCK_NB) == -1 {
             let error = Errno.current
             if error.rawValue == EWOULDBLOCK { return false }
@@ -151,32 +151,32 @@ public struct FileDescriptor: Hashable, Sendable {
     }
 
     /// Flushes the file's data and metadata to storage (`fsync(2)`).
-    public func sync() throws(Errno) {
+    package func sync() throws(Errno) {
         _ = try retryOnInterrupt { fsync(rawValue) }
     }
 
     /// The device and inode, which identify the file whatever path reached it.
-    public func fileIdentity() throws(Errno) -> FileIdentity {
+    package func fileIdentity() throws(Errno) -> FileIdentity {
         FileIdentity(try status())
     }
 }
 
 /// A file's device and inode numbers: two paths name the same file when these are equal.
-public struct FileIdentity: Hashable, Sendable {
+package struct FileIdentity: Hashable, Sendable {
     /// `st_dev`.
-    public let device: UInt64
+    package let device: UInt64
     /// `st_ino`.
-    public let inode: UInt64
+    package let inode: UInt64
 
     /// The identity of the file at `path`, following symbolic links; `nil` when it does not exist.
-    public static func of(path: String) -> FileIdentity? {
+    package static func of(path: String) -> FileIdentity? {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
         return FileIdentity(info)
     }
 
     /// The identity `info` describes.
-    init(_ info: stat) {
+    package init(_ info: stat) {
         device = UInt64(info.st_dev)
         inode = UInt64(info.st_ino)
     }

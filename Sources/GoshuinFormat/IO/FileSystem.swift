@@ -1,9 +1,9 @@
 import Glibc
 
 /// The few file-system operations beyond a single descriptor that the toolkit needs.
-public enum FileSystem {
+package enum FileSystem {
     /// The whole content of the file at `path`, refused with `invalid_argument` beyond `maximumSize` bytes.
-    public static func readFile(_ path: String, maximumSize: Int) throws -> [UInt8] {
+    package static func readFile(_ path: String, maximumSize: Int) throws -> [UInt8] {
         let descriptor: FileDescriptor
         do {
             descriptor = try FileDescriptor.openForReading(path)
@@ -15,7 +15,7 @@ public enum FileSystem {
 
     /// Everything from `descriptor`'s position to its end, refused with `invalid_argument` beyond
     /// `maximumSize` bytes; `name` says which file in messages.
-    public static func readAll(_ descriptor: FileDescriptor, maximumSize: Int, name: String) throws -> [UInt8] {
+    package static func readAll(_ descriptor: FileDescriptor, maximumSize: Int, name: String) throws -> [UInt8] {
         let buffer = try AllocatedBytes(count: maximumSize + 1, wipesOnRelease: true)
         let count: Int
         do {
@@ -30,7 +30,7 @@ public enum FileSystem {
     }
 
     /// The names in the directory at `path`, sorted, without `.` and `..`.
-    public static func directoryEntries(_ path: String) throws -> [String] {
+    package static func directoryEntries(_ path: String) throws -> [String] {
         guard let directory = opendir(path) else {
             throw Errno.current.goshuinError("cannot list \(path)")
         }
@@ -52,13 +52,13 @@ public enum FileSystem {
     }
 
     /// Whether anything (a dangling symbolic link included) exists at `path`.
-    public static func exists(_ path: String) -> Bool {
+    package static func exists(_ path: String) -> Bool {
         var info = stat()
         return lstat(path, &info) == 0
     }
 
     /// Whether `path` is a directory (following symbolic links).
-    public static func isDirectory(_ path: String) -> Bool {
+    package static func isDirectory(_ path: String) -> Bool {
         var info = stat()
         return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
     }
@@ -66,7 +66,7 @@ public enum FileSystem {
     /// A new private (0600) file with no name in `directory` (`O_TMPFILE`; where the file system lacks it,
     /// created and unlinked at once), so it vanishes when the descriptor is closed, whatever happens to the
     /// process.
-    public static func anonymousFile(in directory: String = temporaryDirectory) throws -> FileDescriptor {
+    package static func anonymousFile(in directory: String = temporaryDirectory) throws -> FileDescriptor {
         // O_TMPFILE (`__O_TMPFILE | O_DIRECTORY`, the same bits on every Linux architecture Swift runs on) is
         // not exported by the Glibc module.
         let temporaryFileFlag: Int32 = 0o20_000_000 | O_DIRECTORY
@@ -92,7 +92,7 @@ public enum FileSystem {
     }
 
     /// The bytes an unprivileged user can still write on the file system holding `path`.
-    public static func availableSpace(at path: String) throws -> UInt64 {
+    package static func availableSpace(at path: String) throws -> UInt64 {
         var info = statvfs()
         guard statvfs(path, &info) == 0 else {
             throw Errno.current.goshuinError("cannot measure the free space at \(path)")
@@ -101,7 +101,7 @@ public enum FileSystem {
     }
 
     /// Throws `no_space` unless the file system holding `path` has `needed` bytes free.
-    public static func requireSpace(_ needed: UInt64, at path: String, for purpose: String) throws {
+    package static func requireSpace(_ needed: UInt64, at path: String, for purpose: String) throws {
         let available = try availableSpace(at: path)
         guard available >= needed else {
             throw GoshuinError(
@@ -110,7 +110,7 @@ public enum FileSystem {
     }
 
     /// `$TMPDIR`, or `/tmp`.
-    public static var temporaryDirectory: String {
+    package static var temporaryDirectory: String {
         if let value = getenv("TMPDIR"), value.pointee != 0 { return String(cString: value) }
         return "/tmp"
     }
@@ -118,12 +118,12 @@ public enum FileSystem {
 
 extension FileDescriptor {
     /// The size of the buffer of a copy between descriptors.
-    static let copyBufferSize = 1 << 20
+    package static let copyBufferSize = 1 << 20
 
     /// Copies everything from the current position of `source` to the end into this descriptor.
     ///
     /// - Throws: an ``Errno``, or `interrupted` or `out_of_memory` as a ``GoshuinError``.
-    public func copyAll(from source: FileDescriptor) throws {
+    package func copyAll(from source: FileDescriptor) throws {
         let buffer = try AllocatedBytes(count: Self.copyBufferSize, wipesOnRelease: true)
         while true {
             try Interruption.check()
@@ -134,13 +134,13 @@ extension FileDescriptor {
     }
 
     /// The current position; `nil` for a descriptor that cannot seek.
-    public func position() -> Int64? {
+    package func position() -> Int64? {
         let offset = lseek(rawValue, 0, SEEK_CUR)
         return offset < 0 ? nil : Int64(offset)
     }
 
     /// Moves the position to `offset` from the start.
-    public func seek(to offset: Int64) throws(Errno) {
+    package func seek(to offset: Int64) throws(Errno) {
         _ = try retryOnInterrupt { lseek(rawValue, off_t(offset), SEEK_SET) }
     }
 }

@@ -1,5 +1,5 @@
 /// Bytes that can be read at any offset: a file, or a decrypted payload read chunk by chunk.
-public protocol RandomAccessSource: AnyObject {
+package protocol RandomAccessSource: AnyObject {
     /// The number of bytes.
     var size: UInt64 { get }
 
@@ -10,7 +10,7 @@ public protocol RandomAccessSource: AnyObject {
 
 extension RandomAccessSource {
     /// Exactly `count` bytes at `offset`, or `nil` if the source ends first.
-    public func readExactly(at offset: UInt64, count: Int) throws -> [UInt8]? {
+    package func readExactly(at offset: UInt64, count: Int) throws -> [UInt8]? {
         guard count >= 0, offset <= size, UInt64(count) <= size - offset else { return nil }
         var bytes = [UInt8](repeating: 0, count: count)
         let filled = try bytes.withUnsafeMutableBytes { buffer in try readExactly(at: offset, into: buffer) }
@@ -18,7 +18,7 @@ extension RandomAccessSource {
     }
 
     /// Fills `buffer` with the bytes at `offset`; false if the source ends first.
-    public func readExactly(at offset: UInt64, into buffer: UnsafeMutableRawBufferPointer) throws -> Bool {
+    package func readExactly(at offset: UInt64, into buffer: UnsafeMutableRawBufferPointer) throws -> Bool {
         guard offset <= size, UInt64(buffer.count) <= size - offset else { return false }
         var filled = 0
         while filled < buffer.count {
@@ -32,14 +32,14 @@ extension RandomAccessSource {
 }
 
 /// A regular file read with positioned reads; the descriptor is not owned.
-public final class FileSource: RandomAccessSource {
+package final class FileSource: RandomAccessSource {
     /// The descriptor read from.
-    public let descriptor: FileDescriptor
+    package let descriptor: FileDescriptor
     /// The file's size when the source was made.
-    public let size: UInt64
+    package let size: UInt64
 
     /// A source over the regular file open at `descriptor`.
-    public init(_ descriptor: FileDescriptor) throws {
+    package init(_ descriptor: FileDescriptor) throws {
         self.descriptor = descriptor
         let size: Int64?
         do {
@@ -52,7 +52,7 @@ public final class FileSource: RandomAccessSource {
     }
 
     /// Reads with `pread`, looping over short reads.
-    public func read(at offset: UInt64, into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+    package func read(at offset: UInt64, into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         guard let start = Int64(exactly: offset) else { return 0 }
         do {
             return try descriptor.readFully(into: buffer, atOffset: start)

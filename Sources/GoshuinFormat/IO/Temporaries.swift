@@ -5,16 +5,16 @@ import Glibc
 ///
 /// A run holds an exclusive `flock(2)` on each of its temporaries from the moment it makes them until
 /// they become the destination or are removed. A temporary whose lock is free belongs to no live run.
-public enum Temporaries {
+package enum Temporaries {
     /// What every temporary name holds between the destination's name and the random part.
-    static let marker = ".goshuin-tmp-"
+    package static let marker = ".goshuin-tmp-"
     /// How long a temporary must have been left unmodified before a sweep may take it: longer than the
     /// moment between creating a temporary and locking it, by far.
-    static let minimumAgeForSweep: Int = 60
+    package static let minimumAgeForSweep: Int = 60
 
     /// A fresh temporary name for `destinationName`: `.` + the name, shortened at a character boundary so
     /// that the whole fits in `NAME_MAX` bytes, + the marker + 16 random hex digits.
-    static func name(for destinationName: String) -> String {
+    package static func name(for destinationName: String) -> String {
         let random = String(UInt64.random(in: 0...UInt64.max), radix: 16)
         let suffix = marker + String(repeating: "0", count: 16 - random.count) + random
         var base = Substring(destinationName)
@@ -24,7 +24,7 @@ public enum Temporaries {
 
     /// Whether `name` has the shape of a temporary of this toolkit (also of earlier versions, whose random
     /// part was shorter or from `mkdtemp`).
-    static func isTemporaryName(_ name: [UInt8]) -> Bool {
+    package static func isTemporaryName(_ name: [UInt8]) -> Bool {
         let marker = Array(Self.marker.utf8)
         guard name.first == UInt8(ascii: "."), name.count > marker.count + 1 else { return false }
         for start in stride(from: name.count - marker.count - 1, through: 1, by: -1)
@@ -44,7 +44,7 @@ public enum Temporaries {
     /// Nothing is followed: a link with a temporary's name is left alone, and so is a folder holding
     /// anything but regular files.
     /// - Returns: the names removed.
-    public static func sweepLeftovers(in path: String) -> [String] {
+    package static func sweepLeftovers(in path: String) -> [String] {
         guard let directory = try? OpenDirectory(path: path), let names = try? directory.names() else { return [] }
         var removed: [String] = []
         for raw in names where isTemporaryName(raw) {
@@ -90,7 +90,7 @@ public enum Temporaries {
     }
 
     /// Whether `name` in `directory` is still the file or folder `identity` (not swapped meanwhile).
-    static func stillNames(_ identity: FileIdentity, _ name: String, in directory: OpenDirectory) -> Bool {
+    package static func stillNames(_ identity: FileIdentity, _ name: String, in directory: OpenDirectory) -> Bool {
         guard let info = try? directory.status(of: name) else { return false }
         return FileIdentity(info) == identity
     }
