@@ -52,7 +52,7 @@ _goshuin_tool() {
         options=(-o --output --extract --passphrase-file --passphrase-fd --force -q --quiet --json -h --help)
         ;;
     verify)
-        options=(--passphrase-file --passphrase-fd -q --quiet --json -h --help)
+        options=(--backup --passphrase-file --passphrase-fd -q --quiet --json -h --help)
         ;;
     inspect)
         options=(--list --passphrase-file --passphrase-fd --json -h --help)

@@ -1,4 +1,4 @@
-import CMinizip
+internal import CMinizip
 import GoshuinFormat
 
 /// A backup ZIP opened for reading over any ``RandomAccessSource`` (the decrypting reader, so the
@@ -70,7 +70,7 @@ package final class BackupArchive {
         var offset = dataOffset
         let input = try AllocatedBytes(count: Self.pieceSize, wipesOnRelease: true)
         let output = try AllocatedBytes(count: Self.pieceSize, wipesOnRelease: true)
-        let check = EntryCheck(entry)
+        let check = try EntryCheck(entry)
         let inflater = entry.method == 0 ? nil : try RawInflater()
         var remaining = entry.compressedSize
         repeat {
@@ -78,7 +78,7 @@ package final class BackupArchive {
             let count = Int(min(remaining, UInt64(Self.pieceSize)))
             let piece = UnsafeMutableRawBufferPointer(rebasing: input.bytes[0..<count])
             guard try source.readExactly(at: offset, into: piece) else {
-                throw ZipStructureScanner.malformed("\(entry.name)'s data runs past the end of the file")
+                throw GoshuinError.zipMalformed("\(entry.name)'s data runs past the end of the file")
             }
             offset += UInt64(count)
             remaining -= UInt64(count)
@@ -113,14 +113,14 @@ package final class BackupArchive {
     ) throws {
         let digest = try read(entry, dataOffset: dataOffset, into: sink)
         if let listed = manifest.file(named: entry.name), listed.sha256 != digest {
-            throw GoshuinError(.manifestMismatch, "\(entry.name) does not have the SHA-256 the manifest lists")
+            throw GoshuinError.manifestMismatch("\(entry.name) does not have the SHA-256 the manifest lists")
         }
     }
 
     /// Reads and parses `manifest.json`.
     package func readManifest() throws -> Manifest {
         guard let entry = directory.entry(named: Manifest.fileName) else {
-            throw GoshuinError(.manifestMismatch, "the ZIP holds no manifest.json: it is a ZIP, not a backup")
+            throw GoshuinError.manifestMismatch("the ZIP holds no manifest.json: it is a ZIP, not a backup")
         }
         var bytes: [UInt8] = []
         try read(entry) { bytes += $0 }
@@ -132,7 +132,7 @@ package final class BackupArchive {
     package func checkBinding(_ manifest: Manifest) throws {
         for entry in directory.entries where entry.name != Manifest.fileName {
             guard let file = manifest.file(named: entry.name) else {
-                throw GoshuinError(.manifestMismatch, "\(entry.name) is in the ZIP but not in the manifest")
+                throw GoshuinError.manifestMismatch("\(entry.name) is in the ZIP but not in the manifest")
             }
             guard file.size == entry.uncompressedSize else {
                 throw GoshuinError(
@@ -141,7 +141,7 @@ package final class BackupArchive {
             }
         }
         for file in manifest.listedFiles where directory.entry(named: file.name) == nil {
-            throw GoshuinError(.manifestMismatch, "\(file.name) is in the manifest but not in the ZIP")
+            throw GoshuinError.manifestMismatch("\(file.name) is in the manifest but not in the ZIP")
         }
     }
 }
@@ -150,11 +150,14 @@ package final class BackupArchive {
 /// CRC-32; the SHA-256 for the manifest.
 private final class EntryCheck {
     private let entry: ZipEntry
-    private let hasher = SHA256Hasher()
+    private let hasher: SHA256Hasher
     private var checksum = crc32(0, nil, 0)
     private var total: UInt64 = 0
 
-    init(_ entry: ZipEntry) { self.entry = entry }
+    init(_ entry: ZipEntry) throws {
+        self.entry = entry
+        hasher = try SHA256Hasher()
+    }
 
     func add(_ bytes: UnsafeRawBufferPointer) throws {
         total += UInt64(bytes.count)
@@ -163,7 +166,7 @@ private final class EntryCheck {
                 .entryCorrupt, "\(entry.name) holds more than the \(entry.uncompressedSize) bytes it declares")
         }
         checksum = crc32(checksum, bytes.baseAddress?.assumingMemoryBound(to: Bytef.self), uInt(bytes.count))
-        hasher.update(bytes)
+        try hasher.update(bytes)
     }
 
     func finish() throws -> [UInt8] {
@@ -172,8 +175,8 @@ private final class EntryCheck {
                 .entryCorrupt, "\(entry.name) holds \(total) bytes, not the \(entry.uncompressedSize) it declares")
         }
         guard UInt32(checksum) == entry.crc32 else {
-            throw GoshuinError(.entryCorrupt, "\(entry.name) fails its CRC-32")
+            throw GoshuinError.entryCorrupt("\(entry.name) fails its CRC-32")
         }
-        return hasher.finalize()
+        return try hasher.finalize()
     }
 }

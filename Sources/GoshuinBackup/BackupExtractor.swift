@@ -1,4 +1,3 @@
-import Glibc
 import GoshuinFormat
 
 /// Turns a `.goshuin` backup into a folder: `manifest.json`, `records.csv` and the photos, every byte
@@ -9,43 +8,51 @@ import GoshuinFormat
 /// through its parent's descriptor: whoever can rename entries beside the destination cannot make the
 /// extraction write, or its cleanup delete, anything elsewhere.
 package enum BackupExtractor {
-    /// Extracts the backup at `inputPath` into `destination`, which must not exist or be an empty
-    /// directory. Free space is checked before the key is derived, and again against the declared sizes.
+    /// Extracts the backup in the `.goshuin` file open at `input` into `destination`, which must not exist
+    /// or be an empty directory.
     ///
+    /// The destination, the container's structure and the free space for the payload are checked before
+    /// `passphrase` is evaluated; the space is checked again against the entries' declared sizes once the
+    /// manifest matched them.
     /// - Returns: the manifest.
     @discardableResult
     package static func extract(
-        inputPath: String, passphrase: Passphrase, into destination: String, progress: ProgressHandler? = nil
+        _ input: FileDescriptor, into destination: String, passphrase: @autoclosure () throws -> Passphrase,
+        progress: ProgressHandler? = nil
     ) throws -> Manifest {
         let destination = try normalizedDestination(destination)
         try requireEmptyOrAbsent(destination)
-        let input = try GoshuinFile.openInput(inputPath)
-        return try input.closeAfter {
-            let header = try ContainerStructure.validate(input)
-            try FileSystem.requireSpace(
-                header.plaintextLength, at: AtomicOutput.directory(of: destination), for: "extracting this backup")
-            let reader = try DecryptingReader(input, passphrase: passphrase, progress: progress)
-            return try extract(from: reader, into: destination, progress: progress)
-        }
+        let header = try ContainerStructure.validate(input)
+        try FileSystem.requireSpace(
+            header.plaintextLength, at: FileSystem.parentDirectory(of: destination), for: "extracting this backup")
+        let key = try KeyDerivation.deriveKey(passphrase: passphrase(), header: header, progress: progress)
+        let reader = try DecryptingReader(input, header: header, key: key, authenticatingFinalChunkFirst: true)
+        return try extract(from: reader, into: destination, progress: progress)
     }
 
     /// Extracts the backup whose payload `reader` decrypts into `destination`; `afterStagingFolderMade`
-    /// runs once the temporary folder exists (tests use it to race the extraction).
+    /// runs once the temporary folder exists (tests use it to race the extraction). A fault of the payload
+    /// is reported only if every chunk authenticates (``DecryptingReader/checkingContainerFirst(_:)``).
     package static func extract(
         from reader: DecryptingReader, into destination: String, progress: ProgressHandler? = nil,
         afterStagingFolderMade: (String) -> Void = { _ in }
     ) throws -> Manifest {
         let destination = try normalizedDestination(destination)
-        let parentPath = AtomicOutput.directory(of: destination)
-        let archive = try BackupArchive(reader)
+        let (archive, manifest) = try reader.checkingContainerFirst {
+            let archive = try BackupArchive(reader)
+            let manifest = try archive.readManifest()
+            try archive.checkBinding(manifest)
+            return (archive, manifest)
+        }
         try FileSystem.requireSpace(
-            archive.directory.totalUncompressedSize, at: parentPath, for: "extracting this backup")
-        let manifest = try archive.readManifest()
-        try archive.checkBinding(manifest)
+            archive.directory.totalUncompressedSize, at: FileSystem.parentDirectory(of: destination),
+            for: "extracting this backup")
         let staging = try StagingFolder(beside: destination)
         afterStagingFolderMade(staging.path)
         do {
-            try writeEntries(archive, manifest: manifest, into: staging, progress: progress)
+            try reader.checkingContainerFirst {
+                try writeEntries(archive, manifest: manifest, into: staging, progress: progress)
+            }
             try staging.moveIntoPlace()
         } catch {
             staging.remove()
@@ -59,29 +66,30 @@ package enum BackupExtractor {
     package static func normalizedDestination(_ path: String) throws -> String {
         var trimmed = Substring(path)
         while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
-        let last = AtomicOutput.lastComponent(of: String(trimmed))
+        let last = FileSystem.lastComponent(of: String(trimmed))
         guard !trimmed.isEmpty, trimmed != "/", last != ".", last != ".." else {
             throw GoshuinError(.invalidArgument, "\(DisplayText.quoted(path)) names no new folder to extract into")
         }
-        guard last.utf8.count <= Int(NAME_MAX) else {
+        guard last.utf8.count <= FileSystem.maximumNameLength else {
             throw GoshuinError(
-                .invalidArgument, "the folder name \(DisplayText.quoted(last)) is longer than \(NAME_MAX) bytes")
+                .invalidArgument,
+                "the folder name \(DisplayText.quoted(last)) is longer than \(FileSystem.maximumNameLength) bytes")
         }
         return String(trimmed)
     }
 
     /// Throws `destination_not_empty` unless `path` is absent or an empty directory (not a symbolic link).
     package static func requireEmptyOrAbsent(_ path: String) throws {
-        let parentPath = AtomicOutput.directory(of: path)
+        let parentPath = FileSystem.parentDirectory(of: path)
         guard let parent = try? OpenDirectory(path: parentPath) else { return }
-        try requireEmptyOrAbsent(AtomicOutput.lastComponent(of: path), in: parent, path: path)
+        try requireEmptyOrAbsent(FileSystem.lastComponent(of: path), in: parent, path: path)
     }
 
     static func requireEmptyOrAbsent(_ name: String, in parent: OpenDirectory, path: String) throws {
         let refusal = GoshuinError(
             .destinationNotEmpty, "\(DisplayText.quoted(path)) exists and is not an empty folder (or is a link)")
-        guard let info = try? parent.status(of: name) else { return }
-        guard info.st_mode & S_IFMT == S_IFDIR, let folder = try? parent.openDirectory(name),
+        guard let found = try? parent.status(of: name) else { return }
+        guard found.kind == .directory, let folder = try? parent.openDirectory(name),
             (try? folder.names())?.isEmpty == true
         else { throw refusal }
     }
@@ -94,17 +102,9 @@ package enum BackupExtractor {
         try archive.readEveryEntry(checkedAgainst: manifest) { entry, read in
             let output = try staging.createFile(entry.name)
             try output.closeAfter {
-                try read { bytes in
-                    do {
-                        try output.writeAll(bytes)
-                    } catch {
-                        throw error.goshuinError("cannot write \(entry.name)")
-                    }
-                }
-                do {
+                try describingFailure("cannot write \(entry.name)") {
+                    try read { bytes in try output.writeAll(bytes) }
                     try output.sync()
-                } catch {
-                    throw error.goshuinError("cannot write \(entry.name)")
                 }
             }
             done += entry.uncompressedSize
@@ -128,13 +128,9 @@ private final class StagingFolder {
 
     init(beside destination: String) throws {
         destinationPath = destination
-        destinationName = AtomicOutput.lastComponent(of: destination)
-        let parentPath = AtomicOutput.directory(of: destination)
-        do {
-            parent = try OpenDirectory(path: parentPath)
-        } catch {
-            throw error.goshuinError("cannot open the folder \(DisplayText.quoted(parentPath))")
-        }
+        destinationName = FileSystem.lastComponent(of: destination)
+        let parentPath = FileSystem.parentDirectory(of: destination)
+        parent = try AtomicOutput.openFolder(parentPath)
         var attempt = 0
         var candidate = Temporaries.name(for: destinationName)
         while true {
@@ -152,13 +148,14 @@ private final class StagingFolder {
         path = parentPath + "/" + candidate
         do {
             folder = try parent.openDirectory(candidate)
-            let info = try folder.status()
+            let found = try folder.status()
             // Whoever swapped another folder in between mkdir and open would have to be this user.
-            guard try folder.descriptor.lockExclusively(), info.st_uid == geteuid(), info.st_mode & 0o7777 == 0o700
+            guard try folder.descriptor.lockExclusively(), found.owner == FileSystem.effectiveUserID,
+                found.permissions == 0o700
             else {
                 throw GoshuinError(.io, "the new folder \(DisplayText.quoted(path)) was replaced as it was made")
             }
-            identity = FileIdentity(info)
+            identity = found.identity
         } catch {
             try? parent.removeDirectory(candidate)
             throw error.goshuinError("cannot open the new folder \(DisplayText.quoted(path))")
@@ -167,34 +164,26 @@ private final class StagingFolder {
 
     /// Creates `name` in the folder, private and new.
     func createFile(_ entryName: String) throws -> FileDescriptor {
-        do {
-            let file = try folder.openFile(entryName, O_WRONLY | O_CREAT | O_EXCL, permissions: 0o600)
-            createdFiles.append(entryName)
-            return file
-        } catch {
-            throw error.goshuinError("cannot create \(entryName) in \(DisplayText.quoted(path))")
+        let file = try describingFailure("cannot create \(entryName) in \(DisplayText.quoted(path))") {
+            try folder.openFile(entryName, [.writeOnly, .create, .exclusive])
         }
+        createdFiles.append(entryName)
+        return file
     }
 
     /// Syncs the folder, renames it onto the destination (an empty directory is replaced by the rename
     /// itself) and checks that what now has the destination's name is this folder.
     func moveIntoPlace() throws {
-        do {
-            try folder.sync()
-        } catch {
-            throw error.goshuinError("cannot sync the extracted folder")
-        }
+        try describingFailure("cannot sync the extracted folder") { try folder.sync() }
         try BackupExtractor.requireEmptyOrAbsent(destinationName, in: parent, path: destinationPath)
-        guard Temporaries.stillNames(identity, name, in: parent) else {
+        guard parent.stillNames(identity, name) else {
             throw GoshuinError(
                 .io, "the folder being extracted into was moved or replaced; nothing was put at the destination")
         }
-        do {
+        try describingFailure("cannot move the extracted folder to \(DisplayText.quoted(destinationPath))") {
             try parent.rename(name, to: destinationName)
-        } catch {
-            throw error.goshuinError("cannot move the extracted folder to \(DisplayText.quoted(destinationPath))")
         }
-        guard Temporaries.stillNames(identity, destinationName, in: parent) else {
+        guard parent.stillNames(identity, destinationName) else {
             throw GoshuinError(
                 .io,
                 "\(DisplayText.quoted(destinationPath)) was replaced while the extracted folder was moved there;"
@@ -207,7 +196,7 @@ private final class StagingFolder {
     /// name still names it. Never follows a link.
     func remove() {
         for file in createdFiles { try? folder.removeFile(file) }
-        if Temporaries.stillNames(identity, name, in: parent) {
+        if parent.stillNames(identity, name) {
             try? parent.removeDirectory(name)
         }
     }

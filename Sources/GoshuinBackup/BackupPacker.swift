@@ -1,4 +1,3 @@
-import Glibc
 import GoshuinFormat
 
 /// Turns a folder into a backup ZIP (`Spec/backup-v1.md` §5): `records.csv` and photo files, with a
@@ -17,7 +16,8 @@ package enum BackupPacker {
     /// Packs the folder at `folder` into the empty file open at `output`, then re-reads the ZIP with the
     /// strict reader and checks every entry against the manifest before returning.
     ///
-    /// Records and manifest are deflated, photos stored, in the order records, photos by name, manifest
+    /// Records (unless they would deflate past the reader's ratio limit) and manifest are deflated, photos
+    /// stored, in the order records, photos by name, manifest
     /// (last, so that listing a sealed backup reads only its final chunks). `createdAt` is kept from a
     /// `manifest.json` already in the folder (a folder extracted from a backup), otherwise it is the newest
     /// modification time among the files: the same folder always gives the same ZIP.
@@ -41,7 +41,7 @@ package enum BackupPacker {
         let records = try add(Manifest.recordsName, deflate: true)
         let photos = try contents.photoNames.map { try add($0, deflate: false) }
         let manifest = try Manifest(
-            createdAt: contents.keptCreatedAt ?? FolderContents.timestamp(newestModification), records: records,
+            createdAt: contents.keptCreatedAt ?? FileSystem.timestamp(newestModification), records: records,
             photos: photos)
         let manifestBytes = manifest.encode()
         try writer.addEntry(Manifest.fileName, size: UInt64(manifestBytes.count), deflate: true) { write in
@@ -82,16 +82,10 @@ private struct FolderContents {
 
     init(_ path: String) throws {
         self.path = path
-        do {
-            directory = try OpenDirectory(path: path)
-        } catch {
-            throw error.goshuinError("cannot open the folder \(DisplayText.quoted(path))")
-        }
-        let names: [[UInt8]]
-        do {
-            names = try directory.names().sorted { $0.lexicographicallyPrecedes($1) }
-        } catch {
-            throw error.goshuinError("cannot list \(DisplayText.quoted(path))")
+        let directory = try AtomicOutput.openFolder(path)
+        self.directory = directory
+        let names = try describingFailure("cannot list \(DisplayText.quoted(path))") {
+            try directory.names().sorted { $0.lexicographicallyPrecedes($1) }
         }
         let taken = Set(names.map { EntryName.foldedCase(String(decoding: $0, as: UTF8.self)) })
         var photos: [String] = []
@@ -109,9 +103,8 @@ private struct FolderContents {
                 problems.append("\(DisplayText.quoted(bytes: raw)): its name is not valid UTF-8")
                 continue
             }
-            if let info = try? directory.status(of: name), info.st_mode & S_IFMT != S_IFREG {
-                problems.append(
-                    "\(DisplayText.quoted(name)) is \(FileKind(info).description); a backup folder holds only files")
+            if let found = try? directory.status(of: name), found.kind != .regular {
+                problems.append("\(DisplayText.quoted(name)) is \(found.kind); a backup folder holds only files")
                 continue
             }
             switch name {
@@ -157,55 +150,64 @@ private struct FolderContents {
 
     /// Opens `name` without following a link and checks, on the opened descriptor, that it is a regular
     /// file; returns it with its `fstat` information.
-    private static func openRegularFile(_ name: String, in directory: OpenDirectory) throws -> (FileDescriptor, stat) {
+    private static func openRegularFile(_ name: String, in directory: OpenDirectory) throws -> (
+        FileDescriptor, FileStatus
+    ) {
         let file: FileDescriptor
         do {
-            // O_NONBLOCK: a named pipe swapped in must not block the open; it is refused just below.
-            file = try directory.openFile(name, O_RDONLY | O_NONBLOCK)
-        } catch let error where error.rawValue == ELOOP {
+            // Non-blocking: a named pipe swapped in must not block the open; it is refused just below.
+            file = try directory.openFile(name, [.readOnly, .nonBlocking])
+        } catch .tooManyLinks {
             throw GoshuinError(
                 .unexpectedFile, "\(DisplayText.quoted(name)) is a symbolic link; a backup folder holds only files")
         } catch {
             throw error.goshuinError("cannot open \(DisplayText.quoted(name))")
         }
         do {
-            let info = try file.status()
-            guard info.st_mode & S_IFMT == S_IFREG else {
+            let found = try describingFailure("cannot examine \(DisplayText.quoted(name))") { try file.status() }
+            guard found.kind == .regular else {
                 throw GoshuinError(
                     .unexpectedFile,
-                    "\(DisplayText.quoted(name)) is \(FileKind(info).description); a backup folder holds only"
-                        + " regular files")
+                    "\(DisplayText.quoted(name)) is \(found.kind); a backup folder holds only regular files")
             }
-            return (file, info)
+            return (file, found)
         } catch {
             try? file.close()
-            throw error.goshuinError("cannot examine \(DisplayText.quoted(name))")
+            throw error
         }
     }
 
     /// Adds the file `name` to `writer` in one pass, hashing it as it is written; returns its manifest
     /// entry and its modification time.
+    ///
+    /// - Parameter deflate: deflate the file, unless it would deflate past the reader's ratio limit: it is
+    ///   then stored (measured first, in a pass that only counts).
     func add(_ name: String, to writer: ZipWriter, deflate: Bool) throws -> (Manifest.FileEntry, Int) {
-        let (file, info) = try Self.openRegularFile(name, in: directory)
+        let (file, found) = try Self.openRegularFile(name, in: directory)
         return try file.closeAfter {
-            let size = UInt64(info.st_size)
-            let hasher = SHA256Hasher()
+            let size = UInt64(found.size)
+            let hasher = try SHA256Hasher()
             var count: UInt64 = 0
             let buffer = try AllocatedBytes(count: FileDescriptor.copyBufferSize, wipesOnRelease: true)
-            try writer.addEntry(name, size: size, deflate: deflate) { write in
+            // A margin below the limit, for a writer that deflates a few bytes differently from the count.
+            let safeRatio = ZipStructureScanner.maximumCompressionRatio - 10
+            var deflates = deflate
+            if deflate {
+                let (limit, overflow) = try DeflatedSize.of(file, name: name, buffer: buffer)
+                    .multipliedReportingOverflow(by: safeRatio)
+                deflates = overflow || limit >= size
+            }
+            try writer.addEntry(name, size: size, deflate: deflates) { write in
                 while true {
                     try Interruption.check()
-                    let received: Int
-                    do {
-                        received = try file.read(into: buffer.bytes)
-                    } catch {
-                        throw error.goshuinError("cannot read \(DisplayText.quoted(name))")
+                    let received = try describingFailure("cannot read \(DisplayText.quoted(name))") {
+                        try file.read(into: buffer.bytes)
                     }
                     if received == 0 { break }
                     count += UInt64(received)
                     guard count <= size else { break }
                     let bytes = UnsafeRawBufferPointer(rebasing: buffer.bytes[0..<received])
-                    hasher.update(bytes)
+                    try hasher.update(bytes)
                     try write(bytes)
                 }
             }
@@ -213,7 +215,7 @@ private struct FolderContents {
                 throw GoshuinError(
                     .io, "\(DisplayText.quoted(name)) changed size while being read; nothing was sealed, try again")
             }
-            return (Manifest.FileEntry(name: name, size: size, sha256: hasher.finalize()), Int(info.st_mtim.tv_sec))
+            return (Manifest.FileEntry(name: name, size: size, sha256: try hasher.finalize()), found.modified)
         }
     }
 
@@ -224,15 +226,5 @@ private struct FolderContents {
             try Manifest.parse(try FileSystem.readAll(file, maximumSize: Manifest.maximumSize, name: Manifest.fileName))
                 .createdAt
         }
-    }
-
-    /// `seconds` since 1970 as `YYYY-MM-DDTHH:MM:SSZ`.
-    static func timestamp(_ seconds: Int) -> String {
-        var time = time_t(seconds)
-        var parts = tm()
-        gmtime_r(&time, &parts)
-        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T\(two(parts.tm_hour)):"
-            + "\(two(parts.tm_min)):\(two(parts.tm_sec))Z"
     }
 }

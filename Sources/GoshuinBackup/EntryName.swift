@@ -1,4 +1,5 @@
 import GoshuinFormat
+
 /// The rules for names inside a backup ZIP and for photo names in its manifest (`Spec/backup-v1.md` §3),
 /// judged on raw bytes before anything is decoded or written.
 package enum EntryName {

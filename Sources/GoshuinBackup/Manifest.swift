@@ -1,17 +1,18 @@
 import GoshuinFormat
+
 /// `manifest.json` of a backup, version 1 (`Spec/backup-v1.md` §2): exactly these keys at every level.
 ///
 /// The strictness is a safety property: nothing but records and photos can travel in a backup (no
 /// purchase or entitlement data), so restoring one can never unlock anything.
-package struct Manifest: Equatable, Sendable {
+public struct Manifest: Equatable, Sendable {
     /// A file the manifest lists, with the size and SHA-256 its ZIP entry must have.
-    package struct FileEntry: Equatable, Sendable {
+    public struct FileEntry: Equatable, Sendable {
         /// The entry's name.
-        package let name: String
+        public let name: String
         /// Its size in bytes.
-        package let size: UInt64
+        public let size: UInt64
         /// Its SHA-256.
-        package let sha256: [UInt8]
+        public let sha256: [UInt8]
 
         /// An entry with every field given.
         package init(name: String, size: UInt64, sha256: [UInt8]) {
@@ -33,11 +34,11 @@ package struct Manifest: Equatable, Sendable {
     package static let maximumSize = 16 * 1_048_576
 
     /// When the backup was made: `YYYY-MM-DDTHH:MM:SSZ`, UTC.
-    package let createdAt: String
+    public let createdAt: String
     /// `records.csv`.
-    package let records: FileEntry
+    public let records: FileEntry
     /// The photos, sorted by name, each name unique also when case-folded.
-    package let photos: [FileEntry]
+    public let photos: [FileEntry]
     /// Every entry the ZIP must hold besides `manifest.json`: records, then photos.
     package let listedFiles: [FileEntry]
     private let fileIndexByName: [String: Int]
@@ -57,7 +58,7 @@ package struct Manifest: Equatable, Sendable {
     package func file(named name: String) -> FileEntry? { fileIndexByName[name].map { listedFiles[$0] } }
 
     /// Compares what the manifest says.
-    package static func == (lhs: Manifest, rhs: Manifest) -> Bool {
+    public static func == (lhs: Manifest, rhs: Manifest) -> Bool {
         lhs.createdAt == rhs.createdAt && lhs.records == rhs.records && lhs.photos == rhs.photos
     }
 
@@ -66,18 +67,26 @@ package struct Manifest: Equatable, Sendable {
     ///
     /// - Throws: `manifest_invalid` naming the first problem.
     package static func parse(_ bytes: [UInt8]) throws -> Manifest {
-        guard bytes.count <= maximumSize else { throw invalid("manifest.json is larger than 16 MiB") }
+        guard bytes.count <= maximumSize else {
+            throw GoshuinError.manifestInvalid("manifest.json is larger than 16 MiB")
+        }
         let document: JSONValue
         do {
             document = try StrictJSONParser.parse(bytes)
         } catch {
-            throw invalid("manifest.json is not valid JSON: \(error)")
+            throw GoshuinError.manifestInvalid("manifest.json is not valid JSON: \(error)")
         }
         let top = try object(document, keys: ["format", "version", "createdAt", "records", "photos"], at: "manifest")
-        guard case .string(formatName) = top["format"] else { throw invalid("format is not \"\(formatName)\"") }
-        guard top["version"]?.integerValue == version else { throw invalid("version is not 1") }
-        guard case .string(let createdAt) = top["createdAt"] else { throw invalid("createdAt is not a string") }
-        guard case .array(let photoValues) = top["photos"] else { throw invalid("photos is not an array") }
+        guard case .string(formatName) = top["format"] else {
+            throw GoshuinError.manifestInvalid("format is not \"\(formatName)\"")
+        }
+        guard top["version"]?.integerValue == version else { throw GoshuinError.manifestInvalid("version is not 1") }
+        guard case .string(let createdAt) = top["createdAt"] else {
+            throw GoshuinError.manifestInvalid("createdAt is not a string")
+        }
+        guard case .array(let photoValues) = top["photos"] else {
+            throw GoshuinError.manifestInvalid("photos is not an array")
+        }
         return try Manifest(
             createdAt: createdAt, records: try fileEntry(top["records"], at: "records"),
             photos: try photoValues.enumerated().map { try fileEntry($0.element, at: "photos[\($0.offset)]") })
@@ -103,50 +112,56 @@ package struct Manifest: Equatable, Sendable {
 
     private func validate() throws {
         guard Self.isTimestamp(createdAt) else {
-            throw Self.invalid("createdAt \(DisplayText.quoted(createdAt)) is not YYYY-MM-DDTHH:MM:SSZ")
+            throw GoshuinError.manifestInvalid("createdAt \(DisplayText.quoted(createdAt)) is not YYYY-MM-DDTHH:MM:SSZ")
         }
-        guard records.name == Self.recordsName else { throw Self.invalid("records.name is not records.csv") }
+        guard records.name == Self.recordsName else {
+            throw GoshuinError.manifestInvalid("records.name is not records.csv")
+        }
         var folded = Set<String>()
         for (position, photo) in photos.enumerated() {
             guard EntryName.isValidPhotoName(photo.name) else {
-                throw Self.invalid("photo name \(DisplayText.quoted(photo.name)) is not allowed")
+                throw GoshuinError.manifestInvalid("photo name \(DisplayText.quoted(photo.name)) is not allowed")
             }
             guard folded.insert(EntryName.foldedCase(photo.name)).inserted else {
-                throw Self.invalid(
+                throw GoshuinError.manifestInvalid(
                     "photo name \(DisplayText.quoted(photo.name)) appears twice (names are compared case-folded)")
             }
             if position > 0, !(photos[position - 1].name.utf8.lexicographicallyPrecedes(photo.name.utf8)) {
-                throw Self.invalid("photos are not sorted by name at \(DisplayText.quoted(photo.name))")
+                throw GoshuinError.manifestInvalid("photos are not sorted by name at \(DisplayText.quoted(photo.name))")
             }
         }
     }
 
-    static func invalid(_ reason: String) -> GoshuinError { GoshuinError(.manifestInvalid, reason) }
-
     private static func object(_ value: JSONValue?, keys: [String], at path: String) throws -> [String: JSONValue] {
-        guard case .object(let members)? = value else { throw invalid("\(path) is not an object") }
+        guard case .object(let members)? = value else { throw GoshuinError.manifestInvalid("\(path) is not an object") }
         var result: [String: JSONValue] = [:]
         for member in members {
             guard keys.contains(member.key) else {
-                throw invalid("\(path) has the key \(DisplayText.quoted(member.key)), which a backup may not hold")
+                throw GoshuinError.manifestInvalid(
+                    "\(path) has the key \(DisplayText.quoted(member.key)), which a backup may not hold")
             }
             result[member.key] = member.value
         }
-        if let missing = keys.first(where: { result[$0] == nil }) { throw invalid("\(path) lacks \"\(missing)\"") }
+        if let missing = keys.first(where: { result[$0] == nil }) {
+            throw GoshuinError.manifestInvalid("\(path) lacks \"\(missing)\"")
+        }
         return result
     }
 
     private static func fileEntry(_ value: JSONValue?, at path: String) throws -> FileEntry {
         let members = try object(value, keys: ["name", "size", "sha256"], at: path)
-        guard case .string(let name)? = members["name"] else { throw invalid("\(path).name is not a string") }
+        guard case .string(let name)? = members["name"] else {
+            throw GoshuinError.manifestInvalid("\(path).name is not a string")
+        }
         // Digits only: `-0` has the value 0 but a sign no writer of sizes puts there.
         guard case .number(let text)? = members["size"], !text.hasPrefix("-"),
             let size = members["size"]?.integerValue
         else {
-            throw invalid("\(path).size is not a whole number from 0 to 2^53 − 1, written with digits only")
+            throw GoshuinError.manifestInvalid(
+                "\(path).size is not a whole number from 0 to 2^53 − 1, written with digits only")
         }
         guard case .string(let digest)? = members["sha256"], let sha256 = Hex.decode(digest), sha256.count == 32 else {
-            throw invalid("\(path).sha256 is not 64 lower-case hex digits")
+            throw GoshuinError.manifestInvalid("\(path).sha256 is not 64 lower-case hex digits")
         }
         return FileEntry(name: name, size: UInt64(size), sha256: sha256)
     }

@@ -1,4 +1,4 @@
-import CMinizip
+internal import CMinizip
 import GoshuinFormat
 
 /// The file minizip writes a ZIP into, through its custom I/O (`zlib_filefunc64_def`): positioned writes

@@ -1,4 +1,4 @@
-import CMinizip
+internal import CMinizip
 import GoshuinFormat
 
 /// zlib's raw inflate (RFC 1951, no zlib or gzip wrapper) for one entry's data, fed in pieces.
@@ -41,7 +41,7 @@ final class RawInflater {
             switch status {
             case Z_STREAM_END:
                 guard stream.avail_in == 0, isLast else {
-                    throw GoshuinError(.entryCorrupt, "\(name)'s deflate data ends before its declared compressed size")
+                    throw GoshuinError.entryCorrupt("\(name)'s deflate data ends before its declared compressed size")
                 }
                 return
             case Z_OK where stream.avail_in > 0 || stream.avail_out == 0:
@@ -50,13 +50,13 @@ final class RawInflater {
                 Z_BUF_ERROR where stream.avail_in == 0:
                 // Every byte of this piece is consumed and no more output is pending.
                 guard !isLast else {
-                    throw GoshuinError(.entryCorrupt, "\(name)'s deflate data is cut: it has no final block")
+                    throw GoshuinError.entryCorrupt("\(name)'s deflate data is cut: it has no final block")
                 }
                 return
             case Z_MEM_ERROR:
                 throw GoshuinError(.outOfMemory, "zlib ran out of memory inflating \(name)")
             default:
-                throw GoshuinError(.entryCorrupt, "\(name) has broken compressed data")
+                throw GoshuinError.entryCorrupt("\(name) has broken compressed data")
             }
         }
     }

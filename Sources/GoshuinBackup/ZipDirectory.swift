@@ -1,16 +1,17 @@
 import GoshuinFormat
+
 /// One entry of a backup ZIP as its structure scan found it.
-package struct ZipEntry: Equatable, Sendable {
+public struct ZipEntry: Equatable, Sendable {
     /// The entry's name (safe: see ``EntryName/isSafeEntryName(_:)``).
-    package let name: String
+    public let name: String
     /// 0 (stored) or 8 (deflate).
-    package let method: UInt16
+    public let method: UInt16
     /// The declared CRC-32 of the uncompressed data.
     package let crc32: UInt32
     /// The declared size of the stored data.
-    package let compressedSize: UInt64
+    public let compressedSize: UInt64
     /// The declared size of the data once inflated.
-    package let uncompressedSize: UInt64
+    public let uncompressedSize: UInt64
     /// The offset of the entry's local header.
     package let localHeaderOffset: UInt64
     /// The offset of the entry's record in the central directory.

@@ -1,4 +1,5 @@
 import GoshuinFormat
+
 /// A strict scan of a ZIP's structure on its raw bytes (`Spec/backup-v1.md` §4): the one parser that
 /// decides where every entry is and how large it is. Entry data is then read at the offsets it verified
 /// (``BackupArchive``), never through another parser's reading of the headers (`Spec/decisions/0009`).
@@ -53,12 +54,10 @@ package enum ZipStructureScanner {
             position = entry.next
         }
         guard position == end.directoryEnd else {
-            throw malformed("the central directory's size does not match its records")
+            throw GoshuinError.zipMalformed("the central directory's size does not match its records")
         }
         return ZipDirectory(entries: entries, centralDirectoryOffset: end.directoryOffset)
     }
-
-    static func malformed(_ reason: String) -> GoshuinError { GoshuinError(.zipMalformed, reason) }
 
     private struct EndRecords {
         let entryCount: UInt64
@@ -75,28 +74,30 @@ package enum ZipStructureScanner {
     private static func readEndRecords(_ source: RandomAccessSource) throws -> EndRecords {
         let size = source.size
         guard size >= 22, let tail = try source.readExactly(at: size - 22, count: 22) else {
-            throw malformed("too short to be a ZIP")
+            throw GoshuinError.zipMalformed("too short to be a ZIP")
         }
-        var signature = LittleEndianReader(tail[...])
-        guard signature.uint32() == endRecordSignature, tail[20] == 0, tail[21] == 0 else {
-            throw malformed(
+        var signature = ByteCursor(tail[...])
+        guard signature.littleEndian(UInt32.self) == endRecordSignature, tail[20] == 0, tail[21] == 0 else {
+            throw GoshuinError.zipMalformed(
                 "what the file holds does not end like a ZIP: it holds a single file, not a backup (or a ZIP with a"
                     + " comment, or with data after it)")
         }
-        var record = LittleEndianReader(tail[4...])
-        guard let disk = record.uint16(), let directoryDisk = record.uint16(), let entriesOnDisk = record.uint16(),
-            let entries = record.uint16(), let directorySize = record.uint32(), let directoryOffset = record.uint32()
-        else { throw malformed("the end record is cut") }
+        var record = ByteCursor(tail[4...])
+        guard let disk = record.littleEndian(UInt16.self), let directoryDisk = record.littleEndian(UInt16.self),
+            let entriesOnDisk = record.littleEndian(UInt16.self),
+            let entries = record.littleEndian(UInt16.self), let directorySize = record.littleEndian(UInt32.self),
+            let directoryOffset = record.littleEndian(UInt32.self)
+        else { throw GoshuinError.zipMalformed("the end record is cut") }
         let endOffset = size - 22
         let atLimit =
             [disk, directoryDisk, entriesOnDisk, entries].contains(0xFFFF)
             || directorySize == 0xFFFF_FFFF || directoryOffset == 0xFFFF_FFFF
         guard atLimit else {
             guard disk == 0, directoryDisk == 0, entriesOnDisk == entries else {
-                throw malformed("multi-disk ZIPs are not backups")
+                throw GoshuinError.zipMalformed("multi-disk ZIPs are not backups")
             }
             guard UInt64(directoryOffset) + UInt64(directorySize) == endOffset else {
-                throw malformed("the central directory does not end where the end record starts")
+                throw GoshuinError.zipMalformed("the central directory does not end where the end record starts")
             }
             return EndRecords(
                 entryCount: UInt64(entries), directoryOffset: UInt64(directoryOffset), directoryEnd: endOffset)
@@ -109,7 +110,7 @@ package enum ZipStructureScanner {
             entries == 0xFFFF || UInt64(entries) == zip64.entryCount,
             directoryOffset == 0xFFFF_FFFF || UInt64(directoryOffset) == zip64.directoryOffset,
             directorySize == 0xFFFF_FFFF || UInt64(directorySize) == zip64.directoryEnd - zip64.directoryOffset
-        else { throw malformed("the end record and the ZIP64 end record disagree") }
+        else { throw GoshuinError.zipMalformed("the end record and the ZIP64 end record disagree") }
         return zip64
     }
 
@@ -118,25 +119,30 @@ package enum ZipStructureScanner {
     {
         // The 56-byte ZIP64 end record, then the 20-byte locator, then the classic record: nothing between.
         guard classicEndOffset >= 76, let locatorBytes = try source.readExactly(at: classicEndOffset - 20, count: 20)
-        else { throw malformed("the ZIP64 end records are missing") }
-        var locator = LittleEndianReader(locatorBytes[...])
-        guard locator.uint32() == zip64LocatorSignature, locator.uint32() == 0, let recordOffset = locator.uint64(),
-            locator.uint32() == 1, recordOffset == classicEndOffset - 76,
+        else { throw GoshuinError.zipMalformed("the ZIP64 end records are missing") }
+        var locator = ByteCursor(locatorBytes[...])
+        guard locator.littleEndian(UInt32.self) == zip64LocatorSignature, locator.littleEndian(UInt32.self) == 0,
+            let recordOffset = locator.littleEndian(UInt64.self),
+            locator.littleEndian(UInt32.self) == 1, recordOffset == classicEndOffset - 76,
             let recordBytes = try source.readExactly(at: recordOffset, count: 56)
-        else { throw malformed("the ZIP64 locator is invalid") }
-        var record = LittleEndianReader(recordBytes[...])
-        guard record.uint32() == zip64EndRecordSignature, let recordSize = record.uint64(), recordSize == 44 else {
-            throw malformed("the ZIP64 end record is invalid or has extensible data")
+        else { throw GoshuinError.zipMalformed("the ZIP64 locator is invalid") }
+        var record = ByteCursor(recordBytes[...])
+        guard record.littleEndian(UInt32.self) == zip64EndRecordSignature,
+            let recordSize = record.littleEndian(UInt64.self), recordSize == 44
+        else {
+            throw GoshuinError.zipMalformed("the ZIP64 end record is invalid or has extensible data")
         }
         record.skip(4)
         // One disk: both disk numbers 0, and as many entries on this disk as in all.
-        guard record.uint32() == 0, record.uint32() == 0, let entriesOnDisk = record.uint64(),
-            let entries = record.uint64(), entriesOnDisk == entries, let directorySize = record.uint64(),
-            let directoryOffset = record.uint64()
-        else { throw malformed("the ZIP64 end record is invalid") }
+        guard record.littleEndian(UInt32.self) == 0, record.littleEndian(UInt32.self) == 0,
+            let entriesOnDisk = record.littleEndian(UInt64.self),
+            let entries = record.littleEndian(UInt64.self), entriesOnDisk == entries,
+            let directorySize = record.littleEndian(UInt64.self),
+            let directoryOffset = record.littleEndian(UInt64.self)
+        else { throw GoshuinError.zipMalformed("the ZIP64 end record is invalid") }
         let (directoryEnd, overflow) = directoryOffset.addingReportingOverflow(directorySize)
         guard !overflow, directoryEnd == recordOffset else {
-            throw malformed("the central directory does not end where the ZIP64 end record starts")
+            throw GoshuinError.zipMalformed("the central directory does not end where the ZIP64 end record starts")
         }
         return EndRecords(entryCount: entries, directoryOffset: directoryOffset, directoryEnd: recordOffset)
     }
@@ -145,20 +151,25 @@ package enum ZipStructureScanner {
         _ source: RandomAccessSource, at offset: UInt64, index: Int, directoryEnd: UInt64
     ) throws -> (record: ZipEntry, next: UInt64) {
         guard offset + 46 <= directoryEnd, let fixed = try source.readExactly(at: offset, count: 46) else {
-            throw malformed("central directory record \(index) is cut")
+            throw GoshuinError.zipMalformed("central directory record \(index) is cut")
         }
-        var reader = LittleEndianReader(fixed[...])
-        guard reader.uint32() == centralRecordSignature, let madeBy = reader.uint16(), reader.uint16() != nil,
-            let flags = reader.uint16(), let method = reader.uint16(), reader.uint32() != nil,
-            let crc = reader.uint32(),
-            let compressed32 = reader.uint32(), let uncompressed32 = reader.uint32(), let nameLength = reader.uint16(),
-            let extraLength = reader.uint16(), let commentLength = reader.uint16(), let startDisk = reader.uint16(),
-            reader.uint16() != nil, let externalAttributes = reader.uint32(), let localOffset32 = reader.uint32()
-        else { throw malformed("central directory record \(index) is invalid") }
+        var reader = ByteCursor(fixed[...])
+        guard reader.littleEndian(UInt32.self) == centralRecordSignature, let madeBy = reader.littleEndian(UInt16.self),
+            reader.littleEndian(UInt16.self) != nil,
+            let flags = reader.littleEndian(UInt16.self), let method = reader.littleEndian(UInt16.self),
+            reader.littleEndian(UInt32.self) != nil,
+            let crc = reader.littleEndian(UInt32.self),
+            let compressed32 = reader.littleEndian(UInt32.self), let uncompressed32 = reader.littleEndian(UInt32.self),
+            let nameLength = reader.littleEndian(UInt16.self),
+            let extraLength = reader.littleEndian(UInt16.self), let commentLength = reader.littleEndian(UInt16.self),
+            let startDisk = reader.littleEndian(UInt16.self),
+            reader.littleEndian(UInt16.self) != nil, let externalAttributes = reader.littleEndian(UInt32.self),
+            let localOffset32 = reader.littleEndian(UInt32.self)
+        else { throw GoshuinError.zipMalformed("central directory record \(index) is invalid") }
         let variableLength = Int(nameLength) + Int(extraLength) + Int(commentLength)
         guard offset + 46 + UInt64(variableLength) <= directoryEnd,
             let variable = try source.readExactly(at: offset + 46, count: variableLength)
-        else { throw malformed("central directory record \(index) is cut") }
+        else { throw GoshuinError.zipMalformed("central directory record \(index) is cut") }
         let nameBytes = Array(variable[0..<Int(nameLength)])
         guard EntryName.isSafeEntryName(nameBytes) else {
             throw GoshuinError(
@@ -172,7 +183,7 @@ package enum ZipStructureScanner {
             compressed: UInt64(compressed32), uncompressed: UInt64(uncompressed32), offset: UInt64(localOffset32)
         )
         try readZip64Extra(variable[Int(nameLength)..<Int(nameLength) + Int(extraLength)], into: &sizes, name: name)
-        guard startDisk == 0 else { throw malformed("\(name) is on another disk") }
+        guard startDisk == 0 else { throw GoshuinError.zipMalformed("\(name) is on another disk") }
         try checkDeclaredSizes(
             name: name, method: method, compressed: sizes.compressed, uncompressed: sizes.uncompressed)
         let entry = ZipEntry(
@@ -221,14 +232,16 @@ package enum ZipStructureScanner {
         var field = try zip64Field(extra, name: name)
         func value(_ current: UInt64) throws -> UInt64 {
             guard current == 0xFFFF_FFFF else { return current }
-            guard let value = field?.uint64() else { throw malformed("\(name) lacks a ZIP64 value it needs") }
+            guard let value = field?.littleEndian(UInt64.self) else {
+                throw GoshuinError.zipMalformed("\(name) lacks a ZIP64 value it needs")
+            }
             return value
         }
         sizes.uncompressed = try value(sizes.uncompressed)
         sizes.compressed = try value(sizes.compressed)
         sizes.offset = try value(sizes.offset)
         guard field?.isAtEnd ?? true else {
-            throw malformed("\(name)'s ZIP64 extra field holds more than the values at their limit")
+            throw GoshuinError.zipMalformed("\(name)'s ZIP64 extra field holds more than the values at their limit")
         }
     }
 
@@ -240,7 +253,7 @@ package enum ZipStructureScanner {
         }
         if method == 0 {
             guard compressed == uncompressed else {
-                throw malformed("\(name) is stored but its two declared sizes differ")
+                throw GoshuinError.zipMalformed("\(name) is stored but its two declared sizes differ")
             }
         } else {
             let (limit, overflow) = compressed.multipliedReportingOverflow(by: maximumCompressionRatio)
@@ -259,55 +272,60 @@ package enum ZipStructureScanner {
     {
         guard entry.localHeaderOffset <= directoryOffset,
             let fixed = try source.readExactly(at: entry.localHeaderOffset, count: 30)
-        else { throw malformed("\(entry.name)'s local header is outside the file") }
-        var reader = LittleEndianReader(fixed[...])
-        guard reader.uint32() == localHeaderSignature, reader.uint16() != nil, let flags = reader.uint16(),
-            let method = reader.uint16(), reader.uint32() != nil, let crc = reader.uint32(),
-            let compressed = reader.uint32(), let uncompressed = reader.uint32(), let nameLength = reader.uint16(),
-            let extraLength = reader.uint16()
-        else { throw malformed("\(entry.name)'s local header is invalid") }
+        else { throw GoshuinError.zipMalformed("\(entry.name)'s local header is outside the file") }
+        var reader = ByteCursor(fixed[...])
+        guard reader.littleEndian(UInt32.self) == localHeaderSignature, reader.littleEndian(UInt16.self) != nil,
+            let flags = reader.littleEndian(UInt16.self),
+            let method = reader.littleEndian(UInt16.self), reader.littleEndian(UInt32.self) != nil,
+            let crc = reader.littleEndian(UInt32.self),
+            let compressed = reader.littleEndian(UInt32.self), let uncompressed = reader.littleEndian(UInt32.self),
+            let nameLength = reader.littleEndian(UInt16.self),
+            let extraLength = reader.littleEndian(UInt16.self)
+        else { throw GoshuinError.zipMalformed("\(entry.name)'s local header is invalid") }
         guard let localName = try source.readExactly(at: entry.localHeaderOffset + 30, count: Int(nameLength)),
             localName.elementsEqual(entry.name.utf8)
         else {
-            throw malformed("\(entry.name)'s local header names another file than the central directory")
+            throw GoshuinError.zipMalformed(
+                "\(entry.name)'s local header names another file than the central directory")
         }
         guard
             let extra = try source.readExactly(
                 at: entry.localHeaderOffset + 30 + UInt64(nameLength), count: Int(extraLength))
-        else { throw malformed("\(entry.name)'s local extra field is cut") }
+        else { throw GoshuinError.zipMalformed("\(entry.name)'s local extra field is cut") }
         var zip64Values = try zip64Field(extra[...], name: entry.name)
         let usesZip64 = compressed == 0xFFFF_FFFF || uncompressed == 0xFFFF_FFFF
         // Where the local header defers to its ZIP64 field, that field holds exactly both sizes
         // (APPNOTE 4.5.3).
         let zip64Agrees =
             !usesZip64
-            || (zip64Values?.uint64() == entry.uncompressedSize && zip64Values?.uint64() == entry.compressedSize
+            || (zip64Values?.littleEndian(UInt64.self) == entry.uncompressedSize
+                && zip64Values?.littleEndian(UInt64.self) == entry.compressedSize
                 && zip64Values?.isAtEnd == true)
         guard method == entry.method, flags & 0x0049 == 0, crc == entry.crc32,
             compressed == 0xFFFF_FFFF || UInt64(compressed) == entry.compressedSize,
             uncompressed == 0xFFFF_FFFF || UInt64(uncompressed) == entry.uncompressedSize, zip64Agrees
         else {
-            throw malformed("\(entry.name)'s local header disagrees with the central directory")
+            throw GoshuinError.zipMalformed("\(entry.name)'s local header disagrees with the central directory")
         }
         let dataOffset = entry.localHeaderOffset + 30 + UInt64(nameLength) + UInt64(extraLength)
         let (end, overflow) = dataOffset.addingReportingOverflow(entry.compressedSize)
         guard !overflow, end <= directoryOffset else {
-            throw malformed("\(entry.name)'s data runs into the central directory")
+            throw GoshuinError.zipMalformed("\(entry.name)'s data runs into the central directory")
         }
         return dataOffset
     }
 
     /// The values of the ZIP64 extra field (identifier 1) among `extra`'s fields, `nil` when there is none.
     /// The fields must tile `extra` exactly, and there is at most one ZIP64 field.
-    private static func zip64Field(_ extra: ArraySlice<UInt8>, name: String) throws -> LittleEndianReader? {
-        var reader = LittleEndianReader(extra)
-        var zip64Values: LittleEndianReader?
+    private static func zip64Field(_ extra: ArraySlice<UInt8>, name: String) throws -> ByteCursor? {
+        var reader = ByteCursor(extra)
+        var zip64Values: ByteCursor?
         while !reader.isAtEnd {
-            guard let identifier = reader.uint16(), let length = reader.uint16(),
-                let field = reader.subReader(Int(length))
-            else { throw malformed("\(name) has a malformed extra field") }
+            guard let identifier = reader.littleEndian(UInt16.self), let length = reader.littleEndian(UInt16.self),
+                let field = reader.cursor(over: Int(length))
+            else { throw GoshuinError.zipMalformed("\(name) has a malformed extra field") }
             guard identifier == 0x0001 else { continue }
-            guard zip64Values == nil else { throw malformed("\(name) has two ZIP64 extra fields") }
+            guard zip64Values == nil else { throw GoshuinError.zipMalformed("\(name) has two ZIP64 extra fields") }
             zip64Values = field
         }
         return zip64Values
@@ -331,7 +349,7 @@ struct ZipTiling {
     /// returns where its data starts.
     mutating func check(_ entry: ZipEntry, in source: RandomAccessSource) throws -> UInt64 {
         if entry.localHeaderOffset != expectedStart {
-            throw ZipStructureScanner.malformed(
+            throw GoshuinError.zipMalformed(
                 expectedStart == 0
                     ? "\(entry.localHeaderOffset) bytes come before the first entry"
                     : entry.localHeaderOffset < expectedStart
@@ -345,35 +363,7 @@ struct ZipTiling {
     /// Checks that the last entry ended where the central directory starts.
     func finish() throws {
         guard expectedStart == directoryOffset else {
-            throw ZipStructureScanner.malformed("unaccounted bytes before the central directory")
+            throw GoshuinError.zipMalformed("unaccounted bytes before the central directory")
         }
-    }
-}
-
-/// Reads little-endian integers from bytes; every read returns `nil` on short input.
-struct LittleEndianReader {
-    private var bytes: ArraySlice<UInt8>
-
-    init(_ bytes: ArraySlice<UInt8>) { self.bytes = bytes }
-
-    var isAtEnd: Bool { bytes.isEmpty }
-
-    mutating func skip(_ count: Int) { bytes = bytes.dropFirst(count) }
-
-    mutating func subReader(_ count: Int) -> LittleEndianReader? {
-        guard bytes.count >= count else { return nil }
-        defer { bytes = bytes.dropFirst(count) }
-        return LittleEndianReader(bytes.prefix(count))
-    }
-
-    mutating func uint16() -> UInt16? { integer() }
-    mutating func uint32() -> UInt32? { integer() }
-    mutating func uint64() -> UInt64? { integer() }
-
-    private mutating func integer<Value: FixedWidthInteger>() -> Value? {
-        let size = Value.bitWidth / 8
-        guard bytes.count >= size else { return nil }
-        defer { bytes = bytes.dropFirst(size) }
-        return bytes.prefix(size).reversed().reduce(Value.zero) { $0 << 8 | Value($1) }
     }
 }

@@ -1,4 +1,4 @@
-import CMinizip
+internal import CMinizip
 import GoshuinFormat
 
 /// Writes a backup ZIP with minizip through custom I/O into an empty file: no extra fields, no comments,
@@ -37,14 +37,10 @@ final class ZipWriter {
             unixVersionMadeBy, 0, needsZip64)
         guard opened == ZIP_OK else { throw failure("cannot add \(name)") }
         try produce { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let count = min(bytes.count - offset, 1 << 20)
-                guard zipWriteInFileInZip(handle, bytes.baseAddress.map { $0 + offset }, UInt32(count)) == ZIP_OK else {
-                    throw failure("cannot write \(name)")
-                }
-                offset += count
-            }
+            // Pieces are a copy buffer or the manifest (at most 16 MiB): a u32 count always holds them.
+            guard let count = UInt32(exactly: bytes.count),
+                zipWriteInFileInZip(handle, bytes.baseAddress, count) == ZIP_OK
+            else { throw failure("cannot write \(name)") }
         }
         guard zipCloseFileInZip(handle) == ZIP_OK else { throw failure("cannot finish \(name)") }
     }

@@ -3,9 +3,9 @@
 /// Every error carries a stable ``Code`` (the package contract listed in `Spec/container-v1.md` §8) and a
 /// human message. Two errors are equal when their codes and chunk indices are equal; the message is for
 /// people and may change. Messages never contain a passphrase or a key.
-package struct GoshuinError: Error, Equatable, CustomStringConvertible, Sendable {
+public struct GoshuinError: Error, Equatable, CustomStringConvertible, Sendable {
     /// The stable error codes. The raw value is the string programs compare.
-    package enum Code: String, Sendable, CaseIterable {
+    public enum Code: String, Sendable, CaseIterable {
         /// The file is shorter than the 45-byte header.
         case shortHeader = "short_header"
         /// The magic bytes are not `GSHN`.
@@ -72,16 +72,16 @@ package struct GoshuinError: Error, Equatable, CustomStringConvertible, Sendable
     }
 
     /// The stable code.
-    package let code: Code
+    public let code: Code
     /// A sentence for people: what went wrong and, where it helps, what to do.
-    package let message: String
+    public let message: String
     /// The chunk at fault, for `chunk_damaged` and `chunk_length_invalid`.
-    package let chunkIndex: UInt64?
+    public let chunkIndex: UInt64?
     /// The `errno` value behind an `io` or `no_space` error.
     package let errno: Int32?
     /// One line each for the several problems behind one error (every file of a folder that may not be in a
     /// backup), so that a person learns all of them at once.
-    package let details: [String]
+    public let details: [String]
 
     /// Makes an error with its code and message.
     package init(
@@ -95,10 +95,10 @@ package struct GoshuinError: Error, Equatable, CustomStringConvertible, Sendable
     }
 
     /// `code: message`.
-    package var description: String { "\(code.rawValue): \(message)" }
+    public var description: String { "\(code.rawValue): \(message)" }
 
     /// Errors compare by code and chunk index, never by message.
-    package static func == (lhs: GoshuinError, rhs: GoshuinError) -> Bool {
+    public static func == (lhs: GoshuinError, rhs: GoshuinError) -> Bool {
         lhs.code == rhs.code && lhs.chunkIndex == rhs.chunkIndex
     }
 
@@ -116,4 +116,51 @@ package struct GoshuinError: Error, Equatable, CustomStringConvertible, Sendable
             return false
         }
     }
+}
+
+extension GoshuinError {
+    /// `chunk_damaged` at `index`: the chunk fails while others authenticate (`Spec/container-v1.md` §7.1).
+    package static func chunkDamaged(_ index: UInt64) -> GoshuinError {
+        GoshuinError(
+            .chunkDamaged,
+            "chunk \(index) fails authentication while other chunks authenticate: the file is damaged"
+                + " (the passphrase is right)",
+            chunkIndex: index)
+    }
+
+    /// `auth_failed`: nothing authenticates that could tell damage from a wrong passphrase.
+    package static var authenticationFailed: GoshuinError {
+        GoshuinError(
+            .authFailed,
+            "nothing in the file authenticates with this passphrase: either the passphrase is wrong, or the file"
+                + " is damaged from its start (its header or first chunks)")
+    }
+
+    /// `chunk_length_invalid` at `index`: its length prefix says `prefix`, the header implies `expected`.
+    package static func chunkLengthInvalid(_ index: UInt64, prefix: UInt32, expected: UInt32) -> GoshuinError {
+        GoshuinError(
+            .chunkLengthInvalid,
+            "chunk \(index) says it holds \(prefix) bytes but the header implies \(expected): the file is damaged",
+            chunkIndex: index)
+    }
+
+    /// `truncated` found while reading chunks: the file was cut after its structure was checked.
+    package static var fileShrank: GoshuinError { GoshuinError(.truncated, "the file shrank while being read") }
+
+    /// `zip_malformed` for `reason`.
+    package static func zipMalformed(_ reason: String) -> GoshuinError { GoshuinError(.zipMalformed, reason) }
+
+    /// `entry_corrupt` for `reason`.
+    package static func entryCorrupt(_ reason: String) -> GoshuinError { GoshuinError(.entryCorrupt, reason) }
+
+    /// `manifest_invalid` for `reason`.
+    package static func manifestInvalid(_ reason: String) -> GoshuinError { GoshuinError(.manifestInvalid, reason) }
+
+    /// `manifest_mismatch` for `reason`.
+    package static func manifestMismatch(_ reason: String) -> GoshuinError {
+        GoshuinError(.manifestMismatch, reason)
+    }
+
+    /// `malformed_vector` for `reason`.
+    package static func malformedVector(_ reason: String) -> GoshuinError { GoshuinError(.malformedVector, reason) }
 }

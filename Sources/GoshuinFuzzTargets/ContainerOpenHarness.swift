@@ -6,7 +6,7 @@ extension FuzzHarness {
     /// checks 1–9 give, and releases only whole authenticated chunks (all of them exactly when it succeeds).
     /// The parallel open of `GoshuinFile.decrypt` gives the same error, or writes the same payload, and the
     /// key-free `ContainerInspection` (`goshuin-tool inspect`) gives the verdict of checks 1–8.
-    public static let containerOpen = FuzzHarness(name: "container-open") { input in
+    @_spi(Fuzzing) public static let containerOpen = FuzzHarness(name: "container-open") { input in
         _ = ContainerOpenChecking.openAndCheck(input, invariants: InvariantCheck(harness: "container-open"))
     }
 }
@@ -124,7 +124,7 @@ enum ContainerOpenChecking {
     }
 
     /// Opens `file` through `ContainerOpener`, collecting what it releases; when the key is derived and the
-    /// structure is valid, also decrypts it with the parallel workers of `GoshuinFile.decrypt`. Any error other
+    /// structure is valid, also decrypts it into a file with the parallel workers. Any error other
     /// than a ``GoshuinError`` breaks an invariant.
     static func open(_ file: [UInt8], invariants: InvariantCheck) -> Outcome {
         ScratchFile.withFile(containing: file, invariants: invariants) { input in
@@ -145,22 +145,19 @@ enum ContainerOpenChecking {
             } catch {
                 invariants.fail("inspecting a regular file threw \(error)")
             }
-            if derivesKey, let header = try? ContainerStructure.validate(input) {
-                outcome.parallel = decryptInParallel(input, header: header, invariants: invariants)
+            if derivesKey, (try? ContainerStructure.validate(input)) != nil {
+                outcome.parallel = decryptInParallel(input, invariants: invariants)
             }
             return outcome
         }
     }
 
-    /// `GoshuinFile.decrypt` into a scratch file with several workers: its error, and what it wrote.
-    static func decryptInParallel(
-        _ input: FileDescriptor, header: Header, invariants: InvariantCheck
-    ) -> ParallelOutcome {
+    /// The open into a scratch file with several workers: its error, and what it wrote.
+    static func decryptInParallel(_ input: FileDescriptor, invariants: InvariantCheck) -> ParallelOutcome {
         ScratchFile.withFile(containing: [], invariants: invariants) { output in
             let error = goshuinError(of: "the parallel open", invariants: invariants) {
-                try GoshuinFile.decrypt(
-                    input, header: header, passphrase: Passphrase(passphrase), to: output,
-                    workerCount: parallelWorkerCount)
+                try ContainerOpener.open(
+                    input, to: output, passphrase: Passphrase(passphrase), workerCount: parallelWorkerCount)
             }
             return ParallelOutcome(written: ScratchFile.contents(of: output, invariants: invariants), error: error)
         }

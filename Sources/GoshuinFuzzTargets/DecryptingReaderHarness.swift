@@ -5,7 +5,7 @@ extension FuzzHarness {
     /// every error has a reading code; it opens an unchanged file and never refuses one the streaming opener
     /// accepts; reads at offsets taken from the plaintext return exactly the bytes the streaming opener
     /// released there; a read never returns a byte of a chunk that fails (it throws `chunk_damaged`).
-    public static let decryptingReader = FuzzHarness(name: "decrypting-reader") { input in
+    @_spi(Fuzzing) public static let decryptingReader = FuzzHarness(name: "decrypting-reader") { input in
         DecryptingReaderHarness.check(input)
     }
 }

@@ -5,7 +5,7 @@ extension FuzzHarness {
     /// `EntryName` on arbitrary bytes: the library accepts exactly the ZIP entry names and the photo names
     /// the spec allows (`BackupSpecRestatement`), a photo name is always a safe entry name, and no accepted
     /// name holds a path separator, NUL or a dot-only component.
-    public static let entryNames = FuzzHarness(name: "entry-names") { input in
+    @_spi(Fuzzing) public static let entryNames = FuzzHarness(name: "entry-names") { input in
         EntryNamesHarness.check(input)
     }
 }

@@ -4,10 +4,10 @@
 /// The function may see any bytes. Rejecting the input is fine; a broken invariant traps with
 /// `preconditionFailure`, which is what libFuzzer reports as a crash. The same function runs in the fuzzer
 /// executable `Fuzz/Sources/<name>/` and in `FuzzRegressionTests`, which replays `Fuzz/Regressions/<name>/`.
-public struct FuzzHarness: Sendable, CustomStringConvertible {
+@_spi(Fuzzing) public struct FuzzHarness: Sendable, CustomStringConvertible {
     /// Every harness. A new one is a file in `Sources/GoshuinFuzzTargets` plus a line here, then its shim in
     /// `Fuzz/` (`Fuzz/README.md`).
-    public static let all: [FuzzHarness] = [
+    @_spi(Fuzzing) public static let all: [FuzzHarness] = [
         .headerDecode,
         .containerOpen,
         .sealedContainerMutation,
@@ -19,27 +19,27 @@ public struct FuzzHarness: Sendable, CustomStringConvertible {
     ]
 
     /// The name of the harness's executable in `Fuzz/` and of its folders and dictionary there.
-    public let name: String
+    @_spi(Fuzzing) public let name: String
     private let body: @Sendable ([UInt8]) -> Void
 
     /// A harness called `name` whose `body` checks one input, trapping on a broken invariant.
-    public init(name: String, body: @escaping @Sendable ([UInt8]) -> Void) {
+    @_spi(Fuzzing) public init(name: String, body: @escaping @Sendable ([UInt8]) -> Void) {
         self.name = name
         self.body = body
     }
 
     /// Runs one input; traps when an invariant does not hold.
-    public func run(_ input: [UInt8]) {
+    @_spi(Fuzzing) public func run(_ input: [UInt8]) {
         body(input)
     }
 
     /// The body of `LLVMFuzzerTestOneInput`: runs the `size` bytes at `data` and returns 0, which lets libFuzzer
     /// keep the input in its corpus.
-    public func runFuzzerInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+    @_spi(Fuzzing) public func runFuzzerInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
         run(size == 0 ? [] : Array(UnsafeBufferPointer(start: data, count: size)))
         return 0
     }
 
     /// The harness's name.
-    public var description: String { name }
+    @_spi(Fuzzing) public var description: String { name }
 }

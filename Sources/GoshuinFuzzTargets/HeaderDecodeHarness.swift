@@ -4,7 +4,7 @@ extension FuzzHarness {
     /// `Header.decode` and the key-free structure check: decoding succeeds exactly when the spec's restated
     /// checks 1–7 pass, fails with the code of the first failing one, and a decoded header re-encodes to the
     /// same 45 bytes with the layout of §3.
-    public static let headerDecode = FuzzHarness(name: "header-decode") { input in
+    @_spi(Fuzzing) public static let headerDecode = FuzzHarness(name: "header-decode") { input in
         HeaderDecodeHarness.check(input)
     }
 }

@@ -6,7 +6,7 @@ extension FuzzHarness {
     /// with no duplicate key and bounded nesting, and its compact and pretty serializations parse back to a value
     /// that serializes to the same bytes. A parsed vector was accepted JSON, and its own JSON parses back to the
     /// same vector; a refused one is `malformed_vector`.
-    public static let jsonDocuments = FuzzHarness(name: "json-documents") { input in
+    @_spi(Fuzzing) public static let jsonDocuments = FuzzHarness(name: "json-documents") { input in
         JSONDocumentsHarness.check(input)
     }
 }

@@ -4,7 +4,7 @@ import GoshuinFormat
 extension FuzzHarness {
     /// `Manifest.parse` on arbitrary bytes: a refusal is `manifest_invalid`; an accepted manifest has valid,
     /// sorted, case-fold-unique photo names and `records.csv`, and its own encoding parses back to itself.
-    public static let manifest = FuzzHarness(name: "manifest") { input in
+    @_spi(Fuzzing) public static let manifest = FuzzHarness(name: "manifest") { input in
         ManifestHarness.check(input)
     }
 }

@@ -1,4 +1,3 @@
-import Glibc
 import GoshuinFormat
 
 /// A regular file holding given bytes, for the APIs that read a ``FileDescriptor``: made in `/dev/shm` (memory)
@@ -16,10 +15,10 @@ enum ScratchFile {
         defer { try? descriptor.close() }
         do {
             try descriptor.writeAll(bytes)
+            try descriptor.seek(to: 0)
         } catch {
             invariants.fail("cannot write a scratch file: \(error)")
         }
-        guard lseek(descriptor.rawValue, 0, SEEK_SET) == 0 else { invariants.fail("cannot rewind a scratch file") }
         return try body(descriptor)
     }
 
@@ -40,13 +39,7 @@ enum ScratchFile {
 
     private static func makeUnlinkedFile(invariants: InvariantCheck) -> FileDescriptor {
         for directory in directories {
-            var template = Array("\(directory)/goshuin-fuzz-XXXXXX".utf8CString)
-            let raw = template.withUnsafeMutableBufferPointer { buffer in
-                buffer.baseAddress.map { mkstemp($0) } ?? -1
-            }
-            guard raw >= 0 else { continue }
-            _ = template.withUnsafeBufferPointer { buffer in buffer.baseAddress.map { unlink($0) } }
-            return FileDescriptor(rawValue: raw)
+            if let file = try? FileSystem.anonymousFile(in: directory) { return file }
         }
         invariants.fail("cannot make a scratch file in \(directories.joined(separator: " or "))")
     }

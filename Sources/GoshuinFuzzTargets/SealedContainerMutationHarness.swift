@@ -7,7 +7,7 @@ extension FuzzHarness {
     ///
     /// Input: chunk size choice (u16), length choice (u16), change count (u8), the changes (9 bytes each:
     /// kind, position u32, operand u32), then the bytes the plaintext repeats.
-    public static let sealedContainerMutation = FuzzHarness(name: "sealed-container-mutation") { input in
+    @_spi(Fuzzing) public static let sealedContainerMutation = FuzzHarness(name: "sealed-container-mutation") { input in
         SealedContainerMutationHarness.check(input)
     }
 }
@@ -48,14 +48,16 @@ enum SealedContainerMutationHarness {
 
     /// Reads the input's parameters, seals the plaintext and applies the changes.
     static func makeCase(_ input: [UInt8]) -> Case {
-        var reader = FuzzInputReader(input)
+        var reader = ByteCursor(input)
         // 1,024 … 2,048-byte chunks and up to 6 of them: every branch of §7.1 with a few KiB.
-        let chunkSize = 1_024 + UInt32(reader.readUInt16() % 1_025)
-        let plaintextLength = 1 + Int(reader.readUInt16()) % (6 * Int(chunkSize))
-        let mutations = (0..<reader.readUInt8() % 4).map { _ in
-            FileMutation(kind: reader.readUInt8(), position: reader.readUInt32(), operand: reader.readUInt32())
+        let chunkSize = 1_024 + UInt32((reader.bigEndian(UInt16.self) ?? 0) % 1_025)
+        let plaintextLength = 1 + Int((reader.bigEndian(UInt16.self) ?? 0)) % (6 * Int(chunkSize))
+        let mutations = (0..<(reader.bigEndian(UInt8.self) ?? 0) % 4).map { _ in
+            FileMutation(
+                kind: (reader.bigEndian(UInt8.self) ?? 0), position: (reader.bigEndian(UInt32.self) ?? 0),
+                operand: (reader.bigEndian(UInt32.self) ?? 0))
         }
-        let pattern = reader.readRemainingBytes()
+        let pattern = Array(reader.remaining)
         let plaintext = (0..<plaintextLength).map { index in
             pattern.isEmpty ? UInt8(truncatingIfNeeded: index &* 131 &+ index >> 8) : pattern[index % pattern.count]
         }

@@ -7,7 +7,7 @@ extension FuzzHarness {
     /// within the limits and local headers that tile the file; reading an entry gives exactly its declared
     /// size or fails with an archive code; the full read in file order fails exactly when the scan does or
     /// an entry does, and a whole backup read through the manifest binding agrees with it.
-    public static let zipStructure = FuzzHarness(name: "zip-structure") { input in
+    @_spi(Fuzzing) public static let zipStructure = FuzzHarness(name: "zip-structure") { input in
         ZipStructureHarness.check(input)
     }
 }

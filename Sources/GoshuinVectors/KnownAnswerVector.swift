@@ -1,4 +1,5 @@
 import GoshuinFormat
+
 /// One known-answer vector (`Spec/vectors-v1.md`): the parameters of a seal, the file, and what opening
 /// it must give.
 package struct KnownAnswerVector: Sendable {

@@ -1,4 +1,5 @@
 import GoshuinFormat
+
 extension KnownAnswerVector {
     private static let requiredKeys: Set<String> = [
         "format", "version", "name", "comment", "expect", "iterations", "salt", "nonceBase", "chunkSize", "key",
@@ -15,7 +16,7 @@ extension KnownAnswerVector {
     /// - Throws: `malformed_vector` naming the first problem.
     package static func parse(_ bytes: [UInt8], expectedName: String) throws -> KnownAnswerVector {
         guard let vector = try parseIfVector(bytes, expectedName: expectedName) else {
-            throw malformed("not a vector: the document is not an object with a \"format\" member")
+            throw GoshuinError.malformedVector("not a vector: the document is not an object with a \"format\" member")
         }
         return vector
     }
@@ -27,7 +28,7 @@ extension KnownAnswerVector {
         do {
             document = try StrictJSONParser.parse(bytes)
         } catch {
-            throw malformed("not valid JSON: \(error)")
+            throw GoshuinError.malformedVector("not valid JSON: \(error)")
         }
         guard case .object(let memberList) = document, memberList.contains(where: { $0.key == "format" }) else {
             return nil
@@ -36,20 +37,25 @@ extension KnownAnswerVector {
         for member in memberList { members[member.key] = member.value }
         if let unknown = members.keys.sorted().first(where: { !requiredKeys.contains($0) && !optionalKeys.contains($0) }
         ) {
-            throw malformed("unknown key \(DisplayText.quoted(unknown))")
+            throw GoshuinError.malformedVector("unknown key \(DisplayText.quoted(unknown))")
         }
         if let missing = requiredKeys.sorted().first(where: { members[$0] == nil }) {
-            throw malformed("missing key \"\(missing)\"")
+            throw GoshuinError.malformedVector("missing key \"\(missing)\"")
         }
         let fields = FieldReader(members: members)
-        guard try fields.string("format") == formatName else { throw malformed("format is not \(formatName)") }
-        guard try fields.integer("version", in: 1...1) == formatVersion else { throw malformed("unknown version") }
+        guard try fields.string("format") == formatName else {
+            throw GoshuinError.malformedVector("format is not \(formatName)")
+        }
+        guard try fields.integer("version", in: 1...1) == formatVersion else {
+            throw GoshuinError.malformedVector("unknown version")
+        }
         let name = try fields.string("name")
         guard isValidName(name) else {
-            throw malformed("name \(DisplayText.quoted(name)) is not a vector name: [a-z0-9][a-z0-9._-]{0,99}")
+            throw GoshuinError.malformedVector(
+                "name \(DisplayText.quoted(name)) is not a vector name: [a-z0-9][a-z0-9._-]{0,99}")
         }
         guard name == expectedName else {
-            throw malformed(
+            throw GoshuinError.malformedVector(
                 "name \(DisplayText.quoted(name)) is not the file's name without .json,"
                     + " \(DisplayText.quoted(expectedName))")
         }
@@ -57,20 +63,22 @@ extension KnownAnswerVector {
         let chunkIndex = try fields.optionalInteger("chunkIndex", in: 0...Int64(UInt32.max)).map { UInt64($0) }
         let namesAChunk = expect == .failure(.chunkDamaged) || expect == .failure(.chunkLengthInvalid)
         if chunkIndex != nil, !namesAChunk {
-            throw malformed("chunkIndex goes only with chunk_damaged or chunk_length_invalid")
+            throw GoshuinError.malformedVector("chunkIndex goes only with chunk_damaged or chunk_length_invalid")
         }
         if chunkIndex == nil, namesAChunk {
-            throw malformed("a \(try fields.string("expect")) vector needs chunkIndex, the chunk at fault")
+            throw GoshuinError.malformedVector(
+                "a \(try fields.string("expect")) vector needs chunkIndex, the chunk at fault")
         }
         let (passphraseBytes, passphraseAsHex) = try parsePassphrase(fields)
         let plaintext = try parsePlaintext(fields)
         let plaintextLength = UInt64(try fields.integer("plaintextLength", in: 0...(1 << 53) - 1))
         if case .bytes(let bytes) = plaintext, UInt64(bytes.count) != plaintextLength {
-            throw malformed("plaintextHex has \(bytes.count) bytes but plaintextLength says \(plaintextLength)")
+            throw GoshuinError.malformedVector(
+                "plaintextHex has \(bytes.count) bytes but plaintextLength says \(plaintextLength)")
         }
         let file = try fields.string("file")
         guard isValidFileName(file) else {
-            throw malformed("file \(DisplayText.quoted(file)) is not a plain file name")
+            throw GoshuinError.malformedVector("file \(DisplayText.quoted(file)) is not a plain file name")
         }
         let released = try parseReleased(fields, expect: expect)
         return KnownAnswerVector(
@@ -91,14 +99,10 @@ extension KnownAnswerVector {
             releasedSha256: released?.sha256)
     }
 
-    static func malformed(_ reason: String) -> GoshuinError {
-        GoshuinError(.malformedVector, reason)
-    }
-
     private static func parseExpectation(_ text: String) throws -> Expectation {
         if text == "success" { return .success }
         guard let code = GoshuinError.Code(rawValue: text), code.isContainerReadingCode else {
-            throw malformed(
+            throw GoshuinError.malformedVector(
                 "expect \(DisplayText.quoted(text)) is neither success nor a reading error code of container-v1.md §7")
         }
         return .failure(code)
@@ -109,10 +113,10 @@ extension KnownAnswerVector {
         case (true, false): return (Array(try fields.string("passphrase").utf8), false)
         case (false, true):
             guard let bytes = Hex.decode(try fields.string("passphraseHex")) else {
-                throw malformed("passphraseHex is not lower-case hex")
+                throw GoshuinError.malformedVector("passphraseHex is not lower-case hex")
             }
             return (bytes, true)
-        default: throw malformed("exactly one of passphrase and passphraseHex is required")
+        default: throw GoshuinError.malformedVector("exactly one of passphrase and passphraseHex is required")
         }
     }
 
@@ -121,16 +125,17 @@ extension KnownAnswerVector {
         case (true, false):
             guard let bytes = Hex.decode(try fields.string("plaintextHex")), bytes.count <= maximumInlinePlaintext
             else {
-                throw malformed("plaintextHex is not lower-case hex of at most \(maximumInlinePlaintext) bytes")
+                throw GoshuinError.malformedVector(
+                    "plaintextHex is not lower-case hex of at most \(maximumInlinePlaintext) bytes")
             }
             return .bytes(bytes)
         case (false, true):
             let name = try fields.string("plaintextFile")
             guard isValidFileName(name) else {
-                throw malformed("plaintextFile \(DisplayText.quoted(name)) is not a plain file name")
+                throw GoshuinError.malformedVector("plaintextFile \(DisplayText.quoted(name)) is not a plain file name")
             }
             return .file(name)
-        default: throw malformed("exactly one of plaintextHex and plaintextFile is required")
+        default: throw GoshuinError.malformedVector("exactly one of plaintextHex and plaintextFile is required")
         }
     }
 
@@ -140,10 +145,14 @@ extension KnownAnswerVector {
         let hasLength = fields.has("releasedLength")
         let hasHash = fields.has("releasedSha256")
         if expect == .success {
-            guard !hasLength, !hasHash else { throw malformed("a success vector has no released plaintext") }
+            guard !hasLength, !hasHash else {
+                throw GoshuinError.malformedVector("a success vector has no released plaintext")
+            }
             return nil
         }
-        guard hasLength, hasHash else { throw malformed("a failure vector needs releasedLength and releasedSha256") }
+        guard hasLength, hasHash else {
+            throw GoshuinError.malformedVector("a failure vector needs releasedLength and releasedSha256")
+        }
         return (
             UInt64(try fields.integer("releasedLength", in: 0...(1 << 53) - 1)),
             try fields.hex("releasedSha256", count: 32)
@@ -172,14 +181,14 @@ private struct FieldReader {
 
     func string(_ key: String) throws -> String {
         guard case .string(let value) = members[key] else {
-            throw KnownAnswerVector.malformed("\(key) is not a string")
+            throw GoshuinError.malformedVector("\(key) is not a string")
         }
         return value
     }
 
     func integer(_ key: String, in range: ClosedRange<Int64>) throws -> Int64 {
         guard let value = members[key]?.integerValue, range.contains(value) else {
-            throw KnownAnswerVector.malformed("\(key) is not an integer in \(range.lowerBound)…\(range.upperBound)")
+            throw GoshuinError.malformedVector("\(key) is not an integer in \(range.lowerBound)…\(range.upperBound)")
         }
         return value
     }
@@ -190,7 +199,7 @@ private struct FieldReader {
 
     func hex(_ key: String, count: Int) throws -> [UInt8] {
         guard let bytes = Hex.decode(try string(key)), bytes.count == count else {
-            throw KnownAnswerVector.malformed("\(key) is not \(count) bytes of lower-case hex")
+            throw GoshuinError.malformedVector("\(key) is not \(count) bytes of lower-case hex")
         }
         return bytes
     }

@@ -1,11 +1,10 @@
-import Glibc
 import GoshuinFormat
 
 /// The verdict on one known-answer vector, with everything a person debugging another implementation
 /// needs: each problem with what the vector says and what this implementation computed.
-package struct VectorCheckResult: Sendable {
+public struct VectorCheckResult: Sendable {
     /// How the vector fared.
-    package enum Outcome: String, Sendable {
+    public enum Outcome: String, Sendable {
         /// Every check of `Spec/vectors-v1.md` §3 held.
         case passed
         /// The vector is well-formed but a check failed: the implementation that made it disagrees.
@@ -17,74 +16,87 @@ package struct VectorCheckResult: Sendable {
     }
 
     /// The vector's name (its file name without `.json`).
-    package let name: String
+    public let name: String
     /// The outcome.
-    package let outcome: Outcome
+    public let outcome: Outcome
     /// For a pass, what was expected (`success`, `chunk_damaged at chunk 2`, …); otherwise the first problem.
-    package let detail: String
+    public let detail: String
     /// Every problem found (empty for a pass).
-    package let problems: [VectorProblem]
+    public let problems: [VectorProblem]
     /// What this implementation computed, for a vector that could be read.
-    package let computed: VectorComputation?
+    public let computed: VectorComputation?
 }
 
 /// One disagreement between a vector and this implementation.
-package struct VectorProblem: Sendable {
+public struct VectorProblem: Sendable {
     /// What was checked: `key`, `streaming reader`, `re-seal (parallel sealer)`, …
-    package let check: String
+    public let check: String
     /// What the vector says.
-    package let expected: String
+    public let expected: String
     /// What this implementation computed.
-    package let computed: String
+    public let computed: String
 
     /// `check: expected …, computed …`.
-    package var description: String { "\(check): expected \(expected), computed \(computed)" }
+    public var description: String { "\(check): expected \(expected), computed \(computed)" }
 }
 
 /// What this implementation computed for a vector.
-package struct VectorComputation: Sendable {
+public struct VectorComputation: Sendable {
     /// The result of one reader on the vector's file.
-    package struct ReaderResult: Sendable {
+    public struct ReaderResult: Sendable {
         /// Which reader: `streaming`, `parallel`, `random access (in order)`, `random access (final chunk first)`.
-        package let reader: String
+        public let reader: String
         /// `success` or the error code.
-        package let verdict: String
+        public let verdict: String
         /// The chunk index of a `chunk_damaged` or `chunk_length_invalid`.
-        package let chunkIndex: UInt64?
+        public let chunkIndex: UInt64?
         /// The bytes released in order before the end (the whole payload on success); `nil` for a reader
         /// that does not release in order.
-        package let released: (length: UInt64, sha256: [UInt8])?
+        public let released: (length: UInt64, sha256: [UInt8])?
     }
 
     /// PBKDF2-HMAC-SHA256 of the vector's passphrase, salt and iterations.
-    package let key: [UInt8]
+    public let key: [UInt8]
     /// The SHA-256 of the vector's `.goshuin` file.
-    package let fileSha256: [UInt8]
+    public let fileSha256: [UInt8]
     /// Each reader's result.
-    package let readers: [ReaderResult]
+    public let readers: [ReaderResult]
     /// For a success vector, each sealer's output: its SHA-256 and, where it differs from the file, the
     /// first differing byte and where it falls.
-    package let reseals: [(sealer: String, sha256: [UInt8], firstDifference: String?)]
+    public let reseals: [(sealer: String, sha256: [UInt8], firstDifference: String?)]
 }
 
 /// Checks known-answer vectors against this implementation (`Spec/vectors-v1.md` §3), running every vector
 /// through every reader and sealer of the toolkit and reporting every problem it finds.
-package enum VectorChecker {
+public enum VectorChecker {
     /// The largest vector JSON file read.
     package static let maximumVectorFileSize = 1 << 20
 
     /// Checks each `*.json` file directly in `directory` (not in subfolders), in name order.
-    package static func check(directory: String) throws -> [VectorCheckResult] {
+    ///
+    /// - Throws: only when the directory cannot be listed, or `interrupted` when a stop was requested
+    ///   (no vector is judged on a run that was cut short).
+    public static func check(directory: String) throws -> [VectorCheckResult] {
         try FileSystem.directoryEntries(directory).filter { $0.hasSuffix(".json") }.map { entry in
-            check(vectorAt: directory + "/" + entry)
+            try check(vectorAt: directory + "/" + entry)
         }
     }
 
-    /// Checks the vector whose JSON file is at `path`; the files it names are looked up beside it.
-    package static func check(vectorAt path: String) -> VectorCheckResult {
-        let fileName = AtomicOutput.lastComponent(of: path)
+    /// Checks the vector whose JSON file is at `path`; the files it names are looked up beside it and must
+    /// be regular files.
+    ///
+    /// - Throws: `interrupted` when a stop was requested; every problem of the vector is in the result.
+    public static func check(vectorAt path: String) throws -> VectorCheckResult {
+        let result = judge(vectorAt: path)
+        // A reader stopped by the request would look like a failing vector.
+        try Interruption.check()
+        return result
+    }
+
+    private static func judge(vectorAt path: String) -> VectorCheckResult {
+        let fileName = FileSystem.lastComponent(of: path)
         let name = fileName.hasSuffix(".json") ? String(fileName.dropLast(5)) : fileName
-        let directory = AtomicOutput.directory(of: path)
+        let directory = FileSystem.parentDirectory(of: path)
         let vector: KnownAnswerVector
         do {
             let bytes = try FileSystem.readFile(path, maximumSize: maximumVectorFileSize)
@@ -140,7 +152,7 @@ package enum VectorChecker {
         }
         let plaintext: (length: UInt64, sha256: [UInt8])
         switch vector.plaintext {
-        case .bytes(let bytes): plaintext = (UInt64(bytes.count), SHA256Hasher.hash(bytes))
+        case .bytes(let bytes): plaintext = (UInt64(bytes.count), try SHA256Hasher.hash(bytes))
         case .file(let name): plaintext = try digestOfFile(directory + "/" + name)
         }
         if plaintext.length != vector.plaintextLength || plaintext.sha256 != vector.plaintextSha256 {
@@ -158,7 +170,7 @@ package enum VectorChecker {
     }
 
     static func digestOfFile(_ path: String) throws -> (length: UInt64, sha256: [UInt8]) {
-        let descriptor = try GoshuinFile.openInput(path)
+        let descriptor = try FileSystem.openRegularFile(path)
         return try descriptor.closeAfter { try digest(of: descriptor, from: 0) }
     }
 
@@ -166,35 +178,35 @@ package enum VectorChecker {
     static func digest(of descriptor: FileDescriptor, from offset: Int64, count: UInt64 = .max) throws -> (
         length: UInt64, sha256: [UInt8]
     ) {
-        let sink = DigestSink()
+        let sink = try DigestSink()
         let buffer = try AllocatedBytes(count: FileDescriptor.copyBufferSize, wipesOnRelease: false)
         var position = offset
         while sink.length < count {
+            try Interruption.check()
             let wanted = Int(min(UInt64(buffer.bytes.count), count - sink.length))
-            let received: Int
-            do {
-                received = try descriptor.readFully(
+            let received = try describingFailure("cannot read a vector's file") {
+                try descriptor.readFully(
                     into: UnsafeMutableRawBufferPointer(rebasing: buffer.bytes[0..<wanted]), atOffset: position)
-            } catch {
-                throw error.goshuinError("cannot read a vector's file")
             }
             if received == 0 { break }
-            sink.update(UnsafeRawBufferPointer(rebasing: buffer.bytes[0..<received]))
+            try sink.update(UnsafeRawBufferPointer(rebasing: buffer.bytes[0..<received]))
             position += Int64(received)
         }
-        return sink.finish()
+        return try sink.finish()
     }
 }
 
 /// Counts and hashes bytes as they stream past.
 final class DigestSink {
-    private let hasher = SHA256Hasher()
+    private let hasher: SHA256Hasher
     private(set) var length: UInt64 = 0
 
-    func update(_ bytes: UnsafeRawBufferPointer) {
-        hasher.update(bytes)
+    init() throws { hasher = try SHA256Hasher() }
+
+    func update(_ bytes: UnsafeRawBufferPointer) throws {
+        try hasher.update(bytes)
         length += UInt64(bytes.count)
     }
 
-    func finish() -> (length: UInt64, sha256: [UInt8]) { (length, hasher.finalize()) }
+    func finish() throws -> (length: UInt64, sha256: [UInt8]) { (length, try hasher.finalize()) }
 }

@@ -1,4 +1,5 @@
 import GoshuinFormat
+
 /// Generates random known-answer vector sets (`Spec/vectors-v1.md`): random parameters within the bounds,
 /// lengths around chunk boundaries, and random damage whose expected result this implementation computes.
 ///
@@ -74,7 +75,8 @@ package struct VectorGenerator {
             iterations: parameters.iterations, salt: parameters.fixedSalt ?? [],
             nonceBase: parameters.fixedNonceBase ?? [],
             chunkSize: chunkSize, key: key.exposedBytes, plaintext: plaintextSource, plaintextLength: UInt64(length),
-            plaintextSha256: SHA256Hasher.hash(plaintext), file: name + ".goshuin", fileSha256: SHA256Hasher.hash(file),
+            plaintextSha256: try SHA256Hasher.hash(plaintext), file: name + ".goshuin",
+            fileSha256: try SHA256Hasher.hash(file),
             releasedLength: outcome.error == nil ? nil : outcome.released.length,
             releasedSha256: outcome.error == nil ? nil : outcome.released.sha256)
         try withAtomicOutput(to: directory + "/" + name + ".json", replaceExisting: true, permissions: 0o644) {
@@ -139,14 +141,14 @@ package struct VectorGenerator {
     private static func open(_ path: String, passphrase: [UInt8]) throws -> (
         error: GoshuinError?, released: (length: UInt64, sha256: [UInt8])
     ) {
-        let input = try GoshuinFile.openInput(path)
-        let released = DigestSink()
+        let input = try FileSystem.openRegularFile(path)
+        let released = try DigestSink()
         return try input.closeAfter {
             do {
-                try ContainerOpener.open(input, passphrase: Passphrase(bytes: passphrase)) { released.update($0) }
-                return (nil, released.finish())
+                try ContainerOpener.open(input, passphrase: Passphrase(bytes: passphrase)) { try released.update($0) }
+                return (nil, try released.finish())
             } catch let error as GoshuinError {
-                return (error, released.finish())
+                return (error, try released.finish())
             }
         }
     }

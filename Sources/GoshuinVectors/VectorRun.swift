@@ -1,4 +1,3 @@
-import Glibc
 import GoshuinFormat
 
 /// One vector run through every reader and sealer of the toolkit, collecting each disagreement with what
@@ -74,37 +73,33 @@ struct VectorRun {
 
     /// ``ContainerOpener``: chunks in order, each released as it authenticates.
     private func streaming() -> ReaderResult {
-        let sink = DigestSink()
+        guard let sink = try? DigestSink() else { return Self.result("streaming reader", nil, released: nil) }
         do {
-            let input = try GoshuinFile.openInput(path)
-            try input.closeAfter { try ContainerOpener.open(input, passphrase: passphrase) { sink.update($0) } }
-            return Self.result("streaming reader", nil, released: sink.finish())
+            let input = try FileSystem.openRegularFile(path)
+            try input.closeAfter { try ContainerOpener.open(input, passphrase: passphrase) { try sink.update($0) } }
+            return Self.result("streaming reader", nil, released: try? sink.finish())
         } catch {
-            return Self.result("streaming reader", error, released: sink.finish())
+            return Self.result("streaming reader", error, released: try? sink.finish())
         }
     }
 
-    /// ``ParallelChunks`` through ``GoshuinFile/decrypt(_:header:passphrase:to:workerCount:progress:)``: the
-    /// chunks below a failure are the ones it wrote and authenticated.
+    /// ``ParallelChunks`` through ``ContainerOpener/open(_:to:passphrase:workerCount:progress:)``: the chunks
+    /// below a failure are the ones it wrote and authenticated.
     private func parallel() -> ReaderResult {
-        var header: Header?
         do {
-            let input = try GoshuinFile.openInput(path)
+            let input = try FileSystem.openRegularFile(path)
             return try input.closeAfter {
                 let output = try FileSystem.anonymousFile()
                 return try output.closeAfter {
                     do {
-                        let validated = try ContainerStructure.validate(input)
-                        header = validated
-                        try GoshuinFile.decrypt(
-                            input, header: validated, passphrase: passphrase, to: output,
-                            workerCount: Self.workerCount)
+                        try ContainerOpener.open(
+                            input, to: output, passphrase: passphrase, workerCount: Self.workerCount)
                         return Self.result(
                             "parallel reader", nil, released: try VectorChecker.digest(of: output, from: 0))
                     } catch let error as GoshuinError {
                         var releasedLength: UInt64 = 0
-                        if error.code == .chunkDamaged, let header, let index = error.chunkIndex {
-                            releasedLength = header.layout.plaintextOffset(ofChunk: index)
+                        if error.code == .chunkDamaged, let index = error.chunkIndex {
+                            releasedLength = index * UInt64(vector.chunkSize)
                         }
                         let released = try VectorChecker.digest(of: output, from: 0, count: releasedLength)
                         return Self.result("parallel reader", error, released: released)
@@ -120,9 +115,9 @@ struct VectorRun {
     /// final chunk when opened, as it does for a backup, and its verdict alone is compared.
     private func randomAccess(finalChunkFirst: Bool) -> ReaderResult {
         let name = finalChunkFirst ? "random-access reader (final chunk first)" : "random-access reader (in order)"
-        let sink = DigestSink()
+        guard let sink = try? DigestSink() else { return Self.result(name, nil, released: nil) }
         do {
-            let input = try GoshuinFile.openInput(path)
+            let input = try FileSystem.openRegularFile(path)
             try input.closeAfter {
                 let reader = try DecryptingReader(
                     input, passphrase: passphrase, authenticatingFinalChunkFirst: finalChunkFirst)
@@ -134,12 +129,12 @@ struct VectorRun {
                     guard try reader.readExactly(at: layout.plaintextOffset(ofChunk: index), into: piece) else {
                         throw GoshuinError(.io, "the random-access reader came back short")
                     }
-                    sink.update(UnsafeRawBufferPointer(piece))
+                    try sink.update(UnsafeRawBufferPointer(piece))
                 }
             }
-            return Self.result(name, nil, released: finalChunkFirst ? nil : sink.finish())
+            return Self.result(name, nil, released: finalChunkFirst ? nil : try? sink.finish())
         } catch {
-            return Self.result(name, error, released: finalChunkFirst ? nil : sink.finish())
+            return Self.result(name, error, released: finalChunkFirst ? nil : try? sink.finish())
         }
     }
 
@@ -173,26 +168,17 @@ struct VectorRun {
 
     /// Opening to a path must fail and leave nothing in the destination's directory.
     private func checkNoOutputLeft(problems: inout [VectorProblem]) {
-        guard let scratch = try? Self.makeTemporaryDirectory() else { return }
-        defer { rmdir(scratch) }
+        guard let scratch = try? FileSystem.makeTemporaryDirectory(prefix: "goshuin-check-") else { return }
+        defer { FileSystem.removeEmptyDirectory(scratch) }
         _ = try? GoshuinFile.open(inputPath: path, outputPath: scratch + "/payload", passphrase: passphrase)
         let leftovers = (try? FileSystem.directoryEntries(scratch)) ?? []
-        for leftover in leftovers { unlink(scratch + "/" + leftover) }
+        for leftover in leftovers { FileSystem.removeFile(scratch + "/" + leftover) }
         if !leftovers.isEmpty {
             problems.append(
                 VectorProblem(
                     check: "opening to a file", expected: "nothing left behind",
                     computed: leftovers.joined(separator: ", ")))
         }
-    }
-
-    private static func makeTemporaryDirectory() throws -> String {
-        var template = Array((FileSystem.temporaryDirectory + "/goshuin-check-XXXXXX").utf8CString)
-        let created = template.withUnsafeMutableBufferPointer { buffer in
-            buffer.baseAddress.flatMap { mkdtemp($0) }.map { String(cString: $0) }
-        }
-        guard let created else { throw Errno.current.goshuinError("cannot create a temporary directory") }
-        return created
     }
 
     // MARK: - Sealers
@@ -218,7 +204,7 @@ struct VectorRun {
                 }
                 let sha256 = try VectorChecker.digest(of: output, from: 0).sha256
                 guard sha256 != vector.fileSha256 else { return (sha256, nil) }
-                let file = try GoshuinFile.openInput(path)
+                let file = try FileSystem.openRegularFile(path)
                 let offset = try file.closeAfter { try Self.firstDifference(output, file) }
                 return (sha256, offset.map { Self.location(of: $0, header: header) })
             }
@@ -228,15 +214,17 @@ struct VectorRun {
     private func plaintextDescriptor() throws -> FileDescriptor {
         switch vector.plaintext {
         case .file(let name):
-            return try GoshuinFile.openInput(directory + "/" + name)
+            return try FileSystem.openRegularFile(directory + "/" + name)
         case .bytes(let bytes):
             let descriptor = try FileSystem.anonymousFile()
             do {
-                try descriptor.writeAll(bytes)
-                try descriptor.seek(to: 0)
+                try describingFailure("cannot write a temporary file") {
+                    try descriptor.writeAll(bytes)
+                    try descriptor.seek(to: 0)
+                }
             } catch {
                 try? descriptor.close()
-                throw error.goshuinError("cannot write a temporary file")
+                throw error
             }
             return descriptor
         }

@@ -1,7 +1,23 @@
+/// The options of `goshuin-tool`, by their long names: the one place each is spelled.
+enum OptionName: String, CaseIterable {
+    case output = "--output"
+    case extract = "--extract"
+    case force = "--force"
+    case quiet = "--quiet"
+    case json = "--json"
+    case help = "--help"
+    case iterations = "--iterations"
+    case chunkSize = "--chunk-size"
+    case passphraseFile = "--passphrase-file"
+    case passphraseDescriptor = "--passphrase-fd"
+    case list = "--list"
+    case backup = "--backup"
+}
+
 /// One option a command accepts.
 struct OptionSpec {
-    /// The long name with its dashes, such as `--output`.
-    let name: String
+    /// The long name.
+    let name: OptionName
     /// The short name, such as `-o`.
     let short: String?
     /// The placeholder of its value; `nil` for a flag.
@@ -9,7 +25,7 @@ struct OptionSpec {
     /// One line of help.
     let help: String
 
-    init(_ name: String, short: String? = nil, value valueName: String? = nil, _ help: String) {
+    init(_ name: OptionName, short: String? = nil, value valueName: String? = nil, _ help: String) {
         self.name = name
         self.short = short
         self.valueName = valueName
@@ -20,10 +36,10 @@ struct OptionSpec {
 /// What a command was given.
 struct ParsedArguments {
     var positionals: [String] = []
-    private var values: [String: String] = [:]
+    private var values: [OptionName: String] = [:]
 
-    func value(_ option: String) -> String? { values[option] }
-    func has(_ option: String) -> Bool { values[option] != nil }
+    func value(_ option: OptionName) -> String? { values[option] }
+    func has(_ option: OptionName) -> Bool { values[option] != nil }
 
     /// Splits `arguments` by the command's options. `--name=value`, `--name value` and `-o value` are
     /// accepted; `--` ends the options; `-` alone is a positional (standard input or output).
@@ -45,15 +61,16 @@ struct ParsedArguments {
                 name = String(argument[..<equals])
                 inlineValue = String(argument[argument.index(after: equals)...])
             }
-            guard let option = command.options.first(where: { $0.name == name || $0.short == name }) else {
+            guard let option = command.options.first(where: { $0.name.rawValue == name || $0.short == name }) else {
                 throw .usage("unknown option '\(name)' for '\(command.name)'", command: command.name)
             }
+            let optionName = option.name.rawValue
             guard parsed.values[option.name] == nil else {
-                throw .usage("\(option.name) is given twice", command: command.name)
+                throw .usage("\(optionName) is given twice", command: command.name)
             }
             if option.valueName == nil {
                 guard inlineValue == nil else {
-                    throw .usage("\(option.name) takes no value", command: command.name)
+                    throw .usage("\(optionName) takes no value", command: command.name)
                 }
                 parsed.values[option.name] = ""
             } else if let inlineValue {
@@ -61,7 +78,7 @@ struct ParsedArguments {
             } else if let next = remaining.popFirst() {
                 parsed.values[option.name] = next
             } else {
-                throw .usage("\(option.name) needs a value (\(option.valueName ?? "VALUE"))", command: command.name)
+                throw .usage("\(optionName) needs a value (\(option.valueName ?? "VALUE"))", command: command.name)
             }
         }
         return parsed

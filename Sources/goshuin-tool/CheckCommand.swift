@@ -3,10 +3,32 @@ import GoshuinVectors
 
 /// `goshuin-tool check [PATH…]`: known-answer vectors against this implementation, every vector through
 /// every reader and sealer, every problem with what the vector says and what was computed.
-enum CheckCommand {
+enum CheckCommand: ToolCommand {
+    static let spec = CommandSpec(
+        name: "check", summary: "Check known-answer vectors against this implementation.",
+        usage: "goshuin-tool check [PATH…] [--json]",
+        options: [
+            OptionSpec(
+                .json,
+                "Print one JSON object on standard output: {\"ok\", \"passed\", \"failed\", \"malformed\", \"skipped\","
+                    + " \"vectors\": [{\"name\", \"outcome\", \"problems\", \"computed\"}]}; the error object only when"
+                    + " the check cannot run."),
+            CommandSpec.helpOption,
+        ],
+        discussion: """
+            Each PATH is a directory of vectors (every NAME.json directly in it) or one vector's JSON file;
+            the default is KnownAnswer/. The vector format is Spec/vectors-v1.md. Every vector goes through
+            every reader (streaming, parallel, random access) and a success vector through both sealers.
+            Prints one line per vector and, under a failing one, a line per problem with what the vector says
+            and what was computed; a JSON file without a "format" member is not a vector and is skipped. Then
+            'N malformed' and 'N passed, N failed'; exits 1 if any vector fails or is malformed.
+            """,
+        examples: ["goshuin-tool check", "goshuin-tool check their-vectors/ --json"])
+
     static let defaultPath = "KnownAnswer"
 
-    static func run(_ arguments: ParsedArguments, json: Bool) throws -> (JSONValue, ExitStatus) {
+    static func run(_ arguments: ParsedArguments, _ context: CommandContext) throws -> CommandResult {
+        let json = context.json
         let paths = arguments.positionals.isEmpty ? [defaultPath] : arguments.positionals
         var results: [VectorCheckResult] = []
         for path in paths {
@@ -17,10 +39,7 @@ enum CheckCommand {
             }
             let found =
                 FileSystem.isDirectory(path)
-                ? try VectorChecker.check(directory: path)
-                : [
-                    VectorChecker.check(vectorAt: path)
-                ]
+                ? try VectorChecker.check(directory: path) : [try VectorChecker.check(vectorAt: path)]
             guard found.contains(where: { $0.outcome != .skipped }) else {
                 throw ToolError(
                     code: .inputNotFound, "\(DisplayText.quoted(path)) holds no *.json vector", status: .noInput)
@@ -38,14 +57,14 @@ enum CheckCommand {
         }
         let summary: JSONValue = .object([
             ("ok", .bool(failed == 0 && malformed == 0)),
-            ("command", .string("check")),
+            ("command", .string(name)),
             ("passed", .integer(passed)),
             ("failed", .integer(failed)),
             ("malformed", .integer(malformed)),
             ("skipped", .integer(skipped)),
             ("vectors", .array(results.map(jsonValue))),
         ])
-        return (summary, failed == 0 && malformed == 0 ? .success : .vectorsFailed)
+        return CommandResult(summary: summary, status: failed == 0 && malformed == 0 ? .success : .vectorsFailed)
     }
 
     /// The lines for one vector: `ok NAME (…)`, `SKIP`, `MALFORMED NAME: …`, or `FAIL NAME` followed by one

@@ -6,8 +6,8 @@ enum Console {
     /// Whether standard output was closed when the tool started; it then points at `/dev/null`, so that
     /// no file the tool opens takes its number, and writing to it is an error.
     nonisolated(unsafe) private(set) static var standardOutputWasClosed = false
-    /// Whether a write to standard output failed: the run then cannot succeed.
-    nonisolated(unsafe) private(set) static var standardOutputFailed = false
+    /// Why a write to standard output failed, if one did: the run then cannot succeed.
+    nonisolated(unsafe) private(set) static var standardOutputFailure: GoshuinError?
 
     /// Puts `/dev/null` on standard input, output and error where they are closed. A descriptor the tool
     /// opens would otherwise get number 1, and "standard output" would be the input file, or the output.
@@ -23,14 +23,15 @@ enum Console {
     }
 
     static func out(_ text: String) {
+        guard standardOutputFailure == nil else { return }
         guard !standardOutputWasClosed else {
-            standardOutputFailed = true
+            standardOutputFailure = GoshuinError(.io, "cannot write to standard output: it is closed")
             return
         }
         do {
             try FileDescriptor.standardOutput.writeAll(Array(text.utf8))
         } catch {
-            standardOutputFailed = true
+            standardOutputFailure = error.goshuinError("cannot write to standard output")
         }
     }
 

@@ -2,47 +2,51 @@ import GoshuinFormat
 
 /// Dispatches the command line to a command and turns every outcome into output and an exit status.
 enum GoshuinTool {
+    /// Every command, in the order help lists them.
+    static let commands: [any ToolCommand.Type] = [
+        SealCommand.self, OpenCommand.self, VerifyCommand.self, InspectCommand.self, CheckCommand.self,
+    ]
+
+    /// The command called `name`.
+    static func command(named name: String) -> (any ToolCommand.Type)? { commands.first { $0.name == name } }
+
     static func run(_ arguments: [String]) -> ExitStatus {
         let optionArguments = arguments.prefix { $0 != "--" }
-        let json = optionArguments.contains("--json")
+        let json = optionArguments.contains(OptionName.json.rawValue)
         guard let first = arguments.first else {
             Console.error(HelpText.shortUsage)
             return .usage
         }
         switch first {
-        case "help", "--help", "-h":
-            return help(Array(arguments.dropFirst()), asked: first)
+        case "help", OptionName.help.rawValue, CommandSpec.helpOption.short:
+            return finishPrinting(help(Array(arguments.dropFirst()), asked: first))
         case "--version", "-v", "version":
             Console.out(HelpText.version + "\n")
-            return .success
+            return finishPrinting(.success)
         default:
             break
         }
-        guard let command = CommandSpec.named(first) else {
+        guard let command = command(named: first) else {
             Console.report(unknownCommand(first), json: json)
             return .usage
         }
-        if optionArguments.contains("--help") || optionArguments.contains("-h") {
-            Console.out(HelpText.help(for: command))
-            return .success
+        if optionArguments.contains(OptionName.help.rawValue)
+            || optionArguments.contains(CommandSpec.helpOption.short ?? "")
+        {
+            Console.out(HelpText.help(for: command.spec))
+            return finishPrinting(.success)
         }
         do {
-            let parsed = try ParsedArguments.parse(Array(arguments.dropFirst()), command: command)
-            if json, parsed.value("--output") == "-" {
+            let parsed = try ParsedArguments.parse(Array(arguments.dropFirst()), command: command.spec)
+            if json, parsed.value(.output) == "-" {
                 throw ToolError.usage(
                     "--json and -o - both write to standard output; choose one", command: command.name)
             }
-            Console.showsNotices = !parsed.has("--quiet") && !json
-            let (summary, status) = try execute(command, parsed, json: json)
-            if json { Console.out(summary.serialized() + "\n") }
-            if Console.standardOutputFailed {
-                Console.report(
-                    ToolError(
-                        code: .io, "cannot write to standard output (closed, or a broken pipe)", status: .ioError),
-                    json: false)
-                return .ioError
-            }
-            return status
+            Console.showsNotices = !parsed.has(.quiet) && !json
+            let context = CommandContext(json: json, reporter: ProgressReporter(quiet: parsed.has(.quiet) || json))
+            let result = try command.run(parsed, context)
+            if json { Console.out(result.summary.serialized() + "\n") }
+            return finishPrinting(result.status)
         } catch let failure as InspectCommand.InspectionFailure {
             if json { Console.out(failure.summary.serialized() + "\n") }
             Console.report(failure.error, json: false)
@@ -53,22 +57,17 @@ enum GoshuinTool {
         }
     }
 
-    private static func execute(_ command: CommandSpec, _ arguments: ParsedArguments, json: Bool) throws -> (
-        JSONValue, ExitStatus
-    ) {
-        let reporter = ProgressReporter(quiet: arguments.has("--quiet") || json)
-        switch command.name {
-        case "seal": return (try SealCommand.run(arguments, reporter: reporter), .success)
-        case "open": return (try OpenCommand.run(arguments, reporter: reporter), .success)
-        case "verify": return (try VerifyCommand.run(arguments, json: json, reporter: reporter), .success)
-        case "inspect": return (try InspectCommand.run(arguments, json: json, reporter: reporter), .success)
-        default: return try CheckCommand.run(arguments, json: json)
-        }
+    /// `status`, unless writing to standard output failed: then the run failed too, with 74.
+    private static func finishPrinting(_ status: ExitStatus) -> ExitStatus {
+        guard let failure = Console.standardOutputFailure else { return status }
+        let error = ToolError(failure, hint: "check where standard output goes (a closed pipe, a full disk)")
+        Console.report(error, json: false)
+        return error.status
     }
 
     /// A usage error for `name`, suggesting the command it most likely misspells.
     static func unknownCommand(_ name: String) -> ToolError {
-        let known = CommandSpec.all.map(\.name) + ["help", "version"]
+        let known = commands.map { $0.name } + ["help", "version"]
         let closest = known.map { ($0, editDistance(name.lowercased(), $0)) }.min { $0.1 < $1.1 }
         let suggestion = closest.flatMap { $0.1 <= 2 ? " (did you mean '\($0.0)'?)" : nil } ?? ""
         return .usage("unknown command '\(name)'\(suggestion)")
@@ -97,11 +96,11 @@ enum GoshuinTool {
             Console.out(HelpText.overview)
             return .success
         }
-        guard let command = CommandSpec.named(name) else {
+        guard let command = command(named: name) else {
             Console.report(unknownCommand(name), json: false)
             return .usage
         }
-        Console.out(HelpText.help(for: command))
+        Console.out(HelpText.help(for: command.spec))
         return .success
     }
 

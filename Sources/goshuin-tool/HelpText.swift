@@ -8,7 +8,7 @@ enum HelpText {
     /// What a bare `goshuin-tool` prints, on standard error.
     static var shortUsage: String {
         "usage: goshuin-tool COMMAND [ARGUMENTS] [OPTIONS]\n"
-            + "commands: \(CommandSpec.all.map(\.name).joined(separator: ", ")); 'goshuin-tool help' explains them\n"
+            + "commands: \(GoshuinTool.commands.map { $0.name }.joined(separator: ", ")); 'goshuin-tool help' explains them\n"
     }
 
     static let exitStatuses = """
@@ -49,7 +49,7 @@ enum HelpText {
             COMMANDS
 
             """
-        for command in CommandSpec.all {
+        for command in GoshuinTool.commands.map({ $0.spec }) {
             text += hanging("  " + command.name.padding(9), command.summary)
         }
         text += """
@@ -73,11 +73,11 @@ enum HelpText {
         text += "\nOPTIONS\n"
         for option in command.options {
             var names = option.short.map { "\($0), " } ?? "    "
-            names += option.name + (option.valueName.map { " \($0)" } ?? "")
+            names += option.name.rawValue + (option.valueName.map { " \($0)" } ?? "")
             text += hanging("  " + names.padding(optionColumn - 2), option.help)
         }
         text += "\nEXAMPLES\n" + command.examples.map { "  " + $0 }.joined(separator: "\n") + "\n"
-        if command.options.contains(where: { $0.name == "--passphrase-file" }) {
+        if command.options.contains(where: { $0.name == .passphraseFile }) {
             text += "\n" + wrap(passphrase) + "\n"
         }
         return text + "\n" + wrap(exitStatuses) + "\n"

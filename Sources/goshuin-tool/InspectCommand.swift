@@ -1,23 +1,40 @@
+import GoshuinBackup
 import GoshuinFormat
 
-/// `goshuin-tool inspect INPUT.goshuin`: the header and the size verdict, without the passphrase.
-enum InspectCommand {
-    static func run(_ arguments: ParsedArguments, json: Bool, reporter: ProgressReporter) throws -> JSONValue {
-        let command = CommandSpec.inspect.name
-        guard arguments.positionals.count == 1, let inputPath = arguments.positionals.first else {
-            throw ToolError.usage("inspect takes one INPUT.goshuin file", command: command)
-        }
-        if arguments.has("--list") {
-            return try ListCommand.run(inputPath, arguments, json: json, reporter: reporter)
-        }
-        let input = try Paths.openInput(inputPath, command: command)
+/// `goshuin-tool inspect INPUT.goshuin`: the header and the size verdict, without the passphrase; with
+/// `--list`, a backup's entries.
+enum InspectCommand: ToolCommand {
+    static let spec = CommandSpec(
+        name: "inspect", summary: "Show a .goshuin file's header and check its size, without the passphrase.",
+        usage: "goshuin-tool inspect INPUT.goshuin [--list] [--json]",
+        options: [
+            OptionSpec(
+                .list,
+                "With the passphrase: list a backup's entries and its manifest (decrypts only the"
+                    + " chunks the ZIP's directory and manifest are in).")
+        ] + CommandSpec.passphraseOptions + [CommandSpec.jsonOption, CommandSpec.helpOption],
+        discussion: """
+            Prints every header field, the chunk count they imply, and the expected and actual file sizes,
+            with a verdict: consistent, truncated, trailing_data, or the header error's code. Nothing here is
+            authenticated: only opening with the passphrase proves the file genuine. Reads 45 bytes whatever
+            the file size. Exits 65 when the verdict is not 'consistent'. --list needs the passphrase.
+            """,
+        examples: [
+            "goshuin-tool inspect backup.goshuin", "goshuin-tool inspect backup.goshuin --json",
+            "goshuin-tool inspect backup.goshuin --list",
+        ])
+
+    static func run(_ arguments: ParsedArguments, _ context: CommandContext) throws -> CommandResult {
+        let inputPath = try onlyPositional(arguments, "one INPUT.goshuin file")
+        if arguments.has(.list) { return try list(inputPath, arguments, context) }
+        let input = try Paths.openInput(inputPath, command: name)
         let inspection = try input.closeAfter { try ContainerInspection(input) }
         let summary = jsonSummary(inspection, path: inputPath)
-        if !json { Console.out(text(inspection, path: inputPath)) }
+        if !context.json { Console.out(text(inspection, path: inputPath)) }
         if let problem = inspection.problem {
             throw InspectionFailure(error: ToolError(problem), summary: summary)
         }
-        return summary
+        return CommandResult(summary: summary)
     }
 
     /// A failing verdict: reported as an error, with the inspection still printed.
@@ -36,7 +53,7 @@ enum InspectCommand {
         let fields = headerFields(inspection)
         var members: [(key: String, value: JSONValue)] = [
             ("ok", .bool(inspection.problem == nil)),
-            ("command", .string("inspect")),
+            ("command", .string(name)),
             ("file", .string(path)),
             ("verdict", .string(inspection.verdict)),
             ("actualFileSize", .integer(inspection.fileSize)),
@@ -99,5 +116,59 @@ enum InspectCommand {
             lines.append("problem            \(problem.code.rawValue): \(problem.message)")
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// `inspect --list`: a backup's entries and manifest, read through the decrypting reader (only the
+    /// chunks holding the ZIP's directory and manifest are decrypted).
+    private static func list(_ inputPath: String, _ arguments: ParsedArguments, _ context: CommandContext) throws
+        -> CommandResult
+    {
+        let passphraseReader = try PassphraseReader(arguments, command: name)
+        let input = try Paths.openInput(inputPath, command: name)
+        let listing = try input.closeAfter {
+            try BackupListing(
+                input, passphrase: passphraseReader.read(confirm: false), progress: context.reporter.handler)
+        }
+        if !context.json { Console.out(listText(listing)) }
+        return CommandResult(summary: listSummary(listing, path: inputPath))
+    }
+
+    static func listText(_ listing: BackupListing) -> String {
+        let manifest = listing.manifest
+        var lines = [
+            "created      \(manifest.createdAt)",
+            "records      \(manifest.records.size) bytes",
+            "photos       \(manifest.photos.count)",
+            "entries (size, stored size, method, name):",
+        ]
+        for entry in listing.entries {
+            let method = entry.method == 0 ? "stored " : "deflate"
+            lines.append(
+                "  " + String(entry.uncompressedSize).padding(12) + String(entry.compressedSize).padding(12) + method
+                    + "  " + entry.name)
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    static func listSummary(_ listing: BackupListing, path: String) -> JSONValue {
+        let manifest = listing.manifest
+        return summary([
+            ("file", .string(path)),
+            ("createdAt", .string(manifest.createdAt)),
+            ("recordsSize", .integer(manifest.records.size)),
+            ("photoCount", .integer(manifest.photos.count)),
+            (
+                "entries",
+                .array(
+                    listing.entries.map { entry in
+                        .object([
+                            ("name", .string(entry.name)),
+                            ("size", .integer(entry.uncompressedSize)),
+                            ("compressedSize", .integer(entry.compressedSize)),
+                            ("method", .string(entry.method == 0 ? "stored" : "deflate")),
+                        ])
+                    })
+            ),
+        ])
     }
 }

@@ -1,77 +1,90 @@
 import GoshuinBackup
 import GoshuinFormat
 
-/// `goshuin-tool open INPUT.goshuin -o OUTPUT`.
-enum OpenCommand {
-    static func run(_ arguments: ParsedArguments, reporter: ProgressReporter) throws -> JSONValue {
-        let command = CommandSpec.open.name
-        guard arguments.positionals.count == 1, let inputPath = arguments.positionals.first else {
-            throw ToolError.usage("open takes one INPUT.goshuin file", command: command)
+/// `goshuin-tool open INPUT.goshuin (-o OUTPUT | --extract FOLDER)`.
+enum OpenCommand: ToolCommand {
+    static let spec = CommandSpec(
+        name: "open", summary: "Decrypt a .goshuin file, or unpack a backup into a folder.",
+        usage: "goshuin-tool open INPUT.goshuin (-o OUTPUT | --extract FOLDER) [options]",
+        options: [
+            OptionSpec(.output, short: "-o", value: "PATH", "Where to write the payload ('-': standard output)."),
+            OptionSpec(
+                .extract, value: "FOLDER",
+                "Unpack a backup into FOLDER (new or empty): manifest.json, records.csv and the photos, each"
+                    + " checked against the manifest."),
+        ] + CommandSpec.passphraseOptions + CommandSpec.outputOptions + [
+            CommandSpec.jsonOption, CommandSpec.helpOption,
+        ],
+        discussion: """
+            The file's structure is checked before the passphrase is used. Every chunk is authenticated
+            before OUTPUT appears; if any check fails, nothing is written. With -o - the payload is verified
+            in a private temporary file first, then copied to standard output; to a terminal only when it is
+            plain text, or with --force. With --extract the backup's ZIP is read in place, chunk by chunk,
+            without writing it out; the folder appears only when every entry verified. Free space is checked
+            before the passphrase is used (no_space). A line on standard error then says what was written.
+            """,
+        examples: [
+            "goshuin-tool open backup.goshuin -o backup.zip",
+            "goshuin-tool open backup.goshuin --extract restored/",
+        ])
+
+    static func run(_ arguments: ParsedArguments, _ context: CommandContext) throws -> CommandResult {
+        let inputPath = try onlyPositional(arguments, "one INPUT.goshuin file")
+        if let folder = arguments.value(.extract) {
+            guard !arguments.has(.output) else { throw usage("give -o OUTPUT or --extract FOLDER, not both") }
+            return try extract(inputPath, into: folder, arguments, context.reporter)
         }
-        let passphraseReader = PassphraseReader(arguments, command: command)
-        if let folder = arguments.value("--extract") {
-            guard !arguments.has("--output") else {
-                throw ToolError.usage("give -o OUTPUT or --extract FOLDER, not both", command: command)
-            }
-            return try extract(inputPath, into: folder, passphraseReader, reporter)
+        guard let outputPath = arguments.value(.output) else {
+            throw usage("open needs -o OUTPUT (or --extract FOLDER for a backup)")
         }
-        guard let outputPath = arguments.value("--output") else {
-            throw ToolError.usage("open needs -o OUTPUT (or --extract FOLDER for a backup)", command: command)
-        }
-        try passphraseReader.validate()
-        let force = arguments.has("--force")
-        let input = try Paths.openInput(inputPath, command: command)
+        let passphraseReader = try PassphraseReader(arguments, command: name)
+        let force = arguments.has(.force)
+        let input = try Paths.openInput(inputPath, command: name)
         return try input.closeAfter {
-            try Paths.checkOutput(outputPath, input: input, force: force, binary: false, command: command)
-            // The structure is checked before the passphrase is asked for: a cut file says so at once.
-            let header = try ContainerStructure.validate(input)
-            let passphrase = try passphraseReader.read(confirm: false)
-            try Paths.writeOutput(outputPath, force: force) { output in
-                try GoshuinFile.decrypt(
-                    input, header: header, passphrase: passphrase, to: output, progress: reporter.handler)
+            try Paths.checkOutput(outputPath, input: input, force: force, binary: false, command: name)
+            // The library checks the structure before it asks: a cut file says so at once.
+            let header = try Paths.writeOutput(outputPath, force: force) { output in
+                try ContainerOpener.open(
+                    input, to: output, passphrase: passphraseReader.read(confirm: false),
+                    progress: context.reporter.handler)
             }
             Console.result(
-                "opened \(inputPath) into \(outputPath == "-" ? "standard output" : outputPath),"
+                "opened \(inputPath) into \(Paths.describe(outputPath)),"
                     + " \(ProgressReporter.size(header.plaintextLength))")
-            return .object([
-                ("ok", .bool(true)),
-                ("command", .string(command)),
-                ("output", .string(outputPath)),
-                ("plaintextLength", .integer(header.plaintextLength)),
-                ("chunkCount", .integer(header.layout.chunkCount)),
-            ])
+            return CommandResult(
+                summary: summary([
+                    ("output", .string(outputPath)),
+                    ("plaintextLength", .integer(header.plaintextLength)),
+                    ("chunkCount", .integer(header.chunkCount)),
+                ]))
         }
     }
 
     /// `open --extract FOLDER`: the backup unpacked and verified into a new or empty folder.
     private static func extract(
-        _ inputPath: String, into givenFolder: String, _ passphraseReader: PassphraseReader,
-        _ reporter: ProgressReporter
-    ) throws -> JSONValue {
-        try passphraseReader.validate()
+        _ inputPath: String, into givenFolder: String, _ arguments: ParsedArguments, _ reporter: ProgressReporter
+    ) throws -> CommandResult {
+        let passphraseReader = try PassphraseReader(arguments, command: name)
         let folder: String
         do {
             folder = try BackupExtractor.normalizedDestination(givenFolder)
         } catch {
-            throw ToolError.usage("--extract needs a new or empty folder, not \"\(givenFolder)\"", command: "open")
+            throw usage("--extract needs a new or empty folder, not \(DisplayText.quoted(givenFolder))")
         }
-        try BackupExtractor.requireEmptyOrAbsent(folder)
-        let input = try Paths.openInput(inputPath, command: CommandSpec.open.name)
-        let header = try input.closeAfter { try ContainerStructure.validate(input) }
-        try FileSystem.requireSpace(
-            header.plaintextLength, at: AtomicOutput.directory(of: folder), for: "extracting this backup")
-        let passphrase = try passphraseReader.read(confirm: false)
-        Paths.sweepLeftovers(besides: folder)
-        let manifest = try BackupExtractor.extract(
-            inputPath: inputPath, passphrase: passphrase, into: folder, progress: reporter.handler)
-        Console.result("restored \(manifest.photos.count + 2) files into \(givenFolder)")
-        return .object([
-            ("ok", .bool(true)),
-            ("command", .string(CommandSpec.open.name)),
-            ("extractedTo", .string(folder)),
-            ("createdAt", .string(manifest.createdAt)),
-            ("photoCount", .integer(manifest.photos.count)),
-            ("entryCount", .integer(manifest.photos.count + 2)),
-        ])
+        let input = try Paths.openInput(inputPath, command: name)
+        return try input.closeAfter {
+            try Paths.checkFolderForOutput(folder)
+            Paths.sweepLeftovers(besides: folder)
+            let manifest = try BackupExtractor.extract(
+                input, into: folder, passphrase: passphraseReader.read(confirm: false), progress: reporter.handler)
+            Console.result("restored \(manifest.photos.count + 2) files into \(givenFolder)")
+            return CommandResult(
+                summary: summary([
+                    ("extractedTo", .string(folder)),
+                    ("createdAt", .string(manifest.createdAt)),
+                    ("photoCount", .integer(manifest.photos.count)),
+                    ("entryCount", .integer(manifest.photos.count + 2)),
+                ]))
+        }
     }
 }

@@ -1,4 +1,3 @@
-import Glibc
 import GoshuinFormat
 
 /// Where the passphrase comes from: `--passphrase-file`, `--passphrase-fd`, `GOSHUIN_PASSPHRASE`, or a
@@ -10,17 +9,19 @@ struct PassphraseReader {
     let descriptor: String?
     let command: String
 
-    init(_ arguments: ParsedArguments, command: String) {
-        file = arguments.value("--passphrase-file")
-        descriptor = arguments.value("--passphrase-fd")
+    /// The sources `arguments` name, checked before any work: two explicit sources, a descriptor that is
+    /// not open, or no source and no terminal are usage errors.
+    init(_ arguments: ParsedArguments, command: String) throws(ToolError) {
+        file = arguments.value(.passphraseFile)
+        descriptor = arguments.value(.passphraseDescriptor)
         self.command = command
+        try validate()
     }
 
     /// Whether the passphrase is to be read from standard input (`--passphrase-fd 0`).
     var usesStandardInput: Bool { descriptor.flatMap { Int32($0) } == 0 }
 
-    /// Checks the sources before any work: two explicit sources, or none and no terminal, are usage errors.
-    func validate() throws(ToolError) {
+    private func validate() throws(ToolError) {
         if file != nil, descriptor != nil {
             throw .usage("give --passphrase-file or --passphrase-fd, not both", command: command)
         }
@@ -34,7 +35,9 @@ struct PassphraseReader {
                 throw .usage("--passphrase-fd \(number): no file descriptor \(number) is open", command: command)
             }
         }
-        if file == nil, descriptor == nil, getenv(Self.environmentVariable) == nil, !TerminalPrompt.isAvailable {
+        if file == nil, descriptor == nil, FileSystem.environment(Self.environmentVariable) == nil,
+            !TerminalPrompt.isAvailable
+        {
             throw .usage(
                 "no passphrase: there is no terminal to ask on; use --passphrase-file, --passphrase-fd or"
                     + " \(Self.environmentVariable)", command: command)
@@ -50,10 +53,10 @@ struct PassphraseReader {
             if confirm { try Self.checkForSealing(given.bytes) }
             return given
         }
-        let first = try TerminalPrompt.ask("Passphrase: ", tooLong: tooLong("the terminal"))
+        let first = try TerminalPrompt.ask("Passphrase: ")
         if confirm {
             try Self.checkForSealing(first)
-            let second = try TerminalPrompt.ask("Passphrase again: ", tooLong: tooLong("the terminal"))
+            let second = try TerminalPrompt.ask("Passphrase again: ")
             let same = first.withUnsafeBytes { one in second.withUnsafeBytes { two in one.elementsEqual(two) } }
             guard same else {
                 throw ToolError(
@@ -72,10 +75,9 @@ struct PassphraseReader {
         if let descriptor, let number = Int32(descriptor) {
             return try firstLine(of: FileDescriptor(rawValue: number), source: "file descriptor \(number)")
         }
-        if let value = getenv(Self.environmentVariable) {
-            let length = strlen(value)
-            guard length <= Passphrase.maximumLength else { throw tooLong(Self.environmentVariable) }
-            return Passphrase(bytes: UnsafeRawBufferPointer(start: value, count: length))
+        if let value = FileSystem.environment(Self.environmentVariable) {
+            guard value.count <= Passphrase.maximumLength else { throw tooLong(Self.environmentVariable) }
+            return Passphrase(bytes: value)
         }
         return nil
     }
@@ -103,13 +105,13 @@ struct PassphraseReader {
     private func firstLine(of descriptor: FileDescriptor, source: String) throws(ToolError) -> Passphrase {
         // Reserved in full, so growing the line never leaves an unwiped copy behind.
         var line = [UInt8]()
-        line.reserveCapacity(Passphrase.maximumLength + 1)
+        line.reserveCapacity(Passphrase.maximumLength + 2)
         defer { SecretBytes.wipe(&line) }
         var byte: UInt8 = 0
         while true {
             let count: Int
             do {
-                count = try withUnsafeMutableBytes(of: &byte) { (buffer) throws(Errno) in
+                count = try withUnsafeMutableBytes(of: &byte) { buffer throws(Errno) in
                     try descriptor.read(into: buffer)
                 }
             } catch {
@@ -117,9 +119,11 @@ struct PassphraseReader {
             }
             if count == 0 || byte == UInt8(ascii: "\n") { break }
             line.append(byte)
-            guard line.count <= Passphrase.maximumLength else { throw tooLong(source) }
+            // One byte more than the limit may be the CR of a CRLF line end, removed below.
+            guard line.count <= Passphrase.maximumLength + 1 else { throw tooLong(source) }
         }
         if line.last == UInt8(ascii: "\r") { line.removeLast() }
+        guard line.count <= Passphrase.maximumLength else { throw tooLong(source) }
         return Passphrase(bytes: line)
     }
 

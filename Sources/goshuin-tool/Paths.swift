@@ -1,23 +1,23 @@
-import Glibc
 import GoshuinFormat
 
-/// The checks the tool makes on its input and output paths before it asks for a passphrase.
+/// The checks the tool makes on its input and output paths before the library asks for a passphrase,
+/// and the writing of outputs (a file, or standard output through a spool).
 enum Paths {
     /// Opens the input file: `input_not_found` (66) if it is missing or unreadable, a usage error for a
-    /// directory.
+    /// directory. The open does not wait on a named pipe; the library refuses anything but a regular file.
     static func openInput(_ path: String, command: String) throws(ToolError) -> FileDescriptor {
-        var info = stat()
-        guard stat(path, &info) == 0 else {
-            let error = Errno(rawValue: errno)
+        switch FileSystem.statusFollowingLinks(ofPath: path) {
+        case .failure(let error):
             throw ToolError(
                 code: .inputNotFound, "cannot read \(DisplayText.quoted(path)): \(error)", hint: "check the path",
                 status: .noInput)
-        }
-        if (info.st_mode & S_IFMT) == S_IFDIR {
+        case .success(let found) where found.kind == .directory:
             throw .usage("\(DisplayText.quoted(path)) is a directory; \(command) takes a file", command: command)
+        case .success:
+            break
         }
         do {
-            return try FileDescriptor.openForReading(path)
+            return try FileDescriptor.open(path, [.readOnly, .nonBlocking])
         } catch {
             throw ToolError(
                 code: .inputNotFound, "cannot read \(DisplayText.quoted(path)): \(error)", status: .noInput)
@@ -50,21 +50,35 @@ enum Paths {
             } catch let error as GoshuinError where error.code == .invalidArgument {
                 throw sameFile
             } catch {
-                throw toolError(error)
+                throw toolError(error, force: force)
             }
         }
-        let directory = AtomicOutput.directory(of: path)
-        guard access(directory, W_OK) == 0 else {
-            throw ToolError(
-                code: .cannotCreateOutput, "cannot create \(DisplayText.quoted(path)): \(Errno(rawValue: errno))",
-                hint: "check that the folder exists and is writable", status: .cannotCreate)
-        }
+        try checkFolderForOutput(path)
         do {
             try AtomicOutput.checkDestination(path, replaceExisting: force)
         } catch {
-            throw toolError(error)
+            throw toolError(error, force: force)
         }
     }
+
+    /// Checks that the folder that is to hold `path` (a file or a folder) exists and takes new files:
+    /// `cannot_create_output` (73) otherwise, and a name longer than the system allows is a usage error.
+    static func checkFolderForOutput(_ path: String) throws(ToolError) {
+        let name = FileSystem.lastComponent(of: path)
+        guard name.utf8.count <= FileSystem.maximumNameLength else {
+            throw .usage(
+                "the name \(DisplayText.quoted(name)) is longer than \(FileSystem.maximumNameLength) bytes, the most"
+                    + " this system allows")
+        }
+        if let error = FileSystem.cannotWrite(inDirectory: FileSystem.parentDirectory(of: path)) {
+            throw ToolError(
+                code: .cannotCreateOutput, "cannot create \(DisplayText.quoted(path)): \(error)",
+                hint: "check that the folder exists and is writable", status: .cannotCreate)
+        }
+    }
+
+    /// `path` in a result line: `standard output` for `-`.
+    static func describe(_ path: String) -> String { path == "-" ? "standard output" : path }
 
     /// Refusing to write `what` to the terminal standard output is.
     private static func terminalOutput(_ what: String) -> ToolError {
@@ -80,7 +94,7 @@ enum Paths {
     /// control character but tab, newline and carriage return.
     private static func isPlainText(_ file: FileDescriptor, count: Int64) throws -> Bool {
         guard count <= largestTextForATerminal else { return false }
-        try file.seek(to: 0)
+        try describingFailure("cannot read the payload") { try file.seek(to: 0) }
         let bytes = try FileSystem.readAll(file, maximumSize: Int(count), name: "the payload")
         guard let text = String(validating: bytes, as: UTF8.self) else { return false }
         return text.unicodeScalars.allSatisfy { scalar in
@@ -100,13 +114,17 @@ enum Paths {
         }
     }
 
-    private static func toolError(_ error: any Error) -> ToolError {
-        (error as? GoshuinError).map(ToolError.init) ?? ToolError(code: .io, "\(error)", status: .ioError)
+    /// `error` as the tool reports it; an output that exists though `force` was given is not a regular file,
+    /// and `--force` will not help.
+    private static func toolError(_ error: any Error, force: Bool) -> ToolError {
+        let error = error.goshuinError("cannot check the output")
+        let notReplaceable = force && error.code == .outputExists
+        return ToolError(error, hint: notReplaceable ? "choose another output name with -o" : nil)
     }
 
     /// Removes what killed runs left in the folder that will hold `path` (``Temporaries``), saying so.
     static func sweepLeftovers(besides path: String) {
-        let directory = AtomicOutput.directory(of: path)
+        let directory = FileSystem.parentDirectory(of: path)
         let removed = Temporaries.sweepLeftovers(in: directory)
         guard !removed.isEmpty else { return }
         let names = removed.map { DisplayText.quoted($0) }.joined(separator: ", ")
@@ -116,33 +134,31 @@ enum Paths {
     }
 
     /// Runs `write` on a file that becomes `path` only if `write` succeeds, or, for `-`, on a private
-    /// temporary file copied to standard output afterwards, so a failure never leaves partial output.
+    /// temporary file copied to standard output afterwards, so a failure never leaves partial output;
+    /// returns what `write` returns.
     ///
     /// To a terminal, only plain text is written unless `force` (the check before the work refused binary
     /// output already; a payload is judged once it is verified).
-    static func writeOutput(
-        _ path: String, force: Bool, _ write: (FileDescriptor) throws -> Void
-    ) throws {
+    static func writeOutput<Result>(
+        _ path: String, force: Bool, _ write: (FileDescriptor) throws -> Result
+    ) throws -> Result {
         guard path == "-" else {
             sweepLeftovers(besides: path)
-            try withAtomicOutput(to: path, replaceExisting: force, write)
-            return
+            return try withAtomicOutput(to: path, replaceExisting: force, write)
         }
         let spool = try FileSystem.anonymousFile()
-        try spool.closeAfter {
-            try write(spool)
+        return try spool.closeAfter {
+            let result = try write(spool)
             if !force, FileDescriptor.standardOutput.isTerminal {
-                let size = (try? spool.regularFileSize()).flatMap { $0 } ?? 0
-                guard try isPlainText(spool, count: size) else {
+                let size = (try? spool.regularFileSize()) ?? nil
+                guard try isPlainText(spool, count: size ?? 0) else {
                     throw terminalOutput("the payload is not plain text (or more than 16 MiB)")
                 }
             }
-            do {
-                try spool.seek(to: 0)
-                try FileDescriptor.standardOutput.copyAll(from: spool)
-            } catch {
-                throw GoshuinError(error, doing: "cannot write to standard output")
-            }
+            try describingFailure("cannot read the verified payload") { try spool.seek(to: 0) }
+            try FileDescriptor.standardOutput.copyAll(
+                from: spool, reading: "the verified payload", writing: "to standard output")
+            return result
         }
     }
 }

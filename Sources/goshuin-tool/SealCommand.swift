@@ -1,97 +1,120 @@
 import GoshuinBackup
 import GoshuinFormat
 
-/// `goshuin-tool seal INPUT -o OUTPUT`.
-enum SealCommand {
-    static func run(_ arguments: ParsedArguments, reporter: ProgressReporter) throws -> JSONValue {
-        let command = CommandSpec.seal.name
-        guard arguments.positionals.count == 1, let inputPath = arguments.positionals.first else {
-            throw ToolError.usage("seal takes one INPUT (a file, or - for standard input)", command: command)
-        }
-        guard let outputPath = arguments.value("--output") else {
-            throw ToolError.usage("seal needs -o OUTPUT.goshuin", command: command)
-        }
+/// `goshuin-tool seal INPUT|FOLDER -o OUTPUT`.
+enum SealCommand: ToolCommand {
+    static let spec = CommandSpec(
+        name: "seal", summary: "Encrypt a file into a .goshuin file.",
+        usage: "goshuin-tool seal INPUT|FOLDER -o OUTPUT.goshuin [--iterations N] [--chunk-size SIZE] [options]",
+        options: [
+            OptionSpec(
+                .output, short: "-o", value: "PATH", "Where to write the .goshuin file ('-': standard output)."),
+            OptionSpec(
+                .iterations, value: "N",
+                "PBKDF2 iterations, 1000 to 2000000 (default 600000). More is slower"
+                    + " to open, and slower to guess."),
+            OptionSpec(
+                .chunkSize, value: "SIZE",
+                "Plaintext bytes per chunk, 1KiB to 64MiB (default 4MiB); bytes,"
+                    + " or with a KiB or MiB suffix."),
+        ] + CommandSpec.passphraseOptions + CommandSpec.outputOptions + [
+            CommandSpec.jsonOption, CommandSpec.helpOption,
+        ],
+        discussion: """
+            INPUT is a file, or '-' for standard input (copied first to a private temporary file, because the
+            header records the length). A FOLDER is packed into a backup ZIP first: records.csv and photos
+            (IMG_0001.jpg, .jpeg, .png, .heic, .heif or .webp, in any case) with a generated manifest.json.
+            Every file that may not be in a backup is listed at once, with the rule it breaks and a name that
+            would pass; .DS_Store, Thumbs.db, desktop.ini and ._* files are left out with a notice. Photos are
+            never renamed: records.csv refers to them by name.
+
+            The passphrase is asked twice on the terminal unless it comes from --passphrase-file,
+            --passphrase-fd or GOSHUIN_PASSPHRASE; an empty one is refused, a short one warned about. Every
+            file gets a fresh random salt and nonce. The output appears only once it is complete; a line on
+            standard error then says what was sealed, where, and its size.
+            """,
+        examples: [
+            "goshuin-tool seal notes.zip -o notes.goshuin",
+            "tar c photos | goshuin-tool seal - -o photos.goshuin --passphrase-file key.txt",
+            "goshuin-tool seal my-backup/ -o backup.goshuin",
+        ])
+
+    static func run(_ arguments: ParsedArguments, _ context: CommandContext) throws -> CommandResult {
+        let inputPath = try onlyPositional(arguments, "one INPUT (a file, or - for standard input)")
+        guard let outputPath = arguments.value(.output) else { throw usage("seal needs -o OUTPUT.goshuin") }
         let parameters = try sealParameters(arguments)
-        let passphraseReader = PassphraseReader(arguments, command: command)
-        try passphraseReader.validate()
-        let force = arguments.has("--force")
+        let passphraseReader = try PassphraseReader(arguments, command: name)
+        let force = arguments.has(.force)
         if inputPath != "-", FileSystem.isDirectory(inputPath) {
-            try Paths.checkOutput(outputPath, input: nil, force: force, binary: true, command: command)
+            try Paths.checkOutput(outputPath, input: nil, force: force, binary: true, command: name)
             let (packed, manifest) = try packFolder(inputPath, besides: outputPath)
-            defer { try? packed.close() }
-            let photos = manifest.photos.count == 1 ? "1 photo" : "\(manifest.photos.count) photos"
-            return try seal(
-                packed, to: outputPath, what: "records.csv and \(photos)", arguments, passphraseReader, parameters,
-                reporter)
+            return try packed.closeAfter {
+                let photos = manifest.photos.count == 1 ? "1 photo" : "\(manifest.photos.count) photos"
+                return try seal(
+                    packed, to: outputPath, what: "records.csv and \(photos)", force: force, passphraseReader,
+                    parameters, context.reporter)
+            }
         }
-        let input = inputPath == "-" ? nil : try Paths.openInput(inputPath, command: command)
+        let input = inputPath == "-" ? nil : try Paths.openInput(inputPath, command: name)
         defer { try? input?.close() }
-        try Paths.checkOutput(outputPath, input: input, force: force, binary: true, command: command)
+        try Paths.checkOutput(outputPath, input: input, force: force, binary: true, command: name)
         if inputPath == "-", passphraseReader.usesStandardInput {
-            throw ToolError.usage("standard input cannot carry both the payload and the passphrase", command: command)
+            throw usage("standard input cannot carry both the payload and the passphrase")
         }
         let payload = try input ?? spoolStandardInput()
         defer { if input == nil { try? payload.close() } }
         return try seal(
-            payload, to: outputPath, what: inputPath == "-" ? "standard input" : inputPath, arguments,
-            passphraseReader, parameters, reporter)
+            payload, to: outputPath, what: inputPath == "-" ? "standard input" : inputPath, force: force,
+            passphraseReader, parameters, context.reporter)
     }
 
-    /// Asks for the passphrase and seals `payload`, described as `what` in the result line, into `outputPath`;
-    /// returns the JSON summary.
+    /// Seals `payload`, described as `what` in the result line, into `outputPath`, asking for the
+    /// passphrase once the input and the output passed their checks; returns the JSON summary.
     private static func seal(
-        _ payload: FileDescriptor, to outputPath: String, what: String, _ arguments: ParsedArguments,
+        _ payload: FileDescriptor, to outputPath: String, what: String, force: Bool,
         _ passphraseReader: PassphraseReader, _ parameters: SealParameters, _ reporter: ProgressReporter
-    ) throws -> JSONValue {
-        let command = CommandSpec.seal.name
-        let force = arguments.has("--force")
-        let length = try plaintextLength(of: payload)
-        let passphrase = try passphraseReader.read(confirm: true)
-        var header: Header?
-        try Paths.writeOutput(outputPath, force: force) { output in
-            header = try ContainerSealer.seal(
-                from: payload, plaintextLength: length, to: output, passphrase: passphrase, parameters: parameters,
-                progress: reporter.handler)
+    ) throws -> CommandResult {
+        guard let length = try describingFailure("cannot examine the input", { try payload.regularFileSize() }) else {
+            throw usage("INPUT must be a regular file (or - for standard input)")
         }
-        guard let header else { throw GoshuinError(.io, "sealing produced no header") }
+        let header = try Paths.writeOutput(outputPath, force: force) { output in
+            try ContainerSealer.seal(
+                from: payload, plaintextLength: UInt64(length), to: output,
+                passphrase: passphraseReader.read(confirm: true), parameters: parameters, progress: reporter.handler)
+        }
         Console.result(
-            "sealed \(what) into \(outputPath == "-" ? "standard output" : outputPath),"
-                + " \(ProgressReporter.size(header.layout.expectedFileSize))")
-        return .object([
-            ("ok", .bool(true)),
-            ("command", .string(command)),
-            ("output", .string(outputPath)),
-            ("plaintextLength", .integer(header.plaintextLength)),
-            ("fileSize", .integer(header.layout.expectedFileSize)),
-            ("chunkCount", .integer(header.layout.chunkCount)),
-            ("kdfIterations", .integer(header.kdfIterations)),
-            ("chunkSize", .integer(header.chunkSize)),
-        ])
+            "sealed \(what) into \(Paths.describe(outputPath)),"
+                + " \(ProgressReporter.size(header.fileSize))")
+        return CommandResult(
+            summary: summary([
+                ("output", .string(outputPath)),
+                ("plaintextLength", .integer(header.plaintextLength)),
+                ("fileSize", .integer(header.fileSize)),
+                ("chunkCount", .integer(header.chunkCount)),
+                ("kdfIterations", .integer(header.kdfIterations)),
+                ("chunkSize", .integer(header.chunkSize)),
+            ]))
     }
 
     /// The iteration count and chunk size asked for, checked against the format's bounds.
     static func sealParameters(_ arguments: ParsedArguments) throws -> SealParameters {
         var parameters = SealParameters()
-        if let text = arguments.value("--iterations") {
+        if let text = arguments.value(.iterations) {
             guard let iterations = UInt32(text) else {
-                throw ToolError.usage("--iterations takes a whole number, not '\(text)'", command: "seal")
+                throw usage("--iterations takes a whole number, not '\(text)'")
             }
             parameters.iterations = iterations
         }
-        if let text = arguments.value("--chunk-size") {
+        if let text = arguments.value(.chunkSize) {
             guard let size = parseSize(text) else {
-                throw ToolError.usage(
-                    "--chunk-size takes bytes or a size such as 64KiB or 4MiB, not '\(text)'", command: "seal")
+                throw usage("--chunk-size takes bytes or a size such as 64KiB or 4MiB, not '\(text)'")
             }
             parameters.chunkSize = size
         }
         do {
-            _ = try Header(
-                kdfIterations: parameters.iterations, salt: [UInt8](repeating: 0, count: Header.saltLength),
-                nonceBase: [UInt8](repeating: 0, count: Header.nonceBaseLength), chunkSize: parameters.chunkSize,
-                plaintextLength: 1)
+            try parameters.validate()
         } catch let error as GoshuinError {
-            throw ToolError(usage: error, command: "seal")
+            throw ToolError(usage: error, command: name)
         }
         return parameters
     }
@@ -116,7 +139,7 @@ enum SealCommand {
     private static func packFolder(_ folder: String, besides outputPath: String) throws -> (
         FileDescriptor, Manifest
     ) {
-        let directory = outputPath == "-" ? FileSystem.temporaryDirectory : AtomicOutput.directory(of: outputPath)
+        let directory = outputPath == "-" ? FileSystem.temporaryDirectory : FileSystem.parentDirectory(of: outputPath)
         let packed = try FileSystem.anonymousFile(in: directory)
         do {
             let result = try BackupPacker.pack(folder: folder, into: packed)
@@ -126,7 +149,7 @@ enum SealCommand {
                     "left out \(skipped.count) \(skipped.count == 1 ? "file" : "files") the operating system made:"
                         + " \(skipped.joined(separator: ", "))")
             }
-            try packed.seek(to: 0)
+            try describingFailure("cannot read the packed backup") { try packed.seek(to: 0) }
             return (packed, result.manifest)
         } catch {
             try? packed.close()
@@ -139,28 +162,12 @@ enum SealCommand {
     private static func spoolStandardInput() throws -> FileDescriptor {
         let spool = try FileSystem.anonymousFile()
         do {
-            try spool.copyAll(from: .standardInput)
-            try spool.seek(to: 0)
+            try spool.copyAll(from: .standardInput, reading: "standard input", writing: "a temporary file")
+            try describingFailure("cannot read a temporary file") { try spool.seek(to: 0) }
         } catch {
             try? spool.close()
-            throw GoshuinError(.io, "cannot copy standard input to a temporary file: \(error)")
+            throw error
         }
         return spool
-    }
-
-    private static func plaintextLength(of payload: FileDescriptor) throws -> UInt64 {
-        let size: Int64?
-        do {
-            size = try payload.regularFileSize()
-        } catch {
-            throw GoshuinError(.io, "cannot examine the input: \(error)")
-        }
-        guard let size else {
-            throw ToolError.usage("INPUT must be a regular file (or - for standard input)", command: "seal")
-        }
-        guard size > 0 else {
-            throw GoshuinError(.emptyPayload, "the input is empty; an empty payload cannot be sealed")
-        }
-        return UInt64(size)
     }
 }

@@ -19,8 +19,14 @@ enum TerminalPrompt {
         return true
     }
 
+    /// The longest line a terminal in canonical mode passes on whole: Linux keeps 4095 bytes of a line and
+    /// drops what is typed beyond, silently, so a line that long may have been cut.
+    static let longestWholeLine = 4_094
+
     /// Shows `prompt`, reads one line with echo off, and restores the terminal (also on Ctrl-C).
-    static func ask(_ prompt: String, tooLong: ToolError) throws(ToolError) -> SecretBytes {
+    ///
+    /// - Throws: `passphrase_too_long` for a line the terminal may have cut (``longestWholeLine``).
+    static func ask(_ prompt: String) throws(ToolError) -> SecretBytes {
         let descriptor = Glibc.open("/dev/tty", O_RDWR | O_CLOEXEC)
         guard descriptor >= 0 else {
             throw .usage("no terminal to ask for the passphrase on")
@@ -52,7 +58,7 @@ enum TerminalPrompt {
             }
         }
         var line = [UInt8]()
-        line.reserveCapacity(Passphrase.maximumLength + 1)
+        line.reserveCapacity(Passphrase.maximumLength + 2)
         defer { SecretBytes.wipe(&line) }
         var byte: UInt8 = 0
         while true {
@@ -63,9 +69,16 @@ enum TerminalPrompt {
             }
             if count == 0 || byte == UInt8(ascii: "\n") { break }
             line.append(byte)
-            guard line.count <= Passphrase.maximumLength else { throw tooLong }
+            guard line.count <= Self.longestWholeLine else { throw cutLine }
         }
         if line.last == UInt8(ascii: "\r") { line.removeLast() }
         return SecretBytes(copying: line)
     }
+
+    private static let cutLine = ToolError(
+        GoshuinError(
+            .passphraseTooLong,
+            "the passphrase typed is longer than \(longestWholeLine) bytes, more than a terminal passes on whole: it"
+                + " may have been cut, so it is refused"),
+        hint: "give a passphrase that long with --passphrase-file or --passphrase-fd")
 }

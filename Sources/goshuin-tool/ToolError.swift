@@ -80,8 +80,9 @@ struct ToolError: Error {
         self.init(code: error.code.rawValue, error.message, hint: "see 'goshuin-tool help \(command)'", status: .usage)
     }
 
-    /// A core error with the exit status its code implies and a hint where one helps.
-    init(_ error: GoshuinError) {
+    /// A core error with the exit status its code implies and a hint where one helps (`hint`, or the usual
+    /// one for the code).
+    init(_ error: GoshuinError, hint: String? = nil) {
         let status: ExitStatus
         switch error.code {
         case .outputExists, .destinationNotEmpty: status = .cannotCreate
@@ -92,7 +93,7 @@ struct ToolError: Error {
         default: status = error.isInputRejection ? .dataError : .ioError
         }
         self.init(
-            code: error.code.rawValue, error.message, hint: Self.hint(for: error.code), status: status,
+            code: error.code.rawValue, error.message, hint: hint ?? Self.hint(for: error.code), status: status,
             chunkIndex: error.chunkIndex, details: error.details)
     }
 

@@ -40,8 +40,8 @@ import Testing
         let folder = Self.makeFolder(directory)
         let manifest = try Self.sealBackup(folder, in: directory)
         #expect(manifest.photos.map(\.name) == ["IMG_0001.jpg", "Z9.webp", "b-2.png", "c_3.heic"])
-        try BackupExtractor.extract(
-            inputPath: directory.file("backup.goshuin"), passphrase: Passphrase("pw"), into: directory.file("out"))
+        try BackupFile.extract(
+            inputPath: directory.file("backup.goshuin"), into: directory.file("out"), passphrase: Passphrase("pw"))
         for name in ["records.csv", "IMG_0001.jpg", "b-2.png", "c_3.heic", "Z9.webp"] {
             #expect(
                 Fixtures.readBytes(folder + "/" + name) == Fixtures.readBytes(directory.file("out/" + name)), "\(name)")
@@ -69,19 +69,19 @@ import Testing
         bytes[45 + 4 + 100] ^= 1
         directory.write("damaged.goshuin", bytes)
         #expect(throws: GoshuinError(.chunkDamaged, "", chunkIndex: 0)) {
-            try BackupExtractor.extract(
-                inputPath: directory.file("damaged.goshuin"), passphrase: Passphrase("pw"), into: directory.file("out"))
+            try BackupFile.extract(
+                inputPath: directory.file("damaged.goshuin"), into: directory.file("out"), passphrase: Passphrase("pw"))
         }
         #expect(throws: GoshuinError(.authFailed, "")) {
-            try BackupExtractor.extract(
-                inputPath: directory.file("backup.goshuin"), passphrase: Passphrase("no"), into: directory.file("out"))
+            try BackupFile.extract(
+                inputPath: directory.file("backup.goshuin"), into: directory.file("out"), passphrase: Passphrase("no"))
         }
         #expect(directory.entries == ["backup.goshuin", "damaged.goshuin", "folder"])
         try FileManager.default.createDirectory(atPath: directory.file("full"), withIntermediateDirectories: false)
         directory.write("full/x", [1])
         #expect(throws: GoshuinError(.destinationNotEmpty, "")) {
-            try BackupExtractor.extract(
-                inputPath: directory.file("backup.goshuin"), passphrase: Passphrase("pw"), into: directory.file("full"))
+            try BackupFile.extract(
+                inputPath: directory.file("backup.goshuin"), into: directory.file("full"), passphrase: Passphrase("pw"))
         }
     }
 
@@ -117,7 +117,7 @@ import Testing
             try packed.closeAfter {
                 try BackupPacker.pack(folder: folder, into: packed)
                 try packed.seek(to: 0)
-                try output.copyAll(from: packed)
+                try output.copyAll(from: packed, reading: "the packed ZIP", writing: "the copy")
             }
         }
         let python = try Self.run(

@@ -1,5 +1,5 @@
 import Foundation
-import GoshuinFuzzTargets
+@_spi(Fuzzing) import GoshuinFuzzTargets
 import Testing
 
 /// Replays `Fuzz/Regressions/<harness>/` (every input a fuzzer ever found, and hand-made edge inputs) through

@@ -31,7 +31,7 @@ import Testing
             try FileManager.default.copyItem(
                 atPath: Self.directory + "/" + name + suffix, toPath: scratch.file(name + suffix))
         }
-        return VectorChecker.check(vectorAt: scratch.file("\(name).json"))
+        return try VectorChecker.check(vectorAt: scratch.file("\(name).json"))
     }
 
     @Test func unchangedCopyPasses() throws {
@@ -130,7 +130,7 @@ import Testing
     @Test func namesAndStrayFilesAreReportedPrecisely() throws {
         let scratch = TemporaryDirectory()
         scratch.write("package.json", Array(#"{"name": "x", "version": "1.0.0"}"#.utf8))
-        #expect(VectorChecker.check(vectorAt: scratch.file("package.json")).outcome == .skipped)
+        #expect(try VectorChecker.check(vectorAt: scratch.file("package.json")).outcome == .skipped)
         let renamed = try Self.checkEdited("success-1-byte") {
             $0 = $0.replacingOccurrences(of: "\"name\": \"success-1-byte\"", with: "\"name\": \"success-2-bytes\"")
         }

@@ -34,9 +34,7 @@ import Testing
         defer { try? output.close() }
         return try input.closeAfter {
             do {
-                let header = try ContainerStructure.validate(input)
-                try GoshuinFile.decrypt(
-                    input, header: header, passphrase: Passphrase(passphrase), to: output, workerCount: workers)
+                try ContainerOpener.open(input, to: output, passphrase: Passphrase(passphrase), workerCount: workers)
                 let size = try #require(try output.regularFileSize())
                 return (nil, try #require(try FileSource(output).readExactly(at: 0, count: Int(size))))
             } catch let error as GoshuinError {

@@ -136,7 +136,7 @@ struct ZipFixture {
 
     static func manifestJSON(records: [UInt8], photos: [(String, [UInt8])], extra: String = "") -> String {
         func file(_ name: String, _ data: [UInt8]) -> String {
-            "{\"name\":\"\(name)\",\"size\":\(data.count),\"sha256\":\"\(Hex.encode(SHA256Hasher.hash(data)))\"}"
+            "{\"name\":\"\(name)\",\"size\":\(data.count),\"sha256\":\"\(Hex.encode((try? SHA256Hasher.hash(data)) ?? []))\"}"
         }
         let photoList = photos.map { file($0.0, $0.1) }.joined(separator: ",")
         return "{\"format\":\"goshuin-backup\",\"version\":1,\"createdAt\":\"2026-11-29T12:00:00Z\",\(extra)"

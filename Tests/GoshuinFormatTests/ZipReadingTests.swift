@@ -19,8 +19,8 @@ import Testing
         try GoshuinFile.seal(
             inputPath: zipPath, outputPath: directory.file("other.goshuin"), passphrase: Passphrase("pw"),
             parameters: SealParameters(iterations: 1_000, chunkSize: 4_096))
-        try BackupExtractor.extract(
-            inputPath: directory.file("other.goshuin"), passphrase: Passphrase("pw"), into: directory.file("out"))
+        try BackupFile.extract(
+            inputPath: directory.file("other.goshuin"), into: directory.file("out"), passphrase: Passphrase("pw"))
         for name in ["records.csv", "IMG_0001.jpg", "b-2.png", "c_3.heic", "Z9.webp", "manifest.json"] {
             #expect(
                 Fixtures.readBytes(folder + "/" + name) == Fixtures.readBytes(directory.file("out/" + name)), "\(name)")

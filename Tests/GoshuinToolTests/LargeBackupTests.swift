@@ -6,24 +6,13 @@ import Testing
 @Suite(.serialized) struct LargeBackupTests {
     let environment = ["GOSHUIN_PASSPHRASE": "a large library"]
 
-    /// A scratch folder on `/dev/shm` when it has `needed` bytes free, else in the temporary directory.
-    static func scratch(needing needed: UInt64) throws -> String {
-        var info = statvfs()
-        let base =
-            statvfs("/dev/shm", &info) == 0 && UInt64(info.f_bavail) * UInt64(info.f_frsize) > needed
-            ? "/dev/shm/" : NSTemporaryDirectory()
-        let path = base + "goshuin-large-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
-        return path
-    }
-
     func run(_ arguments: [String], in directory: String) throws -> ToolRunner.Result {
         try ToolRunner.run(arguments, in: directory, environment: environment)
     }
 
     @Test func aBackupPast4GiBSealsListsAndExtracts() throws {
-        let directory = try Self.scratch(needing: 10 << 30)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let scratch = Scratch(needing: 10 << 30)
+        let directory = scratch.path
         try FileManager.default.createDirectory(atPath: directory + "/in", withIntermediateDirectories: false)
         _ = FileManager.default.createFile(atPath: directory + "/in/records.csv", contents: Data("id\n1\n".utf8))
         // A sparse photo of 4 GiB + 100 bytes: its sizes, the next entries' offsets and the central directory's
@@ -65,8 +54,8 @@ import Testing
     }
 
     @Test func fiftyThousandEntries() throws {
-        let directory = try Self.scratch(needing: 1 << 30)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let scratch = Scratch(needing: 1 << 30)
+        let directory = scratch.path
         try FileManager.default.createDirectory(atPath: directory + "/in", withIntermediateDirectories: false)
         _ = FileManager.default.createFile(atPath: directory + "/in/records.csv", contents: Data("id\n".utf8))
         for index in 0..<49_998 {

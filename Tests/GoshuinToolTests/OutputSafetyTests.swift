@@ -147,4 +147,22 @@ import Testing
         #expect(!directory.exists("starved.out"))
         #expect(directory.entries.filter { $0.contains("goshuin-tmp") }.isEmpty)
     }
+
+    /// Near the limit where a worker thread's stack no longer fits, a run finishes (with fewer workers) or
+    /// fails with 71: it never waits forever for a thread the system will not start.
+    @Test func aMemoryLimitNeverHangs() throws {
+        directory.write("ten.bin", (0..<10_000_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+        #expect(try run(["seal", "ten.bin", "-o", "ten.goshuin", "--iterations", "1000"]).status == 0)
+        for limit in stride(from: 30_000, through: 45_000, by: 3_000) {
+            let shell = "ulimit -v \(limit) && exec timeout 60 \"$@\""
+            let opened = try run(["open", "ten.goshuin", "-o", "out-\(limit)"], shell: shell)
+            let sealed = try run(
+                ["seal", "ten.bin", "-o", "sealed-\(limit).goshuin", "--iterations", "1000"], shell: shell)
+            for result in [opened, sealed] {
+                #expect([0, 71].contains(result.status), "ulimit -v \(limit): \(result.status) \(result.stderr)")
+            }
+            if opened.status == 0 { #expect(directory.bytes("out-\(limit)") == directory.bytes("ten.bin")) }
+        }
+        #expect(directory.entries.filter { $0.contains("goshuin-tmp") }.isEmpty)
+    }
 }

@@ -37,6 +37,28 @@ import Testing
         #expect(result.status == 64)
         #expect(result.screen.contains("terminal_output"))
     }
+
+    /// A terminal keeps 4095 bytes of a line and drops the rest silently: a passphrase typed that long may
+    /// have been cut, so it is refused, never sealed with what the terminal kept; one byte less seals and
+    /// opens from a file too.
+    @Test func aPassphraseTheTerminalMayHaveCutIsRefused() throws {
+        let tooLong = String(repeating: "a", count: 4_200)
+        let refused = try ToolRunner.runOnTerminal(
+            ["seal", "plain.bin", "-o", "long.goshuin", "--iterations", "1000"], in: directory.path,
+            answers: [tooLong, tooLong])
+        #expect(refused.status == 64, "\(refused.screen.suffix(300))")
+        #expect(refused.screen.contains("passphrase_too_long"))
+        #expect(!directory.exists("long.goshuin"))
+        let longest = String(repeating: "b", count: 4_094)
+        let sealed = try ToolRunner.runOnTerminal(
+            ["seal", "plain.bin", "-o", "long.goshuin", "--iterations", "1000"], in: directory.path,
+            answers: [longest, longest])
+        #expect(sealed.status == 0, "\(sealed.screen.suffix(300))")
+        directory.write("long.txt", Array(longest.utf8))
+        let opened = try ToolRunner.run(
+            ["open", "long.goshuin", "-o", "out.bin", "--passphrase-file", "long.txt"], in: directory.path)
+        #expect(opened.status == 0, "\(opened.stderr)")
+    }
 }
 
 /// Progress appears on a terminal's standard error, and only there.

@@ -302,6 +302,23 @@ class Fixtures:
         upper_zip.write_bytes(backup_zip(html_records, [("IMG_0001.JPG", seal_stamp(4)), ("IMG_0002.Png", seal_stamp(5)), ("IMG_0003.hEiC", seal_stamp(6))]))
         self.upper = self.seal(upper_zip, "upper.goshuin", "--iterations", "1000")
 
+    def make_invalid_manifest(self):
+        # Spec/backup-v1.md §4.1 step 0: manifest.json (in the last chunks) has a key a backup may not hold,
+        # in 1 KiB chunks; once as it is (manifest_invalid), once with a ciphertext bit of chunk 1 (in the
+        # photo's data, which the page does not read before it finds the manifest invalid) flipped.
+        records = b"date,shrine\n2026-01-01,Meiji Jingu\n"
+        photos = [("IMG_0001.jpg", os.urandom(6000))]
+        invalid = json.loads(manifest(records, photos))
+        invalid["purchases"] = []
+        zip_path = self.scratch / "invalid-manifest.zip"
+        zip_path.write_bytes(backup_zip(records, photos, json.dumps(invalid).encode()))
+        self.invalid_manifest = self.seal(zip_path, "invalid-manifest.goshuin", "--iterations", "1000", "--chunk-size", "1KiB")
+        data = bytearray(self.invalid_manifest.read_bytes())
+        assert len(data) > 45 + 6 * 1044, "too few chunks"
+        data[45 + 1 * (1024 + 20) + 4 + 100] ^= 0x01
+        self.invalid_manifest_damaged = self.scratch / "invalid-manifest-damaged.goshuin"
+        self.invalid_manifest_damaged.write_bytes(data)
+
     def make_big(self):
         # About big_mib MiB: photos of 4 MiB each (a real JPEG, then random bytes after its end marker, which
         # decoders ignore), sealed in the default 4 MiB chunks.
@@ -564,6 +581,7 @@ def main():
             fixtures.make_small()
             fixtures.make_damaged()
             fixtures.make_hostile()
+            fixtures.make_invalid_manifest()
 
             def opened_default():
                 s = PageSession(browser, downloads)
@@ -708,6 +726,16 @@ def main():
             run.case("an unsafe entry name (HTML in it): unsafe_entry_name, shown as text", failing(fixtures.unsafe, "unsafe_entry_name", check=unsafe_check))
             run.case("a lying manifest: manifest_mismatch", failing(fixtures.lying, "manifest_mismatch"))
             run.case("a truncated file: truncated", failing(fixtures.truncated, "truncated"))
+            run.case("an invalid manifest.json: manifest_invalid", failing(fixtures.invalid_manifest, "manifest_invalid"))
+
+            def first_damaged_chunk(s, text):
+                assert "(chunk 1)" in text, text
+                assert "manifest_invalid" not in text, text
+
+            run.case(
+                "an invalid manifest.json and a damaged chunk 1: chunk_damaged (chunk 1), §4.1 step 0",
+                failing(fixtures.invalid_manifest_damaged, "chunk_damaged", check=first_damaged_chunk),
+            )
 
             def not_a_backup():
                 s = PageSession(browser, downloads)

@@ -268,6 +268,49 @@ async function verdictTests() {
     equal(result.code, "chunk_damaged");
     equal(result.chunkIndex, 3);
   });
+  // Spec/backup-v1.md §4.1 step 0: a fault of the payload is reported only in a file whose every chunk
+  // authenticates; otherwise the chunk's verdict, as a reader in index order (open -o) gives it. The page
+  // reads the manifest from the last chunks and stops the streaming pass at the first bad entry, so the
+  // damaged chunks below are ones it has not read when it finds the fault.
+  const big = { name: "big.jpg", data: randomBytes(5000) }; // stored: its data covers chunks 1–4
+  const invalidManifest = JSON.stringify({ ...JSON.parse(manifestFor(RECORDS, [big])), purchases: [] });
+  const payloadFaults = [
+    ["manifest_invalid", "an unknown key in manifest.json (step 3)", makeZip(backupEntries({ photos: [big], manifest: invalidManifest }))],
+    ["unsafe_entry_name", "a name with a space (step 2)", makeZip([...backupEntries({ photos: [big] }), { name: "a b.jpg", data: "x" }])],
+    ["entry_corrupt", "records.csv's CRC-32, the first entry (step 5)", makeZip(backupEntries({ photos: [big] }).map((e, i) => (i === 0 ? { ...e, crc: 12345 } : e)))],
+  ];
+  for (const [code, what, zip] of payloadFaults) {
+    const sealed = seal(zip, PASSPHRASE);
+    const count = Math.ceil(zip.length / 1024);
+    for (const [set, want] of [
+      [[], { code }],
+      [[1], { code: "chunk_damaged", chunkIndex: 1 }],
+      [[3, 2], { code: "chunk_damaged", chunkIndex: 2 }],
+      [[0], { code: "chunk_damaged", chunkIndex: 0 }],
+      [[0, 1, 2, 3], { code: "auth_failed" }],
+    ]) {
+      const name = `§4.1 step 0: ${what}${set.length ? ` and damaged chunks [${set}] of ${count}` : ""}: ${want.code}`;
+      await test(name, async () => {
+        assert(count >= 6, `only ${count} chunks`);
+        const file = sealed.slice();
+        for (const i of set) file[45 + i * 1044 + 4 + 10] ^= 1;
+        if (writeCasesAt && prefix === "") writtenCases.push({ name, code: want.code, file });
+        const stages = new Set();
+        let result;
+        try {
+          await core.openBackup(core.bytesSource(file), passBytes(), { onProgress: (stage) => stages.add(stage) });
+          result = { code: "success" };
+        } catch (error) {
+          if (!(error instanceof core.GoshuinError)) throw error;
+          result = { code: error.code, chunkIndex: error.chunkIndex, detail: error.detail };
+        }
+        equal(result.code, want.code, `code (${result.detail})`);
+        equal(result.chunkIndex, want.chunkIndex, "chunk index");
+        // The fault is found before every chunk was read: the page shows the pass that authenticates the rest.
+        if (set.length === 0) assert(stages.has("rest"), `stages ${[...stages]}`);
+      });
+    }
+  }
   await test("a header changed in bounds is auth_failed", async () => {
     const file = seal(makeZip(backupEntries()), PASSPHRASE);
     file[20] ^= 1; // salt

@@ -6,7 +6,7 @@
 //   goshuin-bench workers FILE WORKERS      seal and open FILE (on /dev/shm) with 1 and with WORKERS workers
 import CBenchCrypto
 import Glibc
-import GoshuinFormat
+@_spi(Benchmarks) import GoshuinFormat
 
 func now() -> Double {
     var time = timespec()
@@ -31,14 +31,10 @@ func kdf(iterations: UInt32, rounds: Int) throws {
     var referenceKey: [UInt8] = []
     var fastKey: [UInt8] = []
     let reference = try best(rounds) {
-        referenceKey = try password.withUnsafeBytes {
-            try PBKDF2.deriveSHA256(password: $0, salt: salt, iterations: iterations, length: 32).exposedBytes
-        }
+        referenceKey = try Benchmarking.openSSLKey(password: password, salt: salt, iterations: iterations)
     }
     let fast = try best(rounds) {
-        fastKey = try password.withUnsafeBytes {
-            try FastPBKDF2.deriveSHA256(password: $0, salt: salt, iterations: iterations, length: 32).exposedBytes
-        }
+        fastKey = try Benchmarking.fastKey(password: password, salt: salt, iterations: iterations)
     }
     guard referenceKey == fastKey else {
         print("error=the two PBKDF2 implementations disagree")
@@ -65,25 +61,13 @@ func workers(path: String, count: Int) throws {
         let sealed = path + ".w\(workerCount).goshuin"
         let opened = path + ".w\(workerCount).out"
         let sealSeconds = try best(1) {
-            let input = try GoshuinFile.openInput(path)
-            try input.closeAfter {
-                let size = UInt64(try input.regularFileSize() ?? 0)
-                try withAtomicOutput(to: sealed, replaceExisting: true) { output in
-                    try ContainerSealer.seal(
-                        from: input, plaintextLength: size, to: output, passphrase: passphrase, parameters: parameters,
-                        workerCount: workerCount)
-                }
-            }
+            try Benchmarking.seal(
+                inputPath: path, outputPath: sealed, passphrase: passphrase, parameters: parameters,
+                workerCount: workerCount)
         }
         let openSeconds = try best(1) {
-            let input = try GoshuinFile.openInput(sealed)
-            try input.closeAfter {
-                let header = try ContainerStructure.validate(input)
-                try withAtomicOutput(to: opened, replaceExisting: true) { output in
-                    try GoshuinFile.decrypt(
-                        input, header: header, passphrase: passphrase, to: output, workerCount: workerCount)
-                }
-            }
+            try Benchmarking.open(
+                inputPath: sealed, outputPath: opened, passphrase: passphrase, workerCount: workerCount)
         }
         results.append("seal_w\(workerCount)=\(sealSeconds) open_w\(workerCount)=\(openSeconds)")
         unlink(sealed)

@@ -1,5 +1,5 @@
 // Options: -detect_leaks=0
-import GoshuinFuzzTargets
+@_spi(Fuzzing) import GoshuinFuzzTargets
 
 /// libFuzzer's entry point: one input through `FuzzHarness.decryptingReader`.
 @_cdecl("LLVMFuzzerTestOneInput")

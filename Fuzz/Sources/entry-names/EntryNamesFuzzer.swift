@@ -1,4 +1,4 @@
-import GoshuinFuzzTargets
+@_spi(Fuzzing) import GoshuinFuzzTargets
 
 /// libFuzzer's entry point: one input through `FuzzHarness.entryNames`.
 @_cdecl("LLVMFuzzerTestOneInput")

@@ -1,5 +1,5 @@
 // Seeds: KnownAnswer/*.goshuin
-import GoshuinFuzzTargets
+@_spi(Fuzzing) import GoshuinFuzzTargets
 
 /// libFuzzer's entry point: one input through `FuzzHarness.headerDecode`.
 @_cdecl("LLVMFuzzerTestOneInput")

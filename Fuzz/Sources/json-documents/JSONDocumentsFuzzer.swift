@@ -1,5 +1,5 @@
 // Seeds: KnownAnswer/*.json
-import GoshuinFuzzTargets
+@_spi(Fuzzing) import GoshuinFuzzTargets
 
 /// libFuzzer's entry point: one input through `FuzzHarness.jsonDocuments`.
 @_cdecl("LLVMFuzzerTestOneInput")

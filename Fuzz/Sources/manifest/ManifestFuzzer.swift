@@ -1,5 +1,5 @@
 // Seeds: Fuzz/Regressions/manifest/*.json
-import GoshuinFuzzTargets
+@_spi(Fuzzing) import GoshuinFuzzTargets
 
 /// libFuzzer's entry point: one input through `FuzzHarness.manifest`.
 @_cdecl("LLVMFuzzerTestOneInput")

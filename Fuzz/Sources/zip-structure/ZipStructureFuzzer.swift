@@ -1,6 +1,6 @@
 // Seeds: KnownAnswer/success-backup-zip.plaintext
 // Options: -detect_leaks=0
-import GoshuinFuzzTargets
+@_spi(Fuzzing) import GoshuinFuzzTargets
 
 /// libFuzzer's entry point: one input through `FuzzHarness.zipStructure`.
 @_cdecl("LLVMFuzzerTestOneInput")

@@ -14,11 +14,11 @@ enum ChunkVerdict {
     static func error(
         lowestFailing lowest: UInt64, chunkCount: UInt64, authenticates: (UInt64) throws -> Bool
     ) rethrows -> GoshuinError {
-        guard lowest == 0 else { return damaged(lowest) }
+        guard lowest == 0 else { return .chunkDamaged(lowest) }
         for probe in 1..<min(probeWindow, chunkCount) where try authenticates(probe) {
-            return damaged(0)
+            return .chunkDamaged(0)
         }
-        return authenticationFailed()
+        return .authenticationFailed
     }
 
     /// The error for a file in which chunk `failing` fails, found by a reader that has not authenticated
@@ -32,20 +32,5 @@ enum ChunkVerdict {
             break
         }
         return try error(lowestFailing: lowest, chunkCount: chunkCount, authenticates: authenticates)
-    }
-
-    static func authenticationFailed() -> GoshuinError {
-        GoshuinError(
-            .authFailed,
-            "nothing in the file authenticates with this passphrase: either the passphrase is wrong, or the file"
-                + " is damaged from its start (its header or first chunks)")
-    }
-
-    static func damaged(_ index: UInt64) -> GoshuinError {
-        GoshuinError(
-            .chunkDamaged,
-            "chunk \(index) fails authentication while other chunks authenticate: the file is damaged"
-                + " (the passphrase is right)",
-            chunkIndex: index)
     }
 }

@@ -3,10 +3,10 @@
 ///
 /// Made from a validated ``Header``, so `1 ≤ chunkCount ≤ 2^32` and every value fits in a `UInt64`.
 package struct ContainerLayout: Equatable, Sendable {
-    /// Bytes of a chunk record beyond its plaintext: the 4-byte length prefix and the 16-byte tag.
-    package static let recordOverhead: UInt64 = 20
     /// The size of the length prefix.
     package static let prefixLength = 4
+    /// Bytes of a chunk record beyond its plaintext: the length prefix and the tag.
+    package static let recordOverhead = UInt64(prefixLength + AES256GCM.tagLength)
 
     /// Plaintext bytes per chunk.
     package let chunkSize: UInt32
@@ -41,9 +41,23 @@ package struct ContainerLayout: Equatable, Sendable {
     /// The length of the largest chunk record: its plaintext plus the 20 bytes of prefix and tag.
     package var largestRecordLength: Int { largestChunkLength + Int(Self.recordOverhead) }
 
+    /// The length of chunk `index`'s record: prefix, ciphertext and tag.
+    package func recordLength(ofChunk index: UInt64) -> Int {
+        plaintextLength(ofChunk: index) + Int(Self.recordOverhead)
+    }
+
     /// The value chunk `index`'s length prefix must hold: its plaintext length plus the 16-byte tag.
     package func expectedPrefix(ofChunk index: UInt64) -> UInt32 {
         UInt32(plaintextLength(ofChunk: index) + AES256GCM.tagLength)
+    }
+
+    /// Throws `chunk_length_invalid` unless `prefix` is the one chunk `index` must have (check 9 of
+    /// `Spec/container-v1.md` §7).
+    package func checkPrefix(_ prefix: UInt32, ofChunk index: UInt64) throws {
+        let expected = expectedPrefix(ofChunk: index)
+        guard prefix == expected else {
+            throw GoshuinError.chunkLengthInvalid(index, prefix: prefix, expected: expected)
+        }
     }
 
     /// The file offset of chunk `index`'s length prefix.

@@ -1,24 +1,39 @@
 /// Writes `.goshuin` v1 files: the header, then the payload chunk by chunk (`Spec/container-v1.md` §5–6).
 ///
-/// Memory stays at about two chunk buffers whatever the payload size.
-package enum ContainerSealer {
-    /// Seals `plaintextLength` bytes read from `input` into `output` under `passphrase`.
+/// Memory stays at about one chunk record per worker whatever the payload size.
+public enum ContainerSealer {
+    /// Seals `plaintextLength` bytes read from the file open at `fileDescriptor` into the file open at
+    /// `output`, under the passphrase `passphrase` gives, which is evaluated only after the parameters
+    /// passed their bounds.
     ///
-    /// The key is derived from the passphrase with a fresh salt (or the fixed one in `parameters`).
-    /// `input` must deliver exactly `plaintextLength` bytes: fewer or more is an `io` error, because the
-    /// length is in the header and in every chunk's authentication.
-    ///
-    /// When both are regular files at position 0 and the input is exactly `plaintextLength` bytes,
-    /// `workerCount` workers seal chunks in parallel with positioned I/O (the bytes are the same).
+    /// The input must deliver exactly `plaintextLength` bytes from its position: fewer or more is an `io`
+    /// error, because the length is in the header and in every chunk's authentication. Each file gets a
+    /// fresh random salt and nonce base.
     ///
     /// - Returns: the header written.
-    /// - Throws: `empty_payload` for a zero length, the header's bound errors, `io` on a read or write failure.
+    /// - Throws: `empty_payload` for a zero length, the header's bound errors, `empty_passphrase`,
+    ///   `passphrase_too_long`, `io` or `no_space` on a read or write failure.
     @discardableResult
-    package static func seal(
-        from input: FileDescriptor, plaintextLength: UInt64, to output: FileDescriptor, passphrase: Passphrase,
-        parameters: SealParameters = SealParameters(), workerCount: Int = ParallelChunks.defaultWorkerCount,
+    public static func seal(
+        fileDescriptor: Int32, plaintextLength: UInt64, into output: Int32,
+        passphrase: @autoclosure () throws -> Passphrase, parameters: SealParameters = SealParameters(),
         progress: ProgressHandler? = nil
     ) throws -> Header {
+        try seal(
+            from: FileDescriptor(rawValue: fileDescriptor), plaintextLength: plaintextLength,
+            to: FileDescriptor(rawValue: output), passphrase: passphrase(), parameters: parameters, progress: progress)
+    }
+
+    /// ``seal(fileDescriptor:plaintextLength:into:passphrase:parameters:progress:)`` between
+    /// ``FileDescriptor``s, with `workerCount` workers when both are regular files (``ChunkPipeline``).
+    @discardableResult
+    package static func seal(
+        from input: FileDescriptor, plaintextLength: UInt64, to output: FileDescriptor,
+        passphrase: @autoclosure () throws -> Passphrase, parameters: SealParameters = SealParameters(),
+        workerCount: Int = ParallelChunks.defaultWorkerCount, progress: ProgressHandler? = nil
+    ) throws -> Header {
+        let header = try parameters.makeHeader(plaintextLength: plaintextLength)
+        let passphrase = try passphrase()
         guard !passphrase.isEmpty else {
             throw GoshuinError(.emptyPassphrase, "an empty passphrase protects nothing; nothing was written")
         }
@@ -27,18 +42,14 @@ package enum ContainerSealer {
                 .passphraseTooLong,
                 "the passphrase is longer than \(Passphrase.maximumLength) bytes, the most any source takes")
         }
-        let header = try parameters.makeHeader(plaintextLength: plaintextLength)
         let key = try KeyDerivation.deriveKey(passphrase: passphrase, header: header, progress: progress)
-        if ParallelChunks.applies(input: input, output: output, inputSize: plaintextLength, workerCount: workerCount) {
-            try ParallelChunks.seal(
-                from: input, to: output, key: key, header: header, workerCount: workerCount, progress: progress)
-        } else {
-            try seal(from: input, to: output, key: key, header: header, progress: progress)
-        }
+        try ChunkPipeline.seal(
+            from: input, to: output, key: key, header: header, workerCount: workerCount, progress: progress)
         return header
     }
 
-    /// Seals `header.plaintextLength` bytes from `input` into `output` with an already derived key.
+    /// Seals `header.plaintextLength` bytes from `input`'s position into `output` in order, with an already
+    /// derived key: the sequential path, for streams.
     package static func seal(
         from input: FileDescriptor, to output: FileDescriptor, key: SecretBytes, header: Header,
         progress: ProgressHandler? = nil
@@ -46,57 +57,31 @@ package enum ContainerSealer {
         let layout = header.layout
         let cipher = try ChunkCipher(key: key, header: header)
         // One chunk record: the plaintext is read after the prefix and encrypted in place.
-        let record = try AllocatedBytes(count: layout.largestRecordLength, wipesOnRelease: true)
-        do {
-            try output.writeAll(header.encode())
-        } catch {
-            throw error.goshuinError("cannot write the output")
-        }
+        let buffer = try AllocatedBytes(count: layout.largestRecordLength, wipesOnRelease: true)
+        try describingFailure("cannot write the output") { try output.writeAll(header.encode()) }
         var bytesDone: UInt64 = 0
         for index in 0..<layout.chunkCount {
             try Interruption.check()
-            let length = layout.plaintextLength(ofChunk: index)
-            let recordLength = ContainerLayout.prefixLength + length + AES256GCM.tagLength
-            let chunk = UnsafeMutableRawBufferPointer(
-                rebasing: record.bytes[ContainerLayout.prefixLength..<ContainerLayout.prefixLength + length])
-            let received: Int
-            do {
-                received = try input.readFully(into: chunk)
-            } catch {
-                throw error.goshuinError("cannot read the input")
-            }
-            guard received == length else {
+            let record = UnsafeMutableRawBufferPointer(rebasing: buffer.bytes[0..<layout.recordLength(ofChunk: index)])
+            let plaintext = cipher.plaintextPart(of: record, index: index)
+            let received = try describingFailure("cannot read the input") { try input.readFully(into: plaintext) }
+            guard received == plaintext.count else {
                 throw GoshuinError(
                     .io,
                     "the input ended after \(bytesDone + UInt64(received)) of \(header.plaintextLength) bytes;"
                         + " it changed while being sealed")
             }
-            record.bytes.storeBytes(of: layout.expectedPrefix(ofChunk: index).bigEndian, as: UInt32.self)
-            try cipher.seal(
-                UnsafeRawBufferPointer(chunk), index: index,
-                into: UnsafeMutableRawBufferPointer(rebasing: record.bytes[ContainerLayout.prefixLength..<recordLength])
-            )
-            do {
-                try output.writeAll(UnsafeRawBufferPointer(rebasing: record.bytes[0..<recordLength]))
-            } catch {
-                throw error.goshuinError("cannot write the output")
-            }
-            bytesDone += UInt64(length)
+            try cipher.sealRecord(record, index: index)
+            try describingFailure("cannot write the output") { try output.writeAll(UnsafeRawBufferPointer(record)) }
+            bytesDone += UInt64(plaintext.count)
             progress?(.payload(bytesDone: bytesDone, bytesTotal: header.plaintextLength))
         }
-        try requireEndOfInput(input, after: header.plaintextLength)
-    }
-
-    private static func requireEndOfInput(_ input: FileDescriptor, after length: UInt64) throws {
         var probe: UInt8 = 0
-        let extra: Int
-        do {
-            extra = try withUnsafeMutableBytes(of: &probe) { (buffer) throws(Errno) in try input.read(into: buffer) }
-        } catch {
-            throw error.goshuinError("cannot read the input")
+        let extra = try describingFailure("cannot read the input") {
+            try withUnsafeMutableBytes(of: &probe) { try input.read(into: $0) }
         }
         guard extra == 0 else {
-            throw GoshuinError(.io, "the input grew beyond \(length) bytes while being sealed")
+            throw GoshuinError(.io, "the input grew beyond \(header.plaintextLength) bytes while being sealed")
         }
     }
 }

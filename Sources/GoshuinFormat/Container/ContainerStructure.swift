@@ -42,40 +42,17 @@ package enum ContainerStructure {
         var prefix: UInt32 = 0
         for index in 0..<layout.chunkCount {
             let offset = Int64(layout.recordOffset(ofChunk: index))
-            let count: Int
-            do {
-                count = try withUnsafeMutableBytes(of: &prefix) { (buffer) throws(Errno) in
-                    try input.readFully(into: buffer, atOffset: offset)
-                }
-            } catch {
-                throw error.goshuinError("cannot read the input")
+            let count = try describingFailure("cannot read the input") {
+                try withUnsafeMutableBytes(of: &prefix) { try input.readFully(into: $0, atOffset: offset) }
             }
-            guard count == ContainerLayout.prefixLength else {
-                throw GoshuinError(.truncated, "the file shrank while being read")
-            }
-            try checkPrefix(UInt32(bigEndian: prefix), layout: layout, index: index)
-        }
-    }
-
-    /// Throws `chunk_length_invalid` unless `prefix` is the one chunk `index` must have.
-    static func checkPrefix(_ prefix: UInt32, layout: ContainerLayout, index: UInt64) throws {
-        let expected = layout.expectedPrefix(ofChunk: index)
-        guard prefix == expected else {
-            throw GoshuinError(
-                .chunkLengthInvalid,
-                "chunk \(index) says it holds \(prefix) bytes but the header implies \(expected): the file is damaged",
-                chunkIndex: index)
+            guard count == ContainerLayout.prefixLength else { throw GoshuinError.fileShrank }
+            try layout.checkPrefix(UInt32(bigEndian: prefix), ofChunk: index)
         }
     }
 
     /// The size of the regular file at `input`; `invalid_argument` for a pipe or device.
     package static func regularFileSize(of input: FileDescriptor) throws -> UInt64 {
-        let size: Int64?
-        do {
-            size = try input.regularFileSize()
-        } catch {
-            throw error.goshuinError("cannot examine the input")
-        }
+        let size = try describingFailure("cannot examine the input") { try input.regularFileSize() }
         guard let size else {
             throw GoshuinError(
                 .invalidArgument, "the input is not a regular file; a .goshuin file is read by its size and offsets")
@@ -86,13 +63,8 @@ package enum ContainerStructure {
     /// Up to `count` bytes at `offset` (fewer at the end of the file).
     package static func readAt(_ input: FileDescriptor, offset: Int64, count: Int) throws -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: count)
-        let received: Int
-        do {
-            received = try bytes.withUnsafeMutableBytes { buffer in
-                try input.readFully(into: buffer, atOffset: offset)
-            }
-        } catch let error as Errno {
-            throw error.goshuinError("cannot read the input")
+        let received = try describingFailure("cannot read the input") {
+            try bytes.withUnsafeMutableBytes { try input.readFully(into: $0, atOffset: offset) }
         }
         return Array(bytes[0..<received])
     }

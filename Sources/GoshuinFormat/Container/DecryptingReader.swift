@@ -8,14 +8,14 @@
 ///
 /// Memory: one chunk record for decrypting, and up to ``cachedChunkLimit`` decrypted chunks, fewer when
 /// chunks are so large that more would pass the chunk memory budget (`Spec/decisions/0010`).
-package final class DecryptingReader: RandomAccessSource {
+public final class DecryptingReader: RandomAccessSource {
     /// The most decrypted chunks kept.
     package static let cachedChunkLimit = 3
 
     /// The header, authenticated once the reader exists (its final chunk authenticated with it as AAD).
-    package let header: Header
+    public let header: Header
     /// The payload's length.
-    package var size: UInt64 { header.plaintextLength }
+    public var size: UInt64 { header.plaintextLength }
 
     /// How many chunk decryptions the reader has done (cache hits excluded).
     package private(set) var decryptionCount = 0
@@ -27,24 +27,35 @@ package final class DecryptingReader: RandomAccessSource {
     private var cache: [(index: UInt64, slot: AllocatedBytes)] = []
     private let cacheLimit: Int
 
-    /// Opens the regular file at `input` with `passphrase`; the descriptor must stay open while the reader
-    /// is used.
+    /// Opens the regular file open at `fileDescriptor` for reading at any offset; the descriptor must stay
+    /// open while the reader is used.
+    ///
+    /// The structure is checked before `passphrase` is evaluated; the final chunk is authenticated at once,
+    /// which confirms the header and the payload length.
+    public convenience init(
+        fileDescriptor: Int32, passphrase: @autoclosure () throws -> Passphrase, progress: ProgressHandler? = nil
+    ) throws {
+        try self.init(FileDescriptor(rawValue: fileDescriptor), passphrase: passphrase(), progress: progress)
+    }
+
+    /// Opens the regular file at `input` with `passphrase`, evaluated once the structure passed.
     ///
     /// - Parameter authenticatingFinalChunkFirst: authenticate the final chunk now, which confirms the
     ///   payload length before anything relies on it (the default, as for reading a ZIP from its end); a
     ///   caller that reads the payload from the start may leave it to its last read.
     package convenience init(
-        _ input: FileDescriptor, passphrase: Passphrase, authenticatingFinalChunkFirst: Bool = true,
-        progress: ProgressHandler? = nil
+        _ input: FileDescriptor, passphrase: @autoclosure () throws -> Passphrase,
+        authenticatingFinalChunkFirst: Bool = true, progress: ProgressHandler? = nil
     ) throws {
         let header = try ContainerStructure.validate(input)
-        let key = try KeyDerivation.deriveKey(passphrase: passphrase, header: header, progress: progress)
+        let key = try KeyDerivation.deriveKey(passphrase: passphrase(), header: header, progress: progress)
         try self.init(
             input, header: header, key: key, authenticatingFinalChunkFirst: authenticatingFinalChunkFirst)
     }
 
     /// A reader over `input`, whose structure was validated as `header`, with its key already derived.
-    package init(_ input: FileDescriptor, header: Header, key: SecretBytes, authenticatingFinalChunkFirst: Bool) throws {
+    package init(_ input: FileDescriptor, header: Header, key: SecretBytes, authenticatingFinalChunkFirst: Bool) throws
+    {
         self.header = header
         let layout = header.layout
         // The decrypting record counts against the budget too, hence one buffer more than cached.
@@ -56,7 +67,16 @@ package final class DecryptingReader: RandomAccessSource {
         if authenticatingFinalChunkFirst { _ = try chunk(layout.chunkCount - 1) }
     }
 
-    /// Reads payload bytes at `offset`; fewer than asked only at the end of the payload.
+    /// Up to `count` payload bytes from `offset`: fewer only at the end of the payload, none past it. Every
+    /// byte comes from a chunk that authenticated.
+    public func read(at offset: UInt64, count: Int) throws -> [UInt8] {
+        guard offset < size, count > 0 else { return [] }
+        var bytes = [UInt8](repeating: 0, count: Int(min(UInt64(count), size - offset)))
+        _ = try bytes.withUnsafeMutableBytes { try read(at: offset, into: $0) }
+        return bytes
+    }
+
+    /// Reads payload bytes at `offset` into `buffer`; fewer than asked only at the end of the payload.
     package func read(at offset: UInt64, into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         guard offset < size, buffer.count > 0 else { return 0 }
         let layout = header.layout
@@ -73,6 +93,18 @@ package final class DecryptingReader: RandomAccessSource {
             position += UInt64(count)
         }
         return copied
+    }
+
+    /// Authenticates every chunk, in order, keeping none: throws the file's verdict (``ChunkVerdict``) when
+    /// one fails. For a reader that found a fault in the payload and must first know that the container
+    /// opens.
+    package func authenticateEveryChunk() throws {
+        let chunkCount = header.layout.chunkCount
+        for index in 0..<chunkCount where try !reader.authenticates(chunk: index) {
+            throw try ChunkVerdict.error(lowestFailing: index, chunkCount: chunkCount) {
+                try reader.authenticates(chunk: $0)
+            }
+        }
     }
 
     /// The plaintext of chunk `index`, from the cache or decrypted and authenticated now; valid until the
@@ -95,7 +127,8 @@ package final class DecryptingReader: RandomAccessSource {
             cache.count >= cacheLimit
             ? cache.removeFirst().slot
             : try AllocatedBytes(count: header.layout.largestChunkLength, wipesOnRelease: true)
-        UnsafeMutableRawBufferPointer(rebasing: slot.bytes[0..<length]).copyMemory(from: plaintext)
+        UnsafeMutableRawBufferPointer(rebasing: slot.bytes[0..<length]).copyMemory(
+            from: UnsafeRawBufferPointer(plaintext))
         cache.append((index, slot))
         return UnsafeRawBufferPointer(rebasing: slot.bytes[0..<length])
     }

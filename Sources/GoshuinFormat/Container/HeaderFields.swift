@@ -1,5 +1,5 @@
-/// The fields of a 45-byte header as stored, not yet validated: what `inspect` shows, and what
-/// ``Header/decode(_:)`` checks.
+/// The fields of a 45-byte header as stored, not necessarily valid: what `inspect` shows, and what a
+/// ``Header`` holds once they passed ``validate()``.
 package struct HeaderFields: Equatable, Sendable {
     /// Bytes 0–3, `GSHN` in a valid file.
     package let magic: [UInt8]
@@ -32,11 +32,11 @@ package struct HeaderFields: Equatable, Sendable {
 
     /// Reads the fields from the first 45 bytes; `nil` when there are fewer.
     package init?(parsing bytes: some Collection<UInt8>) {
-        var reader = ByteReader(Array(bytes.prefix(Header.byteCount)))
-        guard let magic = reader.readBytes(4), let version = reader.readUInt8(),
-            let kdfIterations = reader.readUInt32(), let salt = reader.readBytes(Header.saltLength),
-            let nonceBase = reader.readBytes(Header.nonceBaseLength), let chunkSize = reader.readUInt32(),
-            let plaintextLength = reader.readUInt64()
+        var cursor = ByteCursor(Array(bytes.prefix(Header.byteCount)))
+        guard let magic = cursor.bytes(4), let version = cursor.bigEndian(UInt8.self),
+            let kdfIterations = cursor.bigEndian(UInt32.self), let salt = cursor.bytes(Header.saltLength),
+            let nonceBase = cursor.bytes(Header.nonceBaseLength), let chunkSize = cursor.bigEndian(UInt32.self),
+            let plaintextLength = cursor.bigEndian(UInt64.self)
         else { return nil }
         self.init(
             magic: magic, version: version, kdfIterations: kdfIterations, salt: salt, nonceBase: nonceBase,

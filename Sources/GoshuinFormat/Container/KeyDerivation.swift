@@ -1,5 +1,5 @@
 /// The file key: PBKDF2-HMAC-SHA256 of the passphrase's bytes, 32 bytes (`Spec/container-v1.md` §4),
-/// computed by ``FastPBKDF2`` (bit-identical to OpenSSL's `PKCS5_PBKDF2_HMAC`, about three times faster).
+/// computed by ``FastPBKDF2`` (`Spec/decisions/0003`).
 package enum KeyDerivation {
     /// Derives the 32-byte key for `passphrase`, `salt` and `iterations`.
     ///

@@ -1,28 +1,14 @@
-import Dispatch
-import Glibc
 import Synchronization
 
 /// Seals and opens between regular files with several workers: chunks are independent (the nonce is
 /// `nonceBase ‖ index`, the additional data the header), and every chunk's place in both files follows
-/// from the header, so each worker reads, transforms and writes its chunks with positioned I/O, in place
-/// in one buffer. Memory is one chunk record per worker, within the chunk memory budget; the output is
-/// byte for byte that of the sequential path, and an open fails with the same error
-/// (`Spec/container-v1.md` §7.1).
+/// from the header, so each worker reads, transforms and writes chunks with positioned I/O, in place in one
+/// record buffer. Memory is one record per worker, within the chunk memory budget; the output is byte for
+/// byte that of the sequential path, and an open fails with the same error (`Spec/container-v1.md` §7.1).
+/// ``ChunkPipeline`` decides when this path applies.
 package enum ParallelChunks {
     /// Workers used by default: the online processors, at most 8.
-    package static var defaultWorkerCount: Int { max(1, min(Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))), 8)) }
-
-    /// Whether the positioned path gives what the streaming one would: both descriptors regular files at
-    /// position 0, the input exactly `inputSize` bytes long when given. (With one worker it is still the
-    /// faster path between files: in place, no copy between buffers.)
-    static func applies(input: FileDescriptor, output: FileDescriptor, inputSize: UInt64? = nil, workerCount: Int)
-        -> Bool
-    {
-        guard workerCount >= 1, input.position() == 0, output.position() == 0,
-            let size = (try? input.regularFileSize()).flatMap({ $0 }), (try? output.regularFileSize()) != nil
-        else { return false }
-        return inputSize.map { UInt64(size) == $0 } ?? true
-    }
+    package static var defaultWorkerCount: Int { max(1, min(SystemCall.onlineProcessorCount, 8)) }
 
     /// Seals the first `header.plaintextLength` bytes of the regular file `input` into `output` (header
     /// included), with `workerCount` workers.
@@ -30,89 +16,72 @@ package enum ParallelChunks {
         from input: FileDescriptor, to output: FileDescriptor, key: SecretBytes, header: Header, workerCount: Int,
         progress: ProgressHandler?
     ) throws {
-        do {
+        try describingFailure("cannot write the output") {
             try header.encode().withUnsafeBytes { try output.writeAll($0, atOffset: 0) }
-        } catch let error as Errno {
-            throw error.goshuinError("cannot write the output")
         }
         let layout = header.layout
-        let run = Run(layout: layout, progress: progress)
-        try run.each(workerCount: workerCount, key: key, header: header) { cipher, buffer, index in
-            let length = layout.plaintextLength(ofChunk: index)
-            let record = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<ContainerLayout.prefixLength + length + 16])
-            let plaintext = UnsafeMutableRawBufferPointer(rebasing: record[4..<4 + length])
-            let received: Int
-            do {
-                received = try input.readFully(into: plaintext, atOffset: Int64(layout.plaintextOffset(ofChunk: index)))
-            } catch let error as Errno {
-                throw error.goshuinError("cannot read the input")
+        try Run(layout: layout, progress: progress).each(workerCount: workerCount) { buffer in
+            let cipher = try ChunkCipher(key: key, header: header)
+            return { index in
+                let record = UnsafeMutableRawBufferPointer(
+                    rebasing: buffer.bytes[0..<layout.recordLength(ofChunk: index)])
+                let plaintext = cipher.plaintextPart(of: record, index: index)
+                let received = try describingFailure("cannot read the input") {
+                    try input.readFully(into: plaintext, atOffset: Int64(layout.plaintextOffset(ofChunk: index)))
+                }
+                guard received == plaintext.count else {
+                    throw GoshuinError(.io, "the input became shorter while being sealed")
+                }
+                try cipher.sealRecord(record, index: index)
+                try describingFailure("cannot write the output") {
+                    try output.writeAll(
+                        UnsafeRawBufferPointer(record), atOffset: Int64(layout.recordOffset(ofChunk: index)))
+                }
+                return true
             }
-            guard received == length else {
-                throw GoshuinError(.io, "the input became shorter while being sealed")
-            }
-            record.storeBytes(of: layout.expectedPrefix(ofChunk: index).bigEndian, as: UInt32.self)
-            try cipher.seal(
-                UnsafeRawBufferPointer(plaintext), index: index,
-                into: UnsafeMutableRawBufferPointer(rebasing: record[4...]))
-            do {
-                try output.writeAll(
-                    UnsafeRawBufferPointer(record), atOffset: Int64(layout.recordOffset(ofChunk: index)))
-            } catch let error as Errno {
-                throw error.goshuinError("cannot write the output")
-            }
-            return true
         }
-        guard (try? input.regularFileSize()).flatMap({ $0 }) == Int64(header.plaintextLength) else {
+        guard (try? input.regularFileSize()) == Int64(header.plaintextLength) else {
             throw GoshuinError(.io, "the input changed size while being sealed")
         }
     }
 
     /// Decrypts the regular file `input`, whose structure was validated as `header`, into `output` at the
-    /// payload's offsets, with `workerCount` workers; with no `output`, only authenticates every chunk (what
-    /// `verify` does). On failure `output` holds unauthenticated garbage and must be discarded (it is an
-    /// ``AtomicOutput`` in every caller).
+    /// payload's offsets, with `workerCount` workers; with no `output`, only authenticates every chunk.
+    /// On failure `output` holds unauthenticated garbage and must be discarded.
     package static func open(
         _ input: FileDescriptor, to output: FileDescriptor?, header: Header, key: SecretBytes, workerCount: Int,
         progress: ProgressHandler?
     ) throws {
         let layout = header.layout
-        let run = Run(layout: layout, progress: progress)
-        try run.each(workerCount: workerCount, key: key, header: header) { cipher, buffer, index in
-            let length = layout.plaintextLength(ofChunk: index)
-            let record = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<ContainerLayout.prefixLength + length + 16])
-            let received: Int
-            do {
-                received = try input.readFully(into: record, atOffset: Int64(layout.recordOffset(ofChunk: index)))
-            } catch let error as Errno {
-                throw error.goshuinError("cannot read the input")
-            }
-            guard received == record.count else { throw GoshuinError(.truncated, "the file shrank while being read") }
-            let prefix = UInt32(bigEndian: UnsafeRawBufferPointer(record).loadUnaligned(as: UInt32.self))
-            try ContainerStructure.checkPrefix(prefix, layout: layout, index: index)
-            let plaintext = UnsafeMutableRawBufferPointer(rebasing: record[4..<4 + length])
-            guard try cipher.open(UnsafeRawBufferPointer(rebasing: record[4...]), index: index, into: plaintext) else {
-                return false
-            }
-            guard let output else {
-                secureZero(plaintext)
+        try Run(layout: layout, progress: progress).each(workerCount: workerCount) { buffer in
+            let reader = try ChunkReader(input: input, header: header, key: key, record: buffer)
+            return { index in
+                guard let plaintext = try reader.authenticate(chunk: index) else { return false }
+                guard let output else {
+                    secureZero(plaintext)
+                    return true
+                }
+                try describingFailure("cannot write the output") {
+                    try output.writeAll(
+                        UnsafeRawBufferPointer(plaintext), atOffset: Int64(layout.plaintextOffset(ofChunk: index)))
+                }
                 return true
             }
-            do {
-                try output.writeAll(
-                    UnsafeRawBufferPointer(plaintext), atOffset: Int64(layout.plaintextOffset(ofChunk: index)))
-            } catch let error as Errno {
-                throw error.goshuinError("cannot write the output")
-            }
-            return true
         }
     }
 
     /// One parallel pass over every chunk: the shared state of the workers.
     private final class Run: Sendable {
+        /// The stack of each worker thread beyond the first: enough for the chunk code, small enough that a
+        /// memory limit which leaves room for the chunk buffers leaves room for the threads.
+        static let workerStackSize = 512 << 10
+
         let layout: ContainerLayout
         // Called only while `bytesDone` is locked, so from one worker at a time.
         private nonisolated(unsafe) let progress: ProgressHandler?
         private let bytesDone = Mutex<UInt64>(0)
+        /// The next chunk index to hand out: workers take chunks in increasing order.
+        private let nextIndex = Atomic<Int>(0)
         /// The lowest chunk that failed authentication, `Int.max` while none did. (Signed on purpose: with
         /// Swift 6.3.1, `min` on an `Atomic<UInt64>` holding `UInt64.max` was seen never to lower it.)
         private let firstFailure = Atomic<Int>(.max)
@@ -125,35 +94,22 @@ package enum ParallelChunks {
             self.progress = progress
         }
 
-        /// Runs `body` on every chunk index, worker `w` taking `w, w + n, w + 2n, …`; `body` returns whether
-        /// the chunk authenticated. Chunks after a failure are skipped, except the probe's first chunks.
+        /// Runs a chunk body on every chunk index; `makeWorker` is called once per worker with its record
+        /// buffer and returns the body, which says whether the chunk authenticated. Chunks after a failure
+        /// are skipped, except the probe window's.
+        ///
+        /// Workers take the next index from a shared counter, so every chunk below the lowest failure is
+        /// processed, and a worker the system does not start (a memory limit) only makes the run slower.
         func each(
-            workerCount: Int, key: SecretBytes, header: Header,
-            _ body: @Sendable (ChunkCipher, UnsafeMutableRawBufferPointer, UInt64) throws -> Bool
+            workerCount: Int,
+            _ makeWorker: (AllocatedBytes) throws -> (UInt64) throws -> Bool
         ) throws {
             let buffers = try Self.workerBuffers(
                 wanted: max(1, min(workerCount, Int(min(layout.chunkCount, 64)))), size: layout.largestRecordLength)
-            let workers = buffers.count
-            DispatchQueue.concurrentPerform(iterations: workers) { worker in
-                let buffer = buffers[worker].bytes
-                do {
-                    let cipher = try ChunkCipher(key: key, header: header)
-                    var index = UInt64(worker)
-                    while index < layout.chunkCount, error.withLock({ $0 == nil }) {
-                        let isProbe = index < ChunkVerdict.probeWindow
-                        if !isProbe && Int(index) > firstFailure.load(ordering: .relaxed) { break }
-                        try Interruption.check()
-                        if try body(cipher, buffer, index) {
-                            if isProbe { probeSuccesses.bitwiseOr(1 << index, ordering: .relaxed) }
-                            report(UInt64(layout.plaintextLength(ofChunk: index)))
-                        } else {
-                            firstFailure.min(Int(index), ordering: .relaxed)
-                        }
-                        index += UInt64(workers)
-                    }
-                } catch {
-                    self.error.withLock { if $0 == nil { $0 = error } }
-                }
+            let workers = try buffers.map { try makeWorker($0) }
+            let shared = SharedWorkers(workers)
+            SystemCall.runThreads(workers.count, stackSize: Self.workerStackSize) { worker in
+                self.work(shared.workers[worker])
             }
             if let failure = error.withLock({ $0 }) { throw failure }
             let failed = firstFailure.load(ordering: .relaxed)
@@ -162,6 +118,27 @@ package enum ParallelChunks {
             let probed = probeSuccesses.load(ordering: .relaxed)
             throw ChunkVerdict.error(lowestFailing: UInt64(failed), chunkCount: layout.chunkCount) {
                 probed & (1 << $0) != 0
+            }
+        }
+
+        private func work(_ body: (UInt64) throws -> Bool) {
+            do {
+                while error.withLock({ $0 == nil }) {
+                    let taken = nextIndex.wrappingAdd(1, ordering: .relaxed).oldValue
+                    let index = UInt64(taken)
+                    guard index < layout.chunkCount else { return }
+                    let isProbe = index < ChunkVerdict.probeWindow
+                    if !isProbe && taken > firstFailure.load(ordering: .relaxed) { return }
+                    try Interruption.check()
+                    if try body(index) {
+                        if isProbe { probeSuccesses.bitwiseOr(1 << index, ordering: .relaxed) }
+                        report(UInt64(layout.plaintextLength(ofChunk: index)))
+                    } else {
+                        firstFailure.min(taken, ordering: .relaxed)
+                    }
+                }
+            } catch {
+                self.error.withLock { if $0 == nil { $0 = error } }
             }
         }
 
@@ -182,5 +159,12 @@ package enum ParallelChunks {
                 progress?(.payload(bytesDone: done, bytesTotal: layout.plaintextLength))
             }
         }
+    }
+
+    /// The workers' chunk bodies, each used by one thread only.
+    private final class SharedWorkers: @unchecked Sendable {
+        // @unchecked: worker i's body, cipher and buffer are touched by thread i alone.
+        let workers: [(UInt64) throws -> Bool]
+        init(_ workers: [(UInt64) throws -> Bool]) { self.workers = workers }
     }
 }

@@ -1,8 +1,8 @@
 /// What a long operation reports while it works.
-package enum ProgressEvent: Sendable {
+public enum ProgressEvent: Sendable {
     /// The key derivation starts.
     case keyDerivationStarted(iterations: UInt32)
-    /// Iterations of the key derivation done so far (reported every ``KeyDerivation/progressInterval``).
+    /// Iterations of the key derivation done so far (every 50,000).
     case keyDerivation(iterationsDone: UInt32, iterationsTotal: UInt32)
     /// The key derivation ended.
     case keyDerivationFinished
@@ -11,4 +11,4 @@ package enum ProgressEvent: Sendable {
 }
 
 /// Receives ``ProgressEvent``s, on the thread doing the work.
-package typealias ProgressHandler = (ProgressEvent) -> Void
+public typealias ProgressHandler = (ProgressEvent) -> Void

@@ -1,4 +1,4 @@
-import COpenSSL
+internal import COpenSSL
 
 /// AES-256-GCM with a 96-bit nonce and a 128-bit tag (OpenSSL EVP), for one key and many messages.
 ///
@@ -20,10 +20,10 @@ package final class AES256GCM {
         guard key.count == Self.keyLength else {
             throw GoshuinError(.invalidArgument, "an AES-256 key is 32 bytes, not \(key.count)")
         }
-        guard let encryptContext = EVP_CIPHER_CTX_new() else { throw GoshuinError(.io, "out of memory") }
+        guard let encryptContext = EVP_CIPHER_CTX_new() else { throw openSSLFailure("EVP_CIPHER_CTX_new") }
         guard let decryptContext = EVP_CIPHER_CTX_new() else {
             EVP_CIPHER_CTX_free(encryptContext)
-            throw GoshuinError(.io, "out of memory")
+            throw openSSLFailure("EVP_CIPHER_CTX_new")
         }
         self.encryptContext = encryptContext
         self.decryptContext = decryptContext

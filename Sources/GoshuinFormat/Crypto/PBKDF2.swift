@@ -1,4 +1,4 @@
-import COpenSSL
+internal import COpenSSL
 
 /// PBKDF2-HMAC-SHA256 (RFC 8018) through OpenSSL's `PKCS5_PBKDF2_HMAC`.
 ///

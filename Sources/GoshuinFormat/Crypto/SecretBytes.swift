@@ -20,13 +20,9 @@ package final class SecretBytes: @unchecked Sendable, CustomStringConvertible {
         storage = UnsafeMutableRawBufferPointer.allocate(byteCount: max(count, 1), alignment: 16)
         storage.initializeMemory(as: UInt8.self, repeating: 0)
         self.count = count
-        do {
-            try fill(UnsafeMutableRawBufferPointer(rebasing: storage[0..<count]))
-        } catch {
-            secureZero(storage)
-            storage.deallocate()
-            throw error
-        }
+        // Every property is set: if `fill` throws, the object is released and `deinit` wipes and frees the
+        // storage (freeing it here as well was a double free, seen when a key derivation was interrupted).
+        try fill(UnsafeMutableRawBufferPointer(rebasing: storage[0..<count]))
     }
 
     deinit {

@@ -1,4 +1,4 @@
-import COpenSSL
+internal import COpenSSL
 
 /// Bytes from OpenSSL's CSPRNG (`RAND_bytes`), seeded by the operating system.
 package func secureRandomBytes(count: Int) throws -> [UInt8] {

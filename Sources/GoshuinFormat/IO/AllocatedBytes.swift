@@ -1,5 +1,3 @@
-import Glibc
-
 /// A buffer from the system allocator that reports a refusal as `out_of_memory` instead of crashing,
 /// freed (and, when it held secrets, wiped) with its last reference.
 ///
@@ -17,8 +15,7 @@ package final class AllocatedBytes: @unchecked Sendable {
     /// - Parameter wipesOnRelease: overwrite the bytes with zeros before freeing them (plaintext, keys).
     /// - Throws: `out_of_memory` when the system refuses.
     package init(count: Int, wipesOnRelease: Bool) throws {
-        var pointer: UnsafeMutableRawPointer?
-        guard count >= 0, posix_memalign(&pointer, 16, max(count, 1)) == 0, let pointer else {
+        guard count >= 0, let pointer = SystemCall.allocate(count) else {
             throw GoshuinError(
                 .outOfMemory,
                 "cannot allocate \(count) bytes: the system refused the memory")
@@ -29,7 +26,7 @@ package final class AllocatedBytes: @unchecked Sendable {
 
     deinit {
         if wipesOnRelease { secureZero(bytes) }
-        free(bytes.baseAddress)
+        SystemCall.free(bytes.baseAddress)
     }
 }
 

@@ -1,5 +1,3 @@
-import Glibc
-
 /// A file written under a temporary name beside its destination and moved into place only when complete.
 ///
 /// The temporary file is created exclusively in the destination's directory, reached through that
@@ -27,20 +25,17 @@ package final class AtomicOutput {
     ///
     /// - Throws: `output_exists` if the destination exists and `replaceExisting` is false, or if it is not
     ///   a regular file; `io` if the temporary file cannot be created.
-    package init(destination: String, replaceExisting: Bool, permissions: mode_t = 0o600) throws {
-        let directoryPath = Self.directory(of: destination)
-        destinationName = Self.lastComponent(of: destination)
-        do {
-            directory = try OpenDirectory(path: directoryPath)
-        } catch {
-            throw error.goshuinError("cannot open the folder \(DisplayText.quoted(directoryPath))")
-        }
+    package init(destination: String, replaceExisting: Bool, permissions: UInt32 = 0o600) throws {
+        let directoryPath = FileSystem.parentDirectory(of: destination)
+        destinationName = FileSystem.lastComponent(of: destination)
+        directory = try Self.openFolder(directoryPath)
         try Self.refuseExisting(destinationName, in: directory, path: destination, replacing: replaceExisting)
         var attempt = 0
         while true {
             let candidate = Temporaries.name(for: destinationName)
             do {
-                descriptor = try directory.openFile(candidate, O_WRONLY | O_CREAT | O_EXCL, permissions: permissions)
+                descriptor = try directory.openFile(
+                    candidate, [.writeOnly, .create, .exclusive], permissions: permissions)
                 temporaryName = candidate
                 break
             } catch  where error == .fileExists && attempt < 100 {
@@ -72,35 +67,32 @@ package final class AtomicOutput {
     /// something is there (a dangling symbolic link included) and `replaceExisting` is false, or when it is
     /// not a regular file; `io` when its folder cannot be opened.
     package static func checkDestination(_ path: String, replaceExisting: Bool) throws {
-        let directoryPath = directory(of: path)
-        let directory: OpenDirectory
-        do {
-            directory = try OpenDirectory(path: directoryPath)
-        } catch {
-            throw error.goshuinError("cannot open the folder \(DisplayText.quoted(directoryPath))")
-        }
-        try refuseExisting(lastComponent(of: path), in: directory, path: path, replacing: replaceExisting)
+        let directoryPath = FileSystem.parentDirectory(of: path)
+        let directory = try openFolder(directoryPath)
+        try refuseExisting(FileSystem.lastComponent(of: path), in: directory, path: path, replacing: replaceExisting)
+    }
+
+    /// Opens the folder that is to hold an output.
+    package static func openFolder(_ path: String) throws -> OpenDirectory {
+        try describingFailure("cannot open the folder \(DisplayText.quoted(path))") { try OpenDirectory(path: path) }
     }
 
     /// Throws `output_exists` when `name` exists in `directory` and may not be replaced: always when
     /// `replacing` is false, and when it is anything but a regular file otherwise (a device, a pipe, a
     /// link or a folder is never replaced by a file of plaintext).
     static func refuseExisting(_ name: String, in directory: OpenDirectory, path: String, replacing: Bool) throws {
-        let info: stat?
-        do {
-            info = try directory.status(of: name)
-        } catch {
-            throw error.goshuinError("cannot examine \(DisplayText.quoted(path))")
+        let found = try describingFailure("cannot examine \(DisplayText.quoted(path))") {
+            try directory.status(of: name)
         }
-        guard let info else { return }
+        guard let found else { return }
         guard replacing else {
             throw GoshuinError(.outputExists, "\(DisplayText.quoted(path)) already exists")
         }
-        guard info.st_mode & S_IFMT == S_IFREG else {
+        guard found.kind == .regular else {
             throw GoshuinError(
                 .outputExists,
-                "\(DisplayText.quoted(path)) is \(FileKind(info).description), not a regular file; only a regular"
-                    + " file is ever replaced")
+                "\(DisplayText.quoted(path)) is \(found.kind), not a regular file; only a regular file is ever"
+                    + " replaced")
         }
     }
 
@@ -108,12 +100,7 @@ package final class AtomicOutput {
     package func commit() throws {
         precondition(!finished, "an atomic output is committed or discarded once")
         do {
-            try descriptor.sync()
-        } catch {
-            discard()
-            throw error.goshuinError("cannot finish writing \(DisplayText.quoted(destination))")
-        }
-        do {
+            try describingFailure("cannot finish writing \(DisplayText.quoted(destination))") { try descriptor.sync() }
             try moveIntoPlace()
         } catch {
             discard()
@@ -129,63 +116,37 @@ package final class AtomicOutput {
     package func discard() {
         guard !finished else { return }
         finished = true
-        if Temporaries.stillNames(identity, temporaryName, in: directory) {
+        if directory.stillNames(identity, temporaryName) {
             try? directory.removeFile(temporaryName)
         }
         try? descriptor.close()
     }
 
     private func moveIntoPlace() throws {
-        guard Temporaries.stillNames(identity, temporaryName, in: directory) else {
+        guard directory.stillNames(identity, temporaryName) else {
             throw GoshuinError(
                 .io, "the temporary file beside \(DisplayText.quoted(destination)) was replaced while being written")
         }
+        let moving = "cannot move the finished file to \(DisplayText.quoted(destination))"
         if replaceExisting {
             try Self.refuseExisting(destinationName, in: directory, path: destination, replacing: true)
-            do {
-                try directory.rename(temporaryName, to: destinationName)
-            } catch {
-                throw error.goshuinError("cannot move the finished file to \(DisplayText.quoted(destination))")
-            }
+            try describingFailure(moving) { try directory.rename(temporaryName, to: destinationName) }
             return
         }
         do {
-            try linkat(temporaryName, destinationName)
+            try directory.link(temporaryName, to: destinationName)
             try? directory.removeFile(temporaryName)
-            return
         } catch .fileExists {
             throw GoshuinError(
                 .outputExists, "\(DisplayText.quoted(destination)) appeared while writing; it was left as it is")
-        } catch let error where [EPERM, EOPNOTSUPP, EXDEV, EMLINK].contains(error.rawValue) {
+        } catch  where error.meansNoHardLinks {
             // Some file systems have no hard links; check, then rename (a narrow window, but no silent loss
             // of a file that existed when the work began).
             try Self.refuseExisting(destinationName, in: directory, path: destination, replacing: false)
-            do {
-                try directory.rename(temporaryName, to: destinationName)
-            } catch {
-                throw error.goshuinError("cannot move the finished file to \(DisplayText.quoted(destination))")
-            }
+            try describingFailure(moving) { try directory.rename(temporaryName, to: destinationName) }
         } catch {
-            throw error.goshuinError("cannot move the finished file to \(DisplayText.quoted(destination))")
+            throw error.goshuinError(moving)
         }
-    }
-
-    private func linkat(_ name: String, _ newName: String) throws(Errno) {
-        let raw = directory.descriptor.rawValue
-        _ = try retryOnInterrupt { Glibc.linkat(raw, name, raw, newName, 0) }
-    }
-
-    /// The directory part of `path` (`.` when it has none).
-    package static func directory(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return "." }
-        let directory = String(path[..<slash])
-        return directory.isEmpty ? "/" : directory
-    }
-
-    /// The last component of `path`.
-    package static func lastComponent(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return path }
-        return String(path[path.index(after: slash)...])
     }
 }
 
@@ -193,7 +154,7 @@ package final class AtomicOutput {
 /// success; on any error the temporary file is removed and the error rethrown.
 @discardableResult
 package func withAtomicOutput<Result>(
-    to destination: String, replaceExisting: Bool, permissions: mode_t = 0o600,
+    to destination: String, replaceExisting: Bool, permissions: UInt32 = 0o600,
     _ body: (FileDescriptor) throws -> Result
 ) throws -> Result {
     let output = try AtomicOutput(destination: destination, replaceExisting: replaceExisting, permissions: permissions)
@@ -206,24 +167,4 @@ package func withAtomicOutput<Result>(
     }
     try output.commit()
     return result
-}
-
-/// What kind of file a `stat` describes, in words for messages.
-package struct FileKind: CustomStringConvertible {
-    package let mode: mode_t
-
-    package init(_ info: stat) { mode = info.st_mode & S_IFMT }
-
-    package var description: String {
-        switch mode {
-        case S_IFREG: return "a regular file"
-        case S_IFDIR: return "a folder"
-        case S_IFLNK: return "a symbolic link"
-        case S_IFCHR: return "a character device"
-        case S_IFBLK: return "a block device"
-        case S_IFIFO: return "a named pipe"
-        case S_IFSOCK: return "a socket"
-        default: return "a special file"
-        }
-    }
 }

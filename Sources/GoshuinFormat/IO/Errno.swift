@@ -1,5 +1,3 @@
-import Glibc
-
 /// An `errno` value with its `strerror` text, as the operating system reported it.
 package struct Errno: Error, Equatable, CustomStringConvertible, Sendable {
     /// The raw `errno` value.
@@ -8,22 +6,8 @@ package struct Errno: Error, Equatable, CustomStringConvertible, Sendable {
     /// Wraps a raw `errno` value.
     package init(rawValue: Int32) { self.rawValue = rawValue }
 
-    /// The current thread's `errno`.
-    package static var current: Errno { Errno(rawValue: Glibc.errno) }
-
     /// The system's text for the value, such as "No space left on device".
-    package var description: String { String(cString: strerror(rawValue)) }
-
-    /// `ENOENT`.
-    package static let noSuchFile = Errno(rawValue: ENOENT)
-    /// `EEXIST`.
-    package static let fileExists = Errno(rawValue: EEXIST)
-    /// `EINTR`.
-    package static let interrupted = Errno(rawValue: EINTR)
-
-    /// Whether the error means the destination cannot hold more: the file system or the user's quota is
-    /// full, or the file reached the largest size the file system or the process's limit allows.
-    package var isNoSpace: Bool { rawValue == ENOSPC || rawValue == EDQUOT || rawValue == EFBIG }
+    package var description: String { SystemCall.errorText(rawValue) }
 
     /// This error as a ``GoshuinError``, with what was being done and the system's text: `no_space` for a
     /// full disk (`Spec/decisions/0012`), `interrupted` for a call cut short because a stop was requested,
@@ -34,7 +18,7 @@ package struct Errno: Error, Equatable, CustomStringConvertible, Sendable {
         switch self {
         case _ where isNoSpace: code = .noSpace
         case .interrupted where stopRequested: return Interruption.error
-        case Errno(rawValue: ENOMEM): code = .outOfMemory
+        case .outOfMemory: code = .outOfMemory
         case .fileExists: code = .outputExists
         default: code = .io
         }
@@ -42,21 +26,9 @@ package struct Errno: Error, Equatable, CustomStringConvertible, Sendable {
     }
 }
 
-/// Runs a system call, retrying while it fails with `EINTR`; throws the `errno` of any other failure.
-@inline(__always)
-package func retryOnInterrupt<Result: FixedWidthInteger>(_ call: () -> Result) throws(Errno) -> Result {
-    while true {
-        let result = call()
-        if result != -1 { return result }
-        let error = Errno.current
-        // A signal that asked the operation to stop ends the call instead of restarting it.
-        if error != .interrupted || Interruption.isRequested { throw error }
-    }
-}
-
 extension Error {
-    /// This error as a ``GoshuinError``: an ``Errno`` mapped with what was being done, a ``GoshuinError``
-    /// as it is, anything else as `io`.
+    /// This error as a ``GoshuinError``: an ``Errno`` mapped with what was being done
+    /// (``Errno/goshuinError(_:stopRequested:)``), a ``GoshuinError`` as it is, anything else as `io`.
     package func goshuinError(_ doing: String) -> GoshuinError {
         switch self {
         case let error as GoshuinError: return error
@@ -66,11 +38,15 @@ extension Error {
     }
 }
 
-extension GoshuinError {
-    /// `error` as a ``GoshuinError`` with what was being done: an ``Errno`` with its code (`no_space` for a
-    /// full disk, `interrupted` after a requested stop, …) and the system's text, a ``GoshuinError`` as
-    /// it is, anything else as `io`.
-    package init(_ error: any Error, doing: String) {
-        self = error.goshuinError(doing)
+/// Runs `body`, turning any error it throws into a ``GoshuinError`` that says what was being done
+/// (``Swift/Error/goshuinError(_:)``): the one place a system error meets its context.
+@inline(__always)
+package func describingFailure<Result>(_ doing: @autoclosure () -> String, _ body: () throws -> Result)
+    throws(GoshuinError) -> Result
+{
+    do {
+        return try body()
+    } catch {
+        throw error.goshuinError(doing())
     }
 }

@@ -1,5 +1,3 @@
-import Glibc
-
 /// An open file descriptor and the few operations the toolkit needs on it.
 ///
 /// The value does not own the descriptor: close it with ``close()`` or use ``closeAfter(_:)``. Every call
@@ -18,27 +16,20 @@ package struct FileDescriptor: Hashable, Sendable {
     /// Standard error.
     package static let standardError = FileDescriptor(rawValue: 2)
 
-    /// Opens `path` with `open(2)` flags; `O_CLOEXEC` is always added.
-    package static func open(_ path: String, _ flags: Int32, permissions: mode_t = 0o600) throws(Errno)
+    /// Opens `path` (following links in it) with `options`; the descriptor is closed on `exec`.
+    package static func open(_ path: String, _ options: OpenOptions, permissions: UInt32 = 0o600) throws(Errno)
         -> FileDescriptor
     {
-        let raw = try retryOnInterrupt { Glibc.open(path, flags | O_CLOEXEC, permissions) }
-        return FileDescriptor(rawValue: raw)
+        FileDescriptor(rawValue: try SystemCall.open(path, options, permissions: permissions))
     }
 
     /// Opens an existing file for reading.
     package static func openForReading(_ path: String) throws(Errno) -> FileDescriptor {
-        try open(path, O_RDONLY)
+        try open(path, .readOnly)
     }
 
     /// Closes the descriptor.
-    package func close() throws(Errno) {
-        // close(2) must not be retried on EINTR on Linux: the descriptor is already released.
-        if Glibc.close(rawValue) == -1 {
-            let error = Errno.current
-            if error != .interrupted { throw error }
-        }
-    }
+    package func close() throws(Errno) { try SystemCall.close(rawValue) }
 
     /// Runs `body`, then closes the descriptor whatever happened; an error from `body` wins over one from
     /// closing.
@@ -57,8 +48,7 @@ package struct FileDescriptor: Hashable, Sendable {
 
     /// Reads up to `buffer.count` bytes at the current position; returns how many were read (0 at end of file).
     package func read(into buffer: UnsafeMutableRawBufferPointer) throws(Errno) -> Int {
-        guard buffer.count > 0, let base = buffer.baseAddress else { return 0 }
-        return try retryOnInterrupt { Glibc.read(rawValue, base, buffer.count) }
+        try SystemCall.read(rawValue, into: buffer)
     }
 
     /// Reads until `buffer` is full or the end of file; returns how many bytes were read.
@@ -75,10 +65,10 @@ package struct FileDescriptor: Hashable, Sendable {
     /// Reads until `buffer` is full or the end of file, starting at `offset`, without moving the position.
     package func readFully(into buffer: UnsafeMutableRawBufferPointer, atOffset offset: Int64) throws(Errno) -> Int {
         var filled = 0
-        while filled < buffer.count, let base = buffer.baseAddress {
-            let count = try retryOnInterrupt {
-                Glibc.pread(rawValue, base + filled, buffer.count - filled, off_t(offset) + off_t(filled))
-            }
+        while filled < buffer.count {
+            let count = try SystemCall.read(
+                rawValue, into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...]),
+                atOffset: offset + Int64(filled))
             if count == 0 { break }
             filled += count
         }
@@ -88,26 +78,17 @@ package struct FileDescriptor: Hashable, Sendable {
     /// Writes every byte of `buffer`, looping over short writes.
     package func writeAll(_ buffer: UnsafeRawBufferPointer) throws(Errno) {
         var written = 0
-        while written < buffer.count, let base = buffer.baseAddress {
-            let alreadyWritten = written
-            let count = try retryOnInterrupt {
-                Glibc.write(rawValue, base + alreadyWritten, buffer.count - alreadyWritten)
-            }
-            written += count
+        while written < buffer.count {
+            written += try SystemCall.write(rawValue, UnsafeRawBufferPointer(rebasing: buffer[written...]))
         }
     }
 
     /// Writes every byte of `buffer` at `offset`, without moving the position (`pwrite`).
     package func writeAll(_ buffer: UnsafeRawBufferPointer, atOffset offset: Int64) throws(Errno) {
         var written = 0
-        while written < buffer.count, let base = buffer.baseAddress {
-            let alreadyWritten = written
-            let count = try retryOnInterrupt {
-                Glibc.pwrite(
-                    rawValue, base + alreadyWritten, buffer.count - alreadyWritten,
-                    off_t(offset) + off_t(alreadyWritten))
-            }
-            written += count
+        while written < buffer.count {
+            written += try SystemCall.write(
+                rawValue, UnsafeRawBufferPointer(rebasing: buffer[written...]), atOffset: offset + Int64(written))
         }
     }
 
@@ -119,65 +100,34 @@ package struct FileDescriptor: Hashable, Sendable {
         try result.get()
     }
 
+    /// The current position; `nil` for a descriptor that cannot seek.
+    package func position() -> Int64? { SystemCall.position(rawValue) }
+
+    /// Moves the position to `offset` from the start.
+    package func seek(to offset: Int64) throws(Errno) { try SystemCall.seek(rawValue, to: offset) }
+
     /// The `fstat(2)` information of the descriptor.
-    package func status() throws(Errno) -> stat {
-        var info = stat()
-        _ = try retryOnInterrupt { fstat(rawValue, &info) }
-        return info
-    }
+    package func status() throws(Errno) -> FileStatus { try SystemCall.status(rawValue) }
 
     /// The size in bytes, for a regular file; `nil` for a pipe, terminal or other stream.
     package func regularFileSize() throws(Errno) -> Int64? {
-        let info = try status()
-        guard (info.st_mode & S_IFMT) == S_IFREG else { return nil }
-        return Int64(info.st_size)
-    }
-
-    /// Whether the descriptor refers to a terminal.
-    package var isTerminal: Bool { isatty(rawValue) == 1 }
-
-    /// Whether the descriptor is open in this process.
-    package var isOpen: Bool { fcntl(rawValue, F_GETFD) != -1 }
-
-    /// Takes an exclusive advisory lock (`flock(2)`) without waiting; returns false when another open
-    /// file holds one. The lock lasts while any descriptor of this open file does.
-    package func lockExclusively() throws(Errno) -> Bool {
-        while flock(rawValue, LOCK_EX | LOCK_NB) == -1 {
-            let error = Errno.current
-            if error.rawValue == EWOULDBLOCK { return false }
-            if error != .interrupted { throw error }
-        }
-        return true
-    }
-
-    /// Flushes the file's data and metadata to storage (`fsync(2)`).
-    package func sync() throws(Errno) {
-        _ = try retryOnInterrupt { fsync(rawValue) }
+        let status = try status()
+        return status.kind == .regular ? status.size : nil
     }
 
     /// The device and inode, which identify the file whatever path reached it.
-    package func fileIdentity() throws(Errno) -> FileIdentity {
-        FileIdentity(try status())
-    }
-}
+    package func fileIdentity() throws(Errno) -> FileIdentity { try status().identity }
 
-/// A file's device and inode numbers: two paths name the same file when these are equal.
-package struct FileIdentity: Hashable, Sendable {
-    /// `st_dev`.
-    package let device: UInt64
-    /// `st_ino`.
-    package let inode: UInt64
+    /// Whether the descriptor refers to a terminal.
+    package var isTerminal: Bool { SystemCall.isTerminal(rawValue) }
 
-    /// The identity of the file at `path`, following symbolic links; `nil` when it does not exist.
-    package static func of(path: String) -> FileIdentity? {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
-        return FileIdentity(info)
-    }
+    /// Whether the descriptor is open in this process.
+    package var isOpen: Bool { SystemCall.isOpen(rawValue) }
 
-    /// The identity `info` describes.
-    package init(_ info: stat) {
-        device = UInt64(info.st_dev)
-        inode = UInt64(info.st_ino)
-    }
+    /// Takes an exclusive advisory lock (`flock(2)`) without waiting; returns false when another open
+    /// file holds one. The lock lasts while any descriptor of this open file does.
+    package func lockExclusively() throws(Errno) -> Bool { try SystemCall.lockExclusively(rawValue) }
+
+    /// Flushes the file's data and metadata to storage (`fsync(2)`).
+    package func sync() throws(Errno) { try SystemCall.sync(rawValue) }
 }

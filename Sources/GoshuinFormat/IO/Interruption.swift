@@ -2,16 +2,16 @@ import Synchronization
 
 /// A request, usually from a signal handler, that running operations stop at their next chunk and clean
 /// up as on any failure: temporary files removed, destinations untouched.
-package enum Interruption {
+public enum Interruption {
     private static let requested = Atomic<Bool>(false)
 
     /// Asks running operations to stop. Safe in a signal handler: one lock-free atomic store.
-    package static func request() {
+    public static func request() {
         requested.store(true, ordering: .relaxed)
     }
 
     /// Whether a stop was asked for.
-    package static var isRequested: Bool { requested.load(ordering: .relaxed) }
+    public static var isRequested: Bool { requested.load(ordering: .relaxed) }
 
     /// Throws `interrupted` when a stop was asked for.
     package static func check() throws {

@@ -1,5 +1,3 @@
-import Glibc
-
 /// A directory opened once, with every name inside it reached through its descriptor (`openat(2)` and
 /// its relatives), never through a path again. Whoever renames the directory, or swaps a name in it for a
 /// symbolic link, cannot redirect what is created, written or removed: links are never followed.
@@ -9,7 +7,7 @@ package final class OpenDirectory {
 
     /// Opens the directory at `path` (following links in the path, as a user's `cd` would).
     package init(path: String) throws(Errno) {
-        descriptor = try FileDescriptor.open(path, O_RDONLY | O_DIRECTORY)
+        descriptor = try FileDescriptor.open(path, .directory)
     }
 
     private init(descriptor: FileDescriptor) {
@@ -18,73 +16,60 @@ package final class OpenDirectory {
 
     deinit { try? descriptor.close() }
 
-    /// Opens `name` in this directory with `open(2)` flags; `O_NOFOLLOW` and `O_CLOEXEC` are always added.
-    package func openFile(_ name: String, _ flags: Int32, permissions: mode_t = 0o600) throws(Errno) -> FileDescriptor {
-        let raw = try retryOnInterrupt {
-            openat(descriptor.rawValue, name, flags | O_NOFOLLOW | O_CLOEXEC, permissions)
-        }
-        return FileDescriptor(rawValue: raw)
+    /// Opens `name` in this directory with `options`, never following a link.
+    package func openFile(_ name: String, _ options: OpenOptions, permissions: UInt32 = 0o600) throws(Errno)
+        -> FileDescriptor
+    {
+        FileDescriptor(
+            rawValue: try SystemCall.open(name, in: descriptor.rawValue, options, permissions: permissions))
     }
 
     /// Opens the directory `name` in this one, refusing a symbolic link.
     package func openDirectory(_ name: String) throws(Errno) -> OpenDirectory {
-        OpenDirectory(descriptor: try openFile(name, O_RDONLY | O_DIRECTORY))
+        OpenDirectory(descriptor: try openFile(name, .directory))
     }
 
     /// Creates the directory `name`.
-    package func makeDirectory(_ name: String, permissions: mode_t) throws(Errno) {
-        _ = try retryOnInterrupt { mkdirat(descriptor.rawValue, name, permissions) }
+    package func makeDirectory(_ name: String, permissions: UInt32) throws(Errno) {
+        try SystemCall.makeDirectory(name, in: descriptor.rawValue, permissions: permissions)
     }
 
     /// What `name` is, without following a link; `nil` when nothing has that name.
-    package func status(of name: String) throws(Errno) -> stat? {
-        var info = stat()
-        if fstatat(descriptor.rawValue, name, &info, AT_SYMLINK_NOFOLLOW) == 0 { return info }
-        let error = Errno.current
-        if error == .noSuchFile { return nil }
-        throw error
+    package func status(of name: String) throws(Errno) -> FileStatus? {
+        try SystemCall.status(of: name, in: descriptor.rawValue)
     }
 
     /// The directory's own `fstat(2)` information.
-    package func status() throws(Errno) -> stat { try descriptor.status() }
+    package func status() throws(Errno) -> FileStatus { try descriptor.status() }
 
     /// Removes the file (or link) `name`.
     package func removeFile(_ name: String) throws(Errno) {
-        _ = try retryOnInterrupt { unlinkat(descriptor.rawValue, name, 0) }
+        try SystemCall.remove(name, in: descriptor.rawValue, isDirectory: false)
     }
 
     /// Removes the empty directory `name`.
     package func removeDirectory(_ name: String) throws(Errno) {
-        _ = try retryOnInterrupt { unlinkat(descriptor.rawValue, name, AT_REMOVEDIR) }
+        try SystemCall.remove(name, in: descriptor.rawValue, isDirectory: true)
     }
 
     /// Renames `name` to `newName`, both in this directory (`renameat(2)`: an empty directory or a file at
     /// `newName` is replaced).
     package func rename(_ name: String, to newName: String) throws(Errno) {
-        _ = try retryOnInterrupt { renameat(descriptor.rawValue, name, descriptor.rawValue, newName) }
+        try SystemCall.rename(name, to: newName, in: descriptor.rawValue)
+    }
+
+    /// Gives the file `name` a second name `newName` in this directory (`linkat(2)`); fails if `newName`
+    /// exists.
+    package func link(_ name: String, to newName: String) throws(Errno) {
+        try SystemCall.link(name, to: newName, in: descriptor.rawValue)
     }
 
     /// The raw names in the directory, without `.` and `..`, in no particular order.
-    package func names() throws(Errno) -> [[UInt8]] {
-        let copy = try retryOnInterrupt { fcntl(descriptor.rawValue, F_DUPFD_CLOEXEC, 0) }
-        guard let stream = fdopendir(copy) else {
-            let error = Errno.current
-            Glibc.close(copy)
-            throw error
-        }
-        defer { closedir(stream) }
-        rewinddir(stream)
-        var names: [[UInt8]] = []
-        while true {
-            // readdir returns NULL both at the end and on an error; only errno tells them apart.
-            errno = 0
-            guard let entry = readdir(stream) else {
-                if errno != 0 { throw Errno.current }
-                return names
-            }
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in Array(raw.prefix(while: { $0 != 0 })) }
-            if name != [0x2E] && name != [0x2E, 0x2E] { names.append(name) }
-        }
+    package func names() throws(Errno) -> [[UInt8]] { try SystemCall.names(in: descriptor.rawValue) }
+
+    /// Whether `name` is still the file or folder `identity` (not swapped meanwhile).
+    package func stillNames(_ identity: FileIdentity, _ name: String) -> Bool {
+        (try? status(of: name))??.identity == identity
     }
 
     /// Flushes the directory's entries to storage, making renames and creations in it durable.

@@ -41,12 +41,7 @@ package final class FileSource: RandomAccessSource {
     /// A source over the regular file open at `descriptor`.
     package init(_ descriptor: FileDescriptor) throws {
         self.descriptor = descriptor
-        let size: Int64?
-        do {
-            size = try descriptor.regularFileSize()
-        } catch {
-            throw error.goshuinError("cannot examine a file")
-        }
+        let size = try describingFailure("cannot examine a file") { try descriptor.regularFileSize() }
         guard let size else { throw GoshuinError(.invalidArgument, "not a regular file") }
         self.size = UInt64(size)
     }
@@ -54,10 +49,6 @@ package final class FileSource: RandomAccessSource {
     /// Reads with `pread`, looping over short reads.
     package func read(at offset: UInt64, into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         guard let start = Int64(exactly: offset) else { return 0 }
-        do {
-            return try descriptor.readFully(into: buffer, atOffset: start)
-        } catch {
-            throw error.goshuinError("cannot read a file")
-        }
+        return try describingFailure("cannot read a file") { try descriptor.readFully(into: buffer, atOffset: start) }
     }
 }

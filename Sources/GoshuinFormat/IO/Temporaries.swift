@@ -1,5 +1,3 @@
-import Glibc
-
 /// The names of the toolkit's temporary files and folders, `.NAME.goshuin-tmp-RANDOM` beside their
 /// destination, and the sweep that removes those a killed run left behind (`Spec/decisions/0011`).
 ///
@@ -18,7 +16,7 @@ package enum Temporaries {
         let random = String(UInt64.random(in: 0...UInt64.max), radix: 16)
         let suffix = marker + String(repeating: "0", count: 16 - random.count) + random
         var base = Substring(destinationName)
-        while 1 + base.utf8.count + suffix.utf8.count > Int(NAME_MAX) { base = base.dropLast() }
+        while 1 + base.utf8.count + suffix.utf8.count > SystemCall.maximumNameLength { base = base.dropLast() }
         return "." + base + suffix
     }
 
@@ -48,13 +46,12 @@ package enum Temporaries {
         guard let directory = try? OpenDirectory(path: path), let names = try? directory.names() else { return [] }
         var removed: [String] = []
         for raw in names where isTemporaryName(raw) {
-            guard let name = String(validating: raw, as: UTF8.self), let info = try? directory.status(of: name),
-                info.st_uid == geteuid(), time(nil) - info.st_mtim.tv_sec >= minimumAgeForSweep
+            guard let name = String(validating: raw, as: UTF8.self), let found = try? directory.status(of: name),
+                found.owner == SystemCall.effectiveUserID, SystemCall.now - found.modified >= minimumAgeForSweep
             else { continue }
-            let kind = info.st_mode & S_IFMT
-            if kind == S_IFREG, removeUnlockedFile(name, identity: FileIdentity(info), in: directory) {
+            if found.kind == .regular, removeUnlockedFile(name, identity: found.identity, in: directory) {
                 removed.append(name)
-            } else if kind == S_IFDIR, removeUnlockedFolder(name, identity: FileIdentity(info), in: directory) {
+            } else if found.kind == .directory, removeUnlockedFolder(name, identity: found.identity, in: directory) {
                 removed.append(name)
             }
         }
@@ -64,34 +61,29 @@ package enum Temporaries {
     private static func removeUnlockedFile(_ name: String, identity: FileIdentity, in directory: OpenDirectory)
         -> Bool
     {
-        guard let file = try? directory.openFile(name, O_RDONLY | O_NONBLOCK) else { return false }
+        guard let file = try? directory.openFile(name, [.readOnly, .nonBlocking]) else { return false }
         defer { try? file.close() }
         guard (try? file.fileIdentity()) == identity, (try? file.lockExclusively()) == true,
-            stillNames(identity, name, in: directory)
+            directory.stillNames(identity, name)
         else { return false }
         return (try? directory.removeFile(name)) != nil
     }
 
+    /// Removes a flat folder of regular files, and only one: a folder holding anything else (a subfolder,
+    /// a link, a name that is not UTF-8) is left whole, not emptied in part.
     private static func removeUnlockedFolder(_ name: String, identity: FileIdentity, in directory: OpenDirectory)
         -> Bool
     {
         guard let folder = try? directory.openDirectory(name),
             (try? folder.descriptor.fileIdentity()) == identity,
-            (try? folder.descriptor.lockExclusively()) == true, let entries = try? folder.names()
+            (try? folder.descriptor.lockExclusively()) == true, let raw = try? folder.names()
         else { return false }
-        for raw in entries {
-            guard let entry = String(validating: raw, as: UTF8.self),
-                let info = try? folder.status(of: entry), info.st_mode & S_IFMT == S_IFREG,
-                (try? folder.removeFile(entry)) != nil
-            else { return false }
-        }
-        guard stillNames(identity, name, in: directory) else { return false }
+        let entries = raw.compactMap { String(validating: $0, as: UTF8.self) }
+        guard entries.count == raw.count,
+            entries.allSatisfy({ entry in (try? folder.status(of: entry))??.kind == .regular })
+        else { return false }
+        for entry in entries where (try? folder.removeFile(entry)) == nil { return false }
+        guard directory.stillNames(identity, name) else { return false }
         return (try? directory.removeDirectory(name)) != nil
-    }
-
-    /// Whether `name` in `directory` is still the file or folder `identity` (not swapped meanwhile).
-    package static func stillNames(_ identity: FileIdentity, _ name: String, in directory: OpenDirectory) -> Bool {
-        guard let info = try? directory.status(of: name) else { return false }
-        return FileIdentity(info) == identity
     }
 }

@@ -48,6 +48,12 @@ var ADVICE = {
   internal: "Something unexpected went wrong in this page. Nothing from the backup is shown. Try again, or another browser.",
 };
 
+/** The faults of a backup's payload (Spec/backup-v1.md §4.1 step 0: reported only if every chunk authenticates). */
+var PAYLOAD_FAULTS = [
+  "zip_malformed", "unsafe_entry_name", "duplicate_entry", "unsupported_entry", "zip_limit_exceeded", "entry_corrupt",
+  "manifest_invalid", "manifest_mismatch",
+];
+
 function advice(code) {
   return ADVICE[code] || ADVICE.internal;
 }

@@ -257,6 +257,21 @@ class ContainerReader {
     return new GoshuinError("auth_failed", "no chunk authenticates: wrong passphrase, or the header was altered");
   }
 
+  /**
+   * Spec/backup-v1.md §4.1 step 0, for a fault of the payload found before every chunk was read: every
+   * chunk not yet authenticated, in index order, each dropped at once; the first that fails throws the
+   * file's verdict. `onChunk(index, count)` follows it; `signal` stops between chunks.
+   */
+  async authenticateRest(signal, onChunk) {
+    var count = this.header.chunkCount;
+    for (var i = 0; i < count; i++) {
+      if (this.isAuthenticated(i)) continue;
+      if (signal && signal.aborted) throw new GoshuinError("interrupted", "stopped");
+      if (onChunk) onChunk(i, count);
+      if ((await this.tryDecrypt(i)) === null) throw await this.verdict(i);
+    }
+  }
+
   /** `length` plaintext bytes at `offset`, copied. */
   async read(offset, length) {
     if (!(offset >= 0 && length >= 0 && offset + length <= this.size))

@@ -2,7 +2,8 @@
 // the ZIP's end records and central directory and the manifest from its last chunks, the binding of the
 // manifest to the entries, then one streaming pass over every entry in file order (position in the tiling,
 // local header, size, CRC-32, SHA-256), each chunk decrypted, used and dropped. Only a backup that passed
-// all of it is returned; its entries are read again, and checked again, when they are shown or saved.
+// all of it is returned; its entries are read again, and checked again, when they are shown or saved. A
+// fault of the payload is reported only once every chunk authenticated (step 0), else the chunk's verdict.
 
 async function openBackup(source, passphraseBytes, options) {
   options = options || {};
@@ -18,7 +19,17 @@ async function openBackup(source, passphraseBytes, options) {
       progress("probe", index, failed);
     },
   });
-  return readBackup(container, options);
+  try {
+    return await readBackup(container, options);
+  } catch (error) {
+    // §4.1 step 0: the payload is checked only in a file that opens, so a fault of the payload found
+    // before every chunk authenticated is reported only once the rest authenticates.
+    if (error instanceof GoshuinError && PAYLOAD_FAULTS.indexOf(error.code) >= 0)
+      await container.authenticateRest(options.signal, function (index, count) {
+        progress("rest", index, count);
+      });
+    throw error;
+  }
 }
 
 /**

@@ -137,6 +137,8 @@
       }
     } else if (stage === "probe") {
       setStatus("A part of the file does not authenticate; finding the first one that fails…", done / total);
+    } else if (stage === "rest") {
+      setStatus("Checking that the rest of the file is intact…", done / total);
     } else if (stage === "verify") {
       setStatus(
         "Checking every file in the backup against its list… " + core.formatSize(done) + " of " + core.formatSize(total),

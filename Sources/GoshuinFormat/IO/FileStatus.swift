@@ -1,0 +1,59 @@
+/// What `stat(2)` says about a file, in the terms the toolkit uses.
+package struct FileStatus: Sendable {
+    /// What kind of file it is.
+    package let kind: FileKind
+    /// The size in bytes (of a regular file).
+    package let size: Int64
+    /// The device and inode.
+    package let identity: FileIdentity
+    /// The owner's user ID.
+    package let owner: UInt32
+    /// The permission bits (`0o7777`).
+    package let permissions: UInt32
+    /// The last modification, in seconds since 1970.
+    package let modified: Int
+
+    /// A status with every field given.
+    package init(kind: FileKind, size: Int64, identity: FileIdentity, owner: UInt32, permissions: UInt32, modified: Int)
+    {
+        self.kind = kind
+        self.size = size
+        self.identity = identity
+        self.owner = owner
+        self.permissions = permissions
+        self.modified = modified
+    }
+}
+
+/// What kind of file a name or a descriptor refers to.
+package enum FileKind: Sendable, CustomStringConvertible {
+    case regular, directory, symbolicLink, characterDevice, blockDevice, namedPipe, socket, other
+
+    /// The kind in words for messages: `a regular file`, `a folder`, …
+    package var description: String {
+        switch self {
+        case .regular: return "a regular file"
+        case .directory: return "a folder"
+        case .symbolicLink: return "a symbolic link"
+        case .characterDevice: return "a character device"
+        case .blockDevice: return "a block device"
+        case .namedPipe: return "a named pipe"
+        case .socket: return "a socket"
+        case .other: return "a special file"
+        }
+    }
+}
+
+/// A file's device and inode numbers: two paths name the same file when these are equal.
+package struct FileIdentity: Hashable, Sendable {
+    /// `st_dev`.
+    package let device: UInt64
+    /// `st_ino`.
+    package let inode: UInt64
+
+    /// The identity of `device` and `inode`.
+    package init(device: UInt64, inode: UInt64) {
+        self.device = device
+        self.inode = inode
+    }
+}

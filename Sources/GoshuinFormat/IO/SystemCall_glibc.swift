@@ -1,0 +1,360 @@
+internal import Glibc
+
+/// The one place the toolkit's libraries call the C library: every system call they make, with Swift types
+/// in and out. Another platform is this file and the module maps.
+///
+/// Calls that can fail throw the `errno` as an ``Errno``; those that can be cut short by a signal are
+/// retried on `EINTR` unless a stop was requested (``Interruption``).
+enum SystemCall {
+    /// The current thread's `errno`.
+    static var errno: Int32 { Glibc.errno }
+
+    /// The system's text for an `errno` value.
+    static func errorText(_ code: Int32) -> String { String(cString: strerror(code)) }
+
+    /// The longest name in a directory, in bytes.
+    static let maximumNameLength = Int(NAME_MAX)
+
+    // MARK: - Descriptors
+
+    static func open(_ path: String, _ options: OpenOptions, permissions: UInt32) throws(Errno) -> Int32 {
+        try retryOnInterrupt { Glibc.open(path, options.rawValue | O_CLOEXEC, mode_t(permissions)) }
+    }
+
+    static func open(
+        _ name: String, in directory: Int32, _ options: OpenOptions, permissions: UInt32
+    ) throws(Errno) -> Int32 {
+        try retryOnInterrupt {
+            openat(directory, name, options.rawValue | O_NOFOLLOW | O_CLOEXEC, mode_t(permissions))
+        }
+    }
+
+    /// Closes `descriptor`; never retried, because on Linux the descriptor is released even on `EINTR`.
+    static func close(_ descriptor: Int32) throws(Errno) {
+        if Glibc.close(descriptor) == -1, Glibc.errno != EINTR { throw Errno.current }
+    }
+
+    static func read(_ descriptor: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(Errno) -> Int {
+        guard let base = buffer.baseAddress, buffer.count > 0 else { return 0 }
+        return try retryOnInterrupt { Glibc.read(descriptor, base, buffer.count) }
+    }
+
+    static func read(
+        _ descriptor: Int32, into buffer: UnsafeMutableRawBufferPointer, atOffset offset: Int64
+    ) throws(Errno) -> Int {
+        guard let base = buffer.baseAddress, buffer.count > 0 else { return 0 }
+        return try retryOnInterrupt { pread(descriptor, base, buffer.count, off_t(offset)) }
+    }
+
+    static func write(_ descriptor: Int32, _ buffer: UnsafeRawBufferPointer) throws(Errno) -> Int {
+        guard let base = buffer.baseAddress, buffer.count > 0 else { return 0 }
+        return try retryOnInterrupt { Glibc.write(descriptor, base, buffer.count) }
+    }
+
+    static func write(_ descriptor: Int32, _ buffer: UnsafeRawBufferPointer, atOffset offset: Int64) throws(Errno)
+        -> Int
+    {
+        guard let base = buffer.baseAddress, buffer.count > 0 else { return 0 }
+        return try retryOnInterrupt { pwrite(descriptor, base, buffer.count, off_t(offset)) }
+    }
+
+    /// The position of `descriptor`; `nil` for one that cannot seek.
+    static func position(_ descriptor: Int32) -> Int64? {
+        let offset = lseek(descriptor, 0, SEEK_CUR)
+        return offset < 0 ? nil : Int64(offset)
+    }
+
+    static func seek(_ descriptor: Int32, to offset: Int64) throws(Errno) {
+        _ = try retryOnInterrupt { lseek(descriptor, off_t(offset), SEEK_SET) }
+    }
+
+    static func sync(_ descriptor: Int32) throws(Errno) {
+        _ = try retryOnInterrupt { fsync(descriptor) }
+    }
+
+    static func status(_ descriptor: Int32) throws(Errno) -> FileStatus {
+        var info = stat()
+        _ = try retryOnInterrupt { fstat(descriptor, &info) }
+        return FileStatus(info)
+    }
+
+    /// An exclusive `flock(2)` without waiting; false when another open file holds one.
+    static func lockExclusively(_ descriptor: Int32) throws(Errno) -> Bool {
+        while flock(descriptor, LOCK_EX | LOCK_NB) == -1 {
+            let error = Errno.current
+            if error.rawValue == EWOULDBLOCK { return false }
+            if error != .interrupted { throw error }
+        }
+        return true
+    }
+
+    static func isTerminal(_ descriptor: Int32) -> Bool { isatty(descriptor) == 1 }
+
+    static func isOpen(_ descriptor: Int32) -> Bool { fcntl(descriptor, F_GETFD) != -1 }
+
+    // MARK: - Names in a directory descriptor
+
+    /// What `name` in `directory` is, without following a link; `nil` when nothing has that name.
+    static func status(of name: String, in directory: Int32) throws(Errno) -> FileStatus? {
+        var info = stat()
+        if fstatat(directory, name, &info, AT_SYMLINK_NOFOLLOW) == 0 { return FileStatus(info) }
+        let error = Errno.current
+        if error == .noSuchFile { return nil }
+        throw error
+    }
+
+    static func makeDirectory(_ name: String, in directory: Int32, permissions: UInt32) throws(Errno) {
+        _ = try retryOnInterrupt { mkdirat(directory, name, mode_t(permissions)) }
+    }
+
+    static func remove(_ name: String, in directory: Int32, isDirectory: Bool) throws(Errno) {
+        _ = try retryOnInterrupt { unlinkat(directory, name, isDirectory ? AT_REMOVEDIR : 0) }
+    }
+
+    static func rename(_ name: String, to newName: String, in directory: Int32) throws(Errno) {
+        _ = try retryOnInterrupt { renameat(directory, name, directory, newName) }
+    }
+
+    static func link(_ name: String, to newName: String, in directory: Int32) throws(Errno) {
+        _ = try retryOnInterrupt { linkat(directory, name, directory, newName, 0) }
+    }
+
+    /// The raw names in `directory`, without `.` and `..`, in no particular order.
+    static func names(in directory: Int32) throws(Errno) -> [[UInt8]] {
+        let copy = try retryOnInterrupt { fcntl(directory, F_DUPFD_CLOEXEC, 0) }
+        guard let stream = fdopendir(copy) else {
+            let error = Errno.current
+            Glibc.close(copy)
+            throw error
+        }
+        defer { closedir(stream) }
+        rewinddir(stream)
+        var names: [[UInt8]] = []
+        while true {
+            // readdir returns NULL both at the end and on an error; only errno tells them apart.
+            Glibc.errno = 0
+            guard let entry = readdir(stream) else {
+                if Glibc.errno != 0 { throw Errno.current }
+                return names
+            }
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in Array(raw.prefix(while: { $0 != 0 })) }
+            if name != [0x2E] && name != [0x2E, 0x2E] { names.append(name) }
+        }
+    }
+
+    // MARK: - Paths
+
+    /// What is at `path`, following links unless `followingLinks` is false; `nil` with the error when
+    /// nothing can be examined there.
+    static func status(ofPath path: String, followingLinks: Bool) -> Result<FileStatus, Errno> {
+        var info = stat()
+        let result = followingLinks ? stat(path, &info) : lstat(path, &info)
+        return result == 0 ? .success(FileStatus(info)) : .failure(Errno.current)
+    }
+
+    /// Whether this process may create files in the directory at `path`.
+    static func canWrite(inDirectory path: String) -> Errno? {
+        access(path, W_OK) == 0 ? nil : Errno.current
+    }
+
+    /// The bytes an unprivileged user can still write on the file system holding `path`.
+    static func availableSpace(at path: String) throws(Errno) -> UInt64 {
+        var info = statvfs()
+        guard statvfs(path, &info) == 0 else { throw Errno.current }
+        return UInt64(info.f_bavail) * UInt64(info.f_frsize)
+    }
+
+    /// A new private file made from `template` (ending in `XXXXXX`) and unlinked at once.
+    static func makeUnlinkedFile(template: String) throws(Errno) -> Int32 {
+        var bytes = Array(template.utf8CString)
+        let descriptor = bytes.withUnsafeMutableBufferPointer { buffer in
+            buffer.baseAddress.map { mkstemp($0) } ?? -1
+        }
+        guard descriptor >= 0 else { throw Errno.current }
+        bytes.withUnsafeBufferPointer { buffer in
+            if let path = buffer.baseAddress { _ = unlink(path) }
+        }
+        _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
+        return descriptor
+    }
+
+    /// A new private directory made from `template` (ending in `XXXXXX`); returns its path.
+    static func makeTemporaryDirectory(template: String) throws(Errno) -> String {
+        var bytes = Array(template.utf8CString)
+        let created = bytes.withUnsafeMutableBufferPointer { buffer in
+            buffer.baseAddress.flatMap { mkdtemp($0) }.map { String(cString: $0) }
+        }
+        guard let created else { throw Errno.current }
+        return created
+    }
+
+    static func removeFile(atPath path: String) { _ = unlink(path) }
+
+    static func removeEmptyDirectory(atPath path: String) { _ = rmdir(path) }
+
+    /// `O_TMPFILE` (`__O_TMPFILE | O_DIRECTORY`, the same bits on every Linux architecture Swift runs on),
+    /// which the Glibc module does not export.
+    static let anonymousFileOptions = OpenOptions(rawValue: 0o20_000_000 | O_DIRECTORY | O_RDWR)
+
+    /// The `errno` values by which a file system says it has no `O_TMPFILE`.
+    static func meansNoAnonymousFiles(_ error: Errno) -> Bool {
+        [EOPNOTSUPP, EISDIR, EINVAL].contains(error.rawValue)
+    }
+
+    // MARK: - Process
+
+    /// The raw bytes of the environment variable `name`; `nil` when it is not set.
+    static func environment(_ name: String) -> UnsafeRawBufferPointer? {
+        guard let value = getenv(name) else { return nil }
+        return UnsafeRawBufferPointer(start: value, count: strlen(value))
+    }
+
+    static var effectiveUserID: UInt32 { UInt32(geteuid()) }
+
+    /// Seconds since 1970.
+    static var now: Int { Int(time(nil)) }
+
+    /// `seconds` since 1970 in UTC: year, month 1–12, day, hour, minute, second.
+    static func utcDate(_ seconds: Int) -> (year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int) {
+        var time = time_t(seconds)
+        var parts = tm()
+        gmtime_r(&time, &parts)
+        return (
+            Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1, Int(parts.tm_mday), Int(parts.tm_hour),
+            Int(parts.tm_min), Int(parts.tm_sec)
+        )
+    }
+
+    static var onlineProcessorCount: Int { Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))) }
+
+    // MARK: - Memory
+
+    /// `count` bytes (at least one) aligned to 16, or `nil` when the system refuses.
+    static func allocate(_ count: Int) -> UnsafeMutableRawPointer? {
+        var pointer: UnsafeMutableRawPointer?
+        guard posix_memalign(&pointer, 16, max(count, 1)) == 0 else { return nil }
+        return pointer
+    }
+
+    static func free(_ pointer: UnsafeMutableRawPointer?) { Glibc.free(pointer) }
+
+    // MARK: - Threads
+
+    /// Runs `body(0)` on this thread and `body(1)` … `body(count - 1)` on new threads with small stacks,
+    /// and returns when all have returned. A thread the system refuses to start (a memory limit) is not
+    /// retried: its `body` never runs, so `body` must share its work through state all of them reach.
+    static func runThreads(_ count: Int, stackSize: Int, _ body: @escaping @Sendable (Int) -> Void) {
+        var threads: [pthread_t] = []
+        var attributes = pthread_attr_t()
+        pthread_attr_init(&attributes)
+        defer { pthread_attr_destroy(&attributes) }
+        pthread_attr_setstacksize(&attributes, stackSize)
+        for worker in 1..<max(count, 1) {
+            let context = Unmanaged.passRetained(ThreadContext { body(worker) })
+            var thread = pthread_t()
+            let started = pthread_create(
+                &thread, &attributes,
+                { raw in
+                    guard let raw else { return nil }
+                    Unmanaged<ThreadContext>.fromOpaque(raw).takeRetainedValue().body()
+                    return nil
+                }, context.toOpaque())
+            guard started == 0 else {
+                context.release()
+                break
+            }
+            threads.append(thread)
+        }
+        body(0)
+        for thread in threads { pthread_join(thread, nil) }
+    }
+
+    private final class ThreadContext {
+        let body: () -> Void
+        init(_ body: @escaping () -> Void) { self.body = body }
+    }
+
+    // MARK: - Errors
+
+    /// Runs a system call, retrying while it fails with `EINTR`; throws the `errno` of any other failure.
+    @inline(__always)
+    private static func retryOnInterrupt<Result: FixedWidthInteger>(_ call: () -> Result) throws(Errno) -> Result {
+        while true {
+            let result = call()
+            if result != -1 { return result }
+            let error = Errno.current
+            // A signal that asked the operation to stop ends the call instead of restarting it.
+            if error != .interrupted || Interruption.isRequested { throw error }
+        }
+    }
+}
+
+/// Flags of `open(2)`.
+package struct OpenOptions: OptionSet, Sendable {
+    /// The raw flags.
+    package let rawValue: Int32
+    /// Makes options from raw flags.
+    package init(rawValue: Int32) { self.rawValue = rawValue }
+
+    /// `O_RDONLY`.
+    package static let readOnly = OpenOptions([])
+    /// `O_WRONLY`.
+    package static let writeOnly = OpenOptions(rawValue: O_WRONLY)
+    /// `O_RDWR`.
+    package static let readWrite = OpenOptions(rawValue: O_RDWR)
+    /// `O_CREAT`.
+    package static let create = OpenOptions(rawValue: O_CREAT)
+    /// `O_EXCL`.
+    package static let exclusive = OpenOptions(rawValue: O_EXCL)
+    /// `O_DIRECTORY`: only a directory opens.
+    package static let directory = OpenOptions(rawValue: O_DIRECTORY)
+    /// `O_NONBLOCK`: a named pipe does not block the open.
+    package static let nonBlocking = OpenOptions(rawValue: O_NONBLOCK)
+}
+
+extension FileStatus {
+    fileprivate init(_ info: stat) {
+        self.init(
+            kind: FileKind(typeBits: UInt32(info.st_mode) & UInt32(S_IFMT)), size: Int64(info.st_size),
+            identity: FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino)), owner: UInt32(info.st_uid),
+            permissions: UInt32(info.st_mode) & 0o7777, modified: Int(info.st_mtim.tv_sec))
+    }
+}
+
+extension FileKind {
+    fileprivate init(typeBits: UInt32) {
+        switch typeBits {
+        case UInt32(S_IFREG): self = .regular
+        case UInt32(S_IFDIR): self = .directory
+        case UInt32(S_IFLNK): self = .symbolicLink
+        case UInt32(S_IFCHR): self = .characterDevice
+        case UInt32(S_IFBLK): self = .blockDevice
+        case UInt32(S_IFIFO): self = .namedPipe
+        case UInt32(S_IFSOCK): self = .socket
+        default: self = .other
+        }
+    }
+}
+
+extension Errno {
+    /// The current thread's `errno`.
+    package static var current: Errno { Errno(rawValue: Glibc.errno) }
+
+    /// `ENOENT`.
+    package static let noSuchFile = Errno(rawValue: ENOENT)
+    /// `EEXIST`.
+    package static let fileExists = Errno(rawValue: EEXIST)
+    /// `EINTR`.
+    package static let interrupted = Errno(rawValue: EINTR)
+    /// `ELOOP`: what opening a symbolic link without following it gives.
+    package static let tooManyLinks = Errno(rawValue: ELOOP)
+    /// `ENOMEM`.
+    package static let outOfMemory = Errno(rawValue: ENOMEM)
+
+    /// Whether the error means the destination cannot hold more: the file system or the user's quota is
+    /// full, or the file reached the largest size the file system or the process's limit allows.
+    package var isNoSpace: Bool { rawValue == ENOSPC || rawValue == EDQUOT || rawValue == EFBIG }
+
+    /// Whether a file system refused a hard link because it has none (then a checked rename is used).
+    package var meansNoHardLinks: Bool { [EPERM, EOPNOTSUPP, EXDEV, EMLINK].contains(rawValue) }
+}
