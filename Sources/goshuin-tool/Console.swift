@@ -1,4 +1,3 @@
-import Glibc
 import GoshuinFormat
 
 /// Writing to standard output and standard error.
@@ -12,14 +11,7 @@ enum Console {
     /// Puts `/dev/null` on standard input, output and error where they are closed. A descriptor the tool
     /// opens would otherwise get number 1, and "standard output" would be the input file, or the output.
     static func occupyClosedStandardDescriptors() {
-        for descriptor in [FileDescriptor.standardInput, .standardOutput, .standardError] where !descriptor.isOpen {
-            let null = Glibc.open("/dev/null", O_RDWR)
-            if null >= 0, null != descriptor.rawValue {
-                dup2(null, descriptor.rawValue)
-                Glibc.close(null)
-            }
-            if descriptor == .standardOutput { standardOutputWasClosed = true }
-        }
+        standardOutputWasClosed = ProcessControl.occupyClosedStandardDescriptors().contains(.standardOutput)
     }
 
     static func out(_ text: String) {

@@ -1,4 +1,4 @@
-import Glibc
+import GoshuinFormat
 
 /// The text of `goshuin-tool help` and of each command's `--help`, wrapped to the terminal's width (80
 /// columns when standard output is not a terminal).
@@ -88,9 +88,7 @@ enum HelpText {
 
     /// The width to wrap to: the terminal's columns when standard output is one, else 80.
     static var width: Int {
-        var size = winsize()
-        // TIOCGWINSZ (0x5413) is not exported by the Glibc module.
-        if isatty(1) == 1, ioctl(1, 0x5413, &size) == 0, size.ws_col >= 40 { return Int(size.ws_col) }
+        if let columns = ProcessControl.terminalColumns(of: .standardOutput), columns >= 40 { return columns }
         return 80
     }
 

@@ -1,4 +1,3 @@
-import Glibc
 import GoshuinFormat
 
 /// Shows progress on standard error when it is a terminal: the key derivation's iterations, and the bytes
@@ -51,11 +50,14 @@ final class ProgressReporter {
         }
     }
 
+    /// Seconds on a monotonic clock.
     static func now() -> Double {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+        let elapsed = start.duration(to: ContinuousClock.now).components
+        return Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
     }
+
+    /// The origin of ``now()``.
+    private static let start = ContinuousClock.now
 
     static func size(_ bytes: UInt64) -> String {
         let units = ["B", "KiB", "MiB", "GiB", "TiB"]

@@ -2,7 +2,7 @@ import GoshuinFormat
 
 /// A command of `goshuin-tool`: its spec (the help, the man page and the completions are kept in step
 /// with it by a test) and its run.
-protocol ToolCommand {
+protocol ToolCommand: Sendable {
     /// The name, usage, options and help text.
     static var spec: CommandSpec { get }
 

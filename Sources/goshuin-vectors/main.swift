@@ -1,4 +1,3 @@
-import Glibc
 // goshuin-vectors: a developer's tool that writes a random known-answer vector set for another
 // implementation to check (`Spec/vectors-v1.md`). CI uses it to cross-check the Node reference.
 import GoshuinFormat
@@ -14,17 +13,17 @@ let usage = """
 
 func fail(_ message: String, status: Int32) -> Never {
     try? FileDescriptor.standardError.writeAll(Array("goshuin-vectors: error: \(message)\n".utf8))
-    exit(status)
+    ProcessControl.exit(status)
 }
 
 var arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.first == "--help" || arguments.first == "-h" || arguments.first == "help" {
     try? FileDescriptor.standardOutput.writeAll(Array(usage.utf8))
-    exit(0)
+    ProcessControl.exit(0)
 }
 guard arguments.count >= 2, arguments[0] == "random" else {
     try? FileDescriptor.standardError.writeAll(Array(usage.utf8))
-    exit(64)
+    ProcessControl.exit(64)
 }
 let directory = arguments[1]
 var count = 40
@@ -42,7 +41,7 @@ while let option = rest.popFirst() {
     default: fail("unknown option \(option)", status: 64)
     }
 }
-if !FileSystem.isDirectory(directory), mkdir(directory, 0o755) != 0 {
+if !FileSystem.isDirectory(directory), (try? FileSystem.makeDirectory(directory)) == nil {
     fail("cannot create \(directory)", status: 73)
 }
 do {

@@ -1,7 +1,4 @@
 // Seeds: KnownAnswer/*.goshuin
-// Options: -detect_leaks=0
-// (The parallel open's Dispatch workers keep allocations across inputs, so libFuzzer would run a leak scan
-// after every input: 12 times slower. header-decode and json-documents keep the leak check.)
 @_spi(Fuzzing) import GoshuinFuzzTargets
 
 /// libFuzzer's entry point: one input through `FuzzHarness.containerOpen`.

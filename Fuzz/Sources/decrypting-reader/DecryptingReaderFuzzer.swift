@@ -1,4 +1,3 @@
-// Options: -detect_leaks=0
 @_spi(Fuzzing) import GoshuinFuzzTargets
 
 /// libFuzzer's entry point: one input through `FuzzHarness.decryptingReader`.

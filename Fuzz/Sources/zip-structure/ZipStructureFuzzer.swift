@@ -1,5 +1,4 @@
 // Seeds: KnownAnswer/success-backup-zip.plaintext
-// Options: -detect_leaks=0
 @_spi(Fuzzing) import GoshuinFuzzTargets
 
 /// libFuzzer's entry point: one input through `FuzzHarness.zipStructure`.

@@ -100,6 +100,11 @@ package enum FileSystem {
     /// Removes the file at `path`, if it can; for cleaning up scratch files.
     package static func removeFile(_ path: String) { SystemCall.removeFile(atPath: path) }
 
+    /// Makes the directory `path` (its parent must exist), readable by everyone.
+    package static func makeDirectory(_ path: String) throws(Errno) {
+        try SystemCall.makeDirectory(atPath: path, permissions: 0o755)
+    }
+
     /// Removes the empty directory at `path`, if it can; for cleaning up scratch directories.
     package static func removeEmptyDirectory(_ path: String) { SystemCall.removeEmptyDirectory(atPath: path) }
 

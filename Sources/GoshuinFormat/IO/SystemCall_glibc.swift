@@ -190,6 +190,10 @@ enum SystemCall {
 
     static func removeFile(atPath path: String) { _ = unlink(path) }
 
+    static func makeDirectory(atPath path: String, permissions: UInt32) throws(Errno) {
+        _ = try retryOnInterrupt { mkdir(path, mode_t(permissions)) }
+    }
+
     static func removeEmptyDirectory(atPath path: String) { _ = rmdir(path) }
 
     /// `O_TMPFILE` (`__O_TMPFILE | O_DIRECTORY`, the same bits on every Linux architecture Swift runs on),
@@ -273,6 +277,90 @@ enum SystemCall {
         let body: () -> Void
         init(_ body: @escaping () -> Void) { self.body = body }
     }
+
+    // MARK: - Signals and the process
+
+    /// Makes SIGINT, SIGTERM and SIGHUP request a stop (``Interruption``) and then return to their default
+    /// action, so that a second one ends the process; unblocks them, and makes them interrupt blocked reads.
+    static func installStopSignalHandlers() {
+        var handled = sigset_t()
+        sigemptyset(&handled)
+        for number in stopSignals { sigaddset(&handled, number) }
+        // A parent may hand down a mask blocking them (Foundation's Process does); handled, they must arrive.
+        sigprocmask(SIG_UNBLOCK, &handled, nil)
+        for number in stopSignals {
+            var action = sigaction()
+            action.__sigaction_handler.sa_handler = { number in
+                Interruption.request()
+                signal(number, SIG_DFL)
+            }
+            sigemptyset(&action.sa_mask)
+            // No SA_RESTART: a read blocked on a pipe returns EINTR, so the operation can stop.
+            action.sa_flags = 0
+            sigaction(number, &action, nil)
+        }
+    }
+
+    private static let stopSignals = [SIGINT, SIGTERM, SIGHUP]
+
+    /// Ignores SIGPIPE and SIGXFSZ, so that a closed pipe and a file-size limit fail the write that meets
+    /// them (`EPIPE`, `EFBIG`) instead of ending the process.
+    static func ignoreWriteSignals() {
+        signal(SIGPIPE, SIG_IGN)
+        signal(SIGXFSZ, SIG_IGN)
+    }
+
+    /// Points `descriptor` at `/dev/null`.
+    static func pointAtNullDevice(_ descriptor: Int32) {
+        let null = Glibc.open("/dev/null", O_RDWR)
+        guard null >= 0, null != descriptor else { return }
+        dup2(null, descriptor)
+        Glibc.close(null)
+    }
+
+    static func exit(_ status: Int32) -> Never { Glibc.exit(status) }
+
+    // MARK: - Terminals
+
+    /// The columns of the terminal `descriptor` refers to; `nil` when it is not a terminal.
+    static func terminalColumns(_ descriptor: Int32) -> Int? {
+        var size = winsize()
+        // TIOCGWINSZ (0x5413) is not exported by the Glibc module.
+        guard isatty(descriptor) == 1, ioctl(descriptor, 0x5413, &size) == 0 else { return nil }
+        return Int(size.ws_col)
+    }
+
+    /// Turns echo off on the terminal `descriptor` (newlines still echo) until ``restoreEcho(_:)``. Until
+    /// then, SIGINT restores the terminal, writes `interruptionMessage` to standard error and ends the
+    /// process with status 130. False when `descriptor` is not a terminal; nothing changed then.
+    static func hideEcho(_ descriptor: Int32, interruptionMessage: StaticString) -> Bool {
+        var settings = termios()
+        guard tcgetattr(descriptor, &settings) == 0 else { return false }
+        savedTerminal = (descriptor, settings, interruptionMessage)
+        // Only async-signal-safe calls: tcsetattr, write and _exit.
+        signal(SIGINT) { _ in
+            guard var saved = SystemCall.savedTerminal else { _exit(130) }
+            tcsetattr(saved.descriptor, TCSANOW, &saved.settings)
+            _ = Glibc.write(2, saved.message.utf8Start, saved.message.utf8CodeUnitCount)
+            _exit(130)
+        }
+        var silent = settings
+        silent.c_lflag &= ~tcflag_t(ECHO)
+        silent.c_lflag |= tcflag_t(ECHONL)
+        tcsetattr(descriptor, TCSAFLUSH, &silent)
+        return true
+    }
+
+    /// Restores the settings ``hideEcho(_:interruptionMessage:)`` changed, and the stop signal handlers.
+    static func restoreEcho(_ descriptor: Int32) {
+        guard var saved = savedTerminal, saved.descriptor == descriptor else { return }
+        tcsetattr(descriptor, TCSANOW, &saved.settings)
+        savedTerminal = nil
+        installStopSignalHandlers()
+    }
+
+    /// The terminal whose echo is off, for the SIGINT handler.
+    nonisolated(unsafe) private static var savedTerminal: (descriptor: Int32, settings: termios, message: StaticString)?
 
     // MARK: - Errors
 
