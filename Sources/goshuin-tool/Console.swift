@@ -4,14 +4,16 @@ import GoshuinFormat
 enum Console {
     /// Whether standard output was closed when the tool started; it then points at `/dev/null`, so that
     /// no file the tool opens takes its number, and writing to it is an error.
-    nonisolated(unsafe) private(set) static var standardOutputWasClosed = false
+    static var standardOutputWasClosed: Bool { closedAtStart.contains(.standardOutput) }
+    /// Which of standard input, output and error were closed when the tool started (now `/dev/null`).
+    nonisolated(unsafe) private(set) static var closedAtStart: Set<FileDescriptor> = []
     /// Why a write to standard output failed, if one did: the run then cannot succeed.
     nonisolated(unsafe) private(set) static var standardOutputFailure: GoshuinError?
 
     /// Puts `/dev/null` on standard input, output and error where they are closed. A descriptor the tool
     /// opens would otherwise get number 1, and "standard output" would be the input file, or the output.
     static func occupyClosedStandardDescriptors() {
-        standardOutputWasClosed = ProcessControl.occupyClosedStandardDescriptors().contains(.standardOutput)
+        closedAtStart = ProcessControl.occupyClosedStandardDescriptors()
     }
 
     static func out(_ text: String) {

@@ -105,6 +105,8 @@ enum GoshuinTool {
     }
 
     private static func toolError(_ error: any Error) -> ToolError {
+        // A stop says that it was one, in the words of where it happened when there are some (the prompt).
+        if let error = error as? ToolError, error.status == .interrupted { return error }
         if Interruption.isRequested {
             return ToolError(code: .interrupted, "stopped by a signal; nothing was written", status: .interrupted)
         }

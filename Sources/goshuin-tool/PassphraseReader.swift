@@ -31,7 +31,10 @@ struct PassphraseReader {
             }
             // Checked before anything is opened: a closed number would otherwise be reused by the tool's own
             // input, and the passphrase read from it.
-            guard FileDescriptor(rawValue: number).isOpen else {
+            // 0, 1 and 2 closed at start point at /dev/null now (Console): still closed for this purpose.
+            guard FileDescriptor(rawValue: number).isOpen,
+                !Console.closedAtStart.contains(FileDescriptor(rawValue: number))
+            else {
                 throw .usage("--passphrase-fd \(number): no file descriptor \(number) is open", command: command)
             }
         }
@@ -137,7 +140,9 @@ struct PassphraseReader {
     /// Warns, on standard error, when sealing with a passphrase of fewer than ``shortLength`` characters:
     /// nothing refuses it, but nobody can recover a backup whose passphrase is forgotten or guessed.
     static func warnIfShort(_ passphrase: SecretBytes) {
-        let characters = passphrase.withUnsafeBytes { String(decoding: $0, as: UTF8.self).count }
+        // Counted in place, as Unicode scalars (bytes that do not continue a UTF-8 sequence): a String made
+        // of the passphrase would be a copy on the heap that nothing wipes.
+        let characters = passphrase.withUnsafeBytes { bytes in bytes.count { $0 & 0xC0 != 0x80 } }
         guard characters > 0, characters < shortLength else { return }
         Console.notice(
             "warning: this passphrase has only \(characters) \(characters == 1 ? "character" : "characters"); a"

@@ -9,17 +9,15 @@ enum TerminalPrompt {
     /// drops what is typed beyond, silently, so a line that long may have been cut.
     static let longestWholeLine = 4_094
 
-    /// Shows `prompt`, reads one line with echo off, and restores the terminal (also on Ctrl-C).
+    /// Shows `prompt`, reads one line with echo off, and restores the terminal (also on Ctrl-C, which ends
+    /// the prompt with `interrupted`).
     ///
     /// - Throws: `passphrase_too_long` for a line the terminal may have cut (``longestWholeLine``).
     static func ask(_ prompt: String) throws(ToolError) -> SecretBytes {
         guard let terminal = ControllingTerminal() else {
             throw .usage("no terminal to ask for the passphrase on")
         }
-        // What Ctrl-C at the prompt prints, the prompt's line ended first.
-        _ = terminal.hideEcho(
-            interruptionMessage:
-                "\ngoshuin-tool: error: interrupted: stopped at the passphrase prompt; nothing was written\n")
+        _ = terminal.hideEcho()
         defer { terminal.restoreEcho() }
         // The prompt comes after echo is off, so an answer typed at it is never flushed or echoed.
         try? terminal.write(prompt)
@@ -31,7 +29,14 @@ enum TerminalPrompt {
             do {
                 byte = try terminal.readByte()
             } catch {
-                throw ToolError(code: .io, "cannot read the passphrase from the terminal", status: .ioError)
+                guard Interruption.isRequested else {
+                    throw ToolError(code: .io, "cannot read the passphrase from the terminal", status: .ioError)
+                }
+                // Ctrl-C: the prompt's line ends before the error; the caller removes what it had begun.
+                try? terminal.write("\n")
+                throw ToolError(
+                    code: .interrupted, "stopped at the passphrase prompt; nothing was written",
+                    status: .interrupted)
             }
             guard let byte, byte != UInt8(ascii: "\n") else { break }
             line.append(byte)

@@ -3,7 +3,9 @@ import Testing
 
 /// What an independent attack review of the tool found, each kept fixed: names that are not UTF-8,
 /// vector folders holding devices and pipes, a sweep that emptied a folder in part, `verify` passing what
-/// extracting refuses, a records file that compresses very well, exit codes that did not say what happened.
+/// extracting refuses, a records file that compresses very well, exit codes that did not say what happened;
+/// and, from a second review, a signal at the prompt that left the output's temporary (and Ctrl-\ the echo
+/// off), a closed standard descriptor taken for an empty passphrase, `--json` lost after a refused argument.
 @Suite struct ReviewFindingTests {
     let directory = Scratch()
     let environment = ["GOSHUIN_PASSPHRASE": "an attack review"]
@@ -160,5 +162,45 @@ import Testing
         let opened = try ToolRunner.run(
             ["open", "long.goshuin", "-o", "-", "--passphrase-file", "crlf.txt"], in: directory.path)
         #expect(opened.status == 0, "\(opened.stderr)")
+    }
+
+    /// A signal at the prompt comes after the output's temporary was made (the passphrase is asked after
+    /// every check): it is removed, and the terminal gets its echo back, for Ctrl-C and for Ctrl-\ alike.
+    @Test(arguments: [UInt8(0x03), 0x1C])
+    func aSignalAtThePromptLeavesNothingAndTheTerminalAsItWas(key: UInt8) throws {
+        let echo = "stty -a | grep -qw -- -echo && echo ECHO-OFF || echo ECHO-ON"
+        let opening = try ToolRunner.runOnTerminal(
+            ["open", "plain.goshuin", "-o", "out.bin"], in: directory.path, answers: [],
+            interruptWhenShown: "Passphrase: ", key: key, thenShow: echo)
+        #expect(opening.status == 130, "\(opening.screen)")
+        #expect(opening.screen.contains("error: interrupted: stopped at the passphrase prompt"), "\(opening.screen)")
+        #expect(opening.screen.contains("ECHO-ON"), "\(opening.screen)")
+        let sealing = try ToolRunner.runOnTerminal(
+            ["seal", "plain.bin", "-o", "again.goshuin", "--iterations", "1000"], in: directory.path,
+            answers: ["a passphrase long enough"], interruptWhenShown: "Passphrase again: ", key: key, thenShow: echo)
+        #expect(sealing.status == 130, "\(sealing.screen)")
+        #expect(sealing.screen.contains("ECHO-ON"), "\(sealing.screen)")
+        #expect(directory.entries == ["plain.bin", "plain.goshuin"], "no output and no temporary left")
+    }
+
+    /// Standard input, output or error closed at start points at /dev/null, so that no file the tool opens
+    /// takes its number; named by `--passphrase-fd`, it is still a closed descriptor, never an empty
+    /// passphrase read from /dev/null.
+    @Test func aStandardDescriptorClosedAtStartIsNoPassphrase() throws {
+        for (number, redirection) in [("0", "<&-"), ("1", ">&-")] {
+            let output = try run(
+                ["open", "plain.goshuin", "-o", "q.bin", "--passphrase-fd", number],
+                shell: "exec \"$@\" \(redirection)")
+            #expect(output.status == 64, "\(output.stderr)")
+            #expect(output.stderr.contains("no file descriptor \(number) is open"), "\(output.stderr)")
+        }
+        #expect(directory.entries == ["plain.bin", "plain.goshuin"])
+    }
+
+    /// `--json` asks for a JSON error wherever it stands, also after an argument that is refused.
+    @Test func jsonAfterAnArgumentThatIsNotUTF8StillGetsJSON() throws {
+        let output = try run(["seal", "plain.bin", "-o"], shell: "exec \"$@\" \"$(printf 'z\\377')\" --json")
+        #expect(output.status == 64)
+        #expect(output.stdout.contains("\"ok\"") && output.stdout.contains("not valid UTF-8"), "\(output.stdout)")
     }
 }

@@ -73,15 +73,22 @@ struct ToolRunner {
     }
 
     /// Runs the tool on a pseudo-terminal made by script(1), answering each prompt that appears with the
-    /// next line of `answers`; returns everything the terminal showed and the exit status.
+    /// next line of `answers`; returns everything the terminal showed and the exit status. With a trigger,
+    /// `key` (Ctrl-C unless given) is typed once the trigger is on the screen; `thenShow` is a shell command
+    /// run on the same terminal after the tool, its exit status kept.
     static func runOnTerminal(
         _ arguments: [String], in directory: String, answers: [String], environment: [String: String] = [:],
-        interruptWhenShown trigger: String? = nil
+        interruptWhenShown trigger: String? = nil, key: UInt8 = 0x03, thenShow: String? = nil
     ) throws -> (status: Int32, screen: String) {
         let quoted = ([toolPath] + arguments).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+        // The shell outlives a Ctrl-C or Ctrl-\ sent to the terminal's foreground group: it traps them (a
+        // trap, unlike an ignored signal, is not inherited by the tool).
+        let command =
+            thenShow.map { "trap : INT QUIT; \(quoted.joined(separator: " ")); status=$?; \($0); exit $status" }
+            ?? quoted.joined(separator: " ")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
-        process.arguments = ["-qfec", quoted.joined(separator: " "), "/dev/null"]
+        process.arguments = ["-qfec", command, "/dev/null"]
         process.currentDirectoryURL = URL(fileURLWithPath: directory)
         process.environment = environment.merging(["PATH": "/usr/bin:/bin", "TERM": "dumb"]) { first, _ in first }
         let input = Pipe()
@@ -90,6 +97,15 @@ struct ToolRunner {
         process.standardOutput = output
         process.standardError = output
         try process.run()
+        // A tool that waits forever fails the test instead of hanging it: after 30 s, the terminal's session
+        // (script's child, the shell, and the tool in its process group) is killed.
+        let watchdog = DispatchWorkItem { [pid = process.processIdentifier] in
+            let children = (try? String(contentsOfFile: "/proc/\(pid)/task/\(pid)/children", encoding: .utf8)) ?? ""
+            for child in children.split(separator: " ").compactMap({ Int32($0) }) { kill(-child, SIGKILL) }
+            kill(pid, SIGKILL)
+        }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 30, execute: watchdog)
+        defer { watchdog.cancel() }
         var screen = ""
         var trigger = trigger
         var remaining = answers[...]
@@ -103,10 +119,10 @@ struct ToolRunner {
                 promptsSeen += 1
                 input.fileHandleForWriting.write(Data((answer + "\n").utf8))
             }
-            // Ctrl-C, typed once the trigger text is on the screen.
+            // Ctrl-C (or `key`), typed once the trigger text is on the screen.
             if let pending = trigger, screen.contains(pending) {
                 trigger = nil
-                input.fileHandleForWriting.write(Data([0x03]))
+                input.fileHandleForWriting.write(Data([key]))
             }
         }
         try? input.fileHandleForWriting.close()

@@ -118,6 +118,8 @@ import Testing
         #expect(interrupted.status == 130)
         #expect(
             interrupted.screen.contains("Passphrase: \r\ngoshuin-tool: error: interrupted:"), "\(interrupted.screen)")
+        // The output's temporary already existed (the passphrase is asked after the checks): it is removed.
+        #expect(!directory.exists("out") && !directory.entries.contains { $0.contains("goshuin-tmp") })
     }
 
     @Test func commandsAsPeopleTypeThem() throws {

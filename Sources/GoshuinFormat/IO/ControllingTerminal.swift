@@ -15,16 +15,15 @@ package final class ControllingTerminal {
         try? descriptor.close()
     }
 
-    /// Turns echo off until ``restoreEcho()``; until then, SIGINT restores the terminal, writes
-    /// `interruptionMessage` to standard error and ends the process with status 130 (a handler may only
-    /// write a static string). False when the terminal's settings cannot be changed.
-    package func hideEcho(interruptionMessage: StaticString) -> Bool {
-        echoHidden = SystemCall.hideEcho(descriptor.rawValue, interruptionMessage: interruptionMessage)
+    /// Turns echo off until ``restoreEcho()``; until then, SIGINT, SIGTERM, SIGHUP and SIGQUIT restore the
+    /// terminal and request a stop (``Interruption``), which ends ``readByte()``. False when the terminal's
+    /// settings cannot be changed.
+    package func hideEcho() -> Bool {
+        echoHidden = SystemCall.hideEcho(descriptor.rawValue)
         return echoHidden
     }
 
-    /// Restores what ``hideEcho(interruptionMessage:)`` changed, and the handler ``ProcessControl`` set for
-    /// SIGINT.
+    /// Restores what ``hideEcho()`` changed: the terminal's settings and the signals' actions.
     package func restoreEcho() {
         guard echoHidden else { return }
         SystemCall.restoreEcho(descriptor.rawValue)
@@ -34,9 +33,15 @@ package final class ControllingTerminal {
     /// Writes `text` to the terminal.
     package func write(_ text: String) throws(Errno) { try descriptor.writeAll(Array(text.utf8)) }
 
-    /// Reads one byte; `nil` at the end of input. A signal that requested a stop ends the read with
-    /// `EINTR`; any other is retried.
+    /// Reads one byte; `nil` at the end of input. Throws `EINTR` once a stop is requested
+    /// (``Interruption``), also when the signal came before the read began.
     package func readByte() throws(Errno) -> UInt8? {
+        // A blocking read would miss a signal that arrived just before it, and wait for a key forever:
+        // wait in short slices, looking at the request between them.
+        while !SystemCall.waitForInput(descriptor.rawValue, milliseconds: 100) {
+            if Interruption.isRequested { throw Errno.interrupted }
+        }
+        if Interruption.isRequested { throw Errno.interrupted }
         var byte: UInt8 = 0
         let count = try withUnsafeMutableBytes(of: &byte) { buffer throws(Errno) in try descriptor.read(into: buffer) }
         return count == 0 ? nil : byte

@@ -92,6 +92,14 @@ enum SystemCall {
 
     static func isOpen(_ descriptor: Int32) -> Bool { fcntl(descriptor, F_GETFD) != -1 }
 
+    /// Waits up to `milliseconds` for `descriptor` to have something to read (or its end, or an error the
+    /// read will report); false when the time ran out or a signal came first.
+    static func waitForInput(_ descriptor: Int32, milliseconds: Int32) -> Bool {
+        var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        let result = poll(&entry, 1, milliseconds)
+        return result > 0 || (result == -1 && Glibc.errno != EINTR)
+    }
+
     // MARK: - Names in a directory descriptor
 
     /// What `name` in `directory` is, without following a link; `nil` when nothing has that name.
@@ -331,19 +339,28 @@ enum SystemCall {
     }
 
     /// Turns echo off on the terminal `descriptor` (newlines still echo) until ``restoreEcho(_:)``. Until
-    /// then, SIGINT restores the terminal, writes `interruptionMessage` to standard error and ends the
-    /// process with status 130. False when `descriptor` is not a terminal; nothing changed then.
-    static func hideEcho(_ descriptor: Int32, interruptionMessage: StaticString) -> Bool {
+    /// then SIGINT, SIGTERM, SIGHUP and SIGQUIT restore the terminal at once and request a stop
+    /// (``Interruption``): a read of the terminal returns `EINTR`, and the operation cleans up as on any
+    /// failure. A second such signal takes its default action, the terminal already restored. False when
+    /// `descriptor` is not a terminal; nothing changed then.
+    static func hideEcho(_ descriptor: Int32) -> Bool {
         var settings = termios()
         guard tcgetattr(descriptor, &settings) == 0 else { return false }
-        savedTerminal = (descriptor, settings, interruptionMessage)
-        // Only async-signal-safe calls: tcsetattr, write and _exit.
-        signal(SIGINT) { _ in
-            guard var saved = SystemCall.savedTerminal else { _exit(130) }
-            tcsetattr(saved.descriptor, TCSANOW, &saved.settings)
-            _ = Glibc.write(2, saved.message.utf8Start, saved.message.utf8CodeUnitCount)
-            _exit(130)
+        var previous: [sigaction] = Array(repeating: sigaction(), count: promptSignals.count)
+        for (index, number) in promptSignals.enumerated() {
+            var action = sigaction()
+            action.__sigaction_handler.sa_handler = { number in
+                // Only async-signal-safe calls: tcsetattr, an atomic store and signal.
+                if var saved = SystemCall.savedTerminal { tcsetattr(saved.descriptor, TCSANOW, &saved.settings) }
+                Interruption.request()
+                signal(number, SIG_DFL)
+            }
+            sigemptyset(&action.sa_mask)
+            // No SA_RESTART: the read of the terminal returns EINTR.
+            action.sa_flags = 0
+            sigaction(number, &action, &previous[index])
         }
+        savedTerminal = (descriptor, settings, previous)
         var silent = settings
         silent.c_lflag &= ~tcflag_t(ECHO)
         silent.c_lflag |= tcflag_t(ECHONL)
@@ -351,16 +368,19 @@ enum SystemCall {
         return true
     }
 
-    /// Restores the settings ``hideEcho(_:interruptionMessage:)`` changed, and the stop signal handlers.
+    /// Restores the settings and the signal actions ``hideEcho(_:)`` changed.
     static func restoreEcho(_ descriptor: Int32) {
         guard var saved = savedTerminal, saved.descriptor == descriptor else { return }
         tcsetattr(descriptor, TCSANOW, &saved.settings)
+        for (index, number) in promptSignals.enumerated() { sigaction(number, &saved.actions[index], nil) }
         savedTerminal = nil
-        installStopSignalHandlers()
     }
 
-    /// The terminal whose echo is off, for the SIGINT handler.
-    nonisolated(unsafe) private static var savedTerminal: (descriptor: Int32, settings: termios, message: StaticString)?
+    /// The signals a person may send from the keyboard or by closing the terminal while echo is off.
+    private static let promptSignals = [SIGINT, SIGTERM, SIGHUP, SIGQUIT]
+
+    /// The terminal whose echo is off and the signal actions before, for the handler and the restore.
+    nonisolated(unsafe) private static var savedTerminal: (descriptor: Int32, settings: termios, actions: [sigaction])?
 
     // MARK: - Errors
 
