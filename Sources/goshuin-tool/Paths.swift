@@ -17,7 +17,7 @@ enum Paths {
             break
         }
         do {
-            return try FileDescriptor.open(path, [.readOnly, .nonBlocking])
+            return try FileDescriptor.openWithoutWaiting(path)
         } catch {
             throw ToolError(
                 code: .inputNotFound, "cannot read \(DisplayText.quoted(path)): \(error)", status: .noInput)

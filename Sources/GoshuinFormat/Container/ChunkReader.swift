@@ -34,4 +34,18 @@ final class ChunkReader {
         secureZero(plaintext)
         return true
     }
+
+    /// Authenticates every chunk in order, handing each plaintext to `release` (valid during the call);
+    /// at the first that fails, throws the file's verdict (``ChunkVerdict``): every chunk before it
+    /// authenticated, so it is the lowest failing one.
+    func authenticateInOrder(release: (UnsafeRawBufferPointer) throws -> Void) throws {
+        for index in 0..<layout.chunkCount {
+            guard let plaintext = try authenticate(chunk: index) else {
+                throw try ChunkVerdict.error(lowestFailing: index, chunkCount: layout.chunkCount) {
+                    try authenticates(chunk: $0)
+                }
+            }
+            try release(UnsafeRawBufferPointer(plaintext))
+        }
+    }
 }

@@ -61,16 +61,9 @@ public enum ContainerOpener {
         _ input: FileDescriptor, header: Header, key: SecretBytes, progress: ProgressHandler? = nil,
         release: (UnsafeRawBufferPointer) throws -> Void
     ) throws {
-        let reader = try ChunkReader(input: input, header: header, key: key)
         var bytesDone: UInt64 = 0
-        for index in 0..<header.layout.chunkCount {
-            guard let plaintext = try reader.authenticate(chunk: index) else {
-                // Every chunk before this one authenticated: it is the lowest failing chunk.
-                throw try ChunkVerdict.error(lowestFailing: index, chunkCount: header.layout.chunkCount) {
-                    try reader.authenticates(chunk: $0)
-                }
-            }
-            try release(UnsafeRawBufferPointer(plaintext))
+        try ChunkReader(input: input, header: header, key: key).authenticateInOrder { plaintext in
+            try release(plaintext)
             bytesDone += UInt64(plaintext.count)
             progress?(.payload(bytesDone: bytesDone, bytesTotal: header.plaintextLength))
         }

@@ -99,12 +99,7 @@ public final class DecryptingReader: RandomAccessSource {
     /// one fails. For a reader that found a fault in the payload and must first know that the container
     /// opens.
     package func authenticateEveryChunk() throws {
-        let chunkCount = header.layout.chunkCount
-        for index in 0..<chunkCount where try !reader.authenticates(chunk: index) {
-            throw try ChunkVerdict.error(lowestFailing: index, chunkCount: chunkCount) {
-                try reader.authenticates(chunk: $0)
-            }
-        }
+        try reader.authenticateInOrder { secureZero(UnsafeMutableRawBufferPointer(mutating: $0)) }
     }
 
     /// The plaintext of chunk `index`, from the cache or decrypted and authenticated now; valid until the

@@ -38,10 +38,9 @@ package final class ControllingTerminal {
     package func readByte() throws(Errno) -> UInt8? {
         // A blocking read would miss a signal that arrived just before it, and wait for a key forever:
         // wait in short slices, looking at the request between them.
-        while !SystemCall.waitForInput(descriptor.rawValue, milliseconds: 100) {
+        repeat {
             if Interruption.isRequested { throw Errno.interrupted }
-        }
-        if Interruption.isRequested { throw Errno.interrupted }
+        } while !SystemCall.waitForInput(descriptor.rawValue, milliseconds: 100)
         var byte: UInt8 = 0
         let count = try withUnsafeMutableBytes(of: &byte) { buffer throws(Errno) in try descriptor.read(into: buffer) }
         return count == 0 ? nil : byte

@@ -28,6 +28,12 @@ package struct FileDescriptor: Hashable, Sendable {
         try open(path, .readOnly)
     }
 
+    /// Opens `path` for reading without waiting on a named pipe (`O_NONBLOCK`): for inputs read only when
+    /// they turn out to be regular files.
+    package static func openWithoutWaiting(_ path: String) throws(Errno) -> FileDescriptor {
+        try open(path, [.readOnly, .nonBlocking])
+    }
+
     /// Closes the descriptor.
     package func close() throws(Errno) { try SystemCall.close(rawValue) }
 

@@ -10,7 +10,7 @@ package enum FileSystem {
     /// text. The open does not wait on a named pipe: callers read only regular files.
     package static func openInput(_ path: String) throws -> FileDescriptor {
         try describingFailure("cannot open \(DisplayText.quoted(path))") {
-            try FileDescriptor.open(path, [.readOnly, .nonBlocking])
+            try FileDescriptor.openWithoutWaiting(path)
         }
     }
 
