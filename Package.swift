@@ -30,9 +30,12 @@ let package = Package(
             pkgConfig: "minizip",
             providers: [.apt(["libminizip-dev", "zlib1g-dev"])]
         ),
+        // The C library declarations Swift's Glibc module lacks (prctl, extended attributes). Only
+        // Sources/GoshuinFormat/IO/SystemCall_glibc.swift imports it.
+        .systemLibrary(name: "CSystem"),
         .target(
             name: "GoshuinFormat",
-            dependencies: ["COpenSSL"]
+            dependencies: ["COpenSSL", "CSystem"]
         ),
         .target(
             name: "GoshuinBackup",

@@ -95,3 +95,38 @@ import Testing
             "no progress when standard error is not a terminal, only the result line")
     }
 }
+
+/// Job control at the prompt, in the person's own interactive shell: Ctrl-Z, then `fg`.
+@Suite struct PromptJobControlTests {
+    let directory = Scratch()
+
+    init() throws {
+        directory.write("plain.bin", Array("a payload typed by hand".utf8))
+        directory.write("pw.txt", Array("tty secret\n".utf8))
+        let sealed = try ToolRunner.run(
+            ["seal", "plain.bin", "-o", "p.goshuin", "--passphrase-file", "pw.txt", "--iterations", "1000"],
+            in: directory.path)
+        #expect(sealed.status == 0, "\(sealed.stderr)")
+    }
+
+    /// Ctrl-Z at the prompt gives the shell back a terminal that echoes, and after `fg` the prompt is shown
+    /// again with echo off: the passphrase typed then never appears (readpassphrase(3)'s behaviour).
+    @Test func ctrlZThenFgShowsThePromptAgainWithEchoOff() throws {
+        let session = try TerminalSession(in: directory.path)
+        #expect(session.wait(for: "$ "), "\(session.screen)")
+        session.type("'\(ToolRunner.toolPath)' open p.goshuin -o out.bin\n")
+        #expect(session.wait(for: "Passphrase:"), "\(session.screen)")
+        session.typeControl("Z")
+        #expect(session.wait(for: "Stopped"), "\(session.screen)")
+        // The shell's own line editing echoes again while the command is stopped.
+        session.type("echo shell-echoes\n")
+        #expect(session.wait(for: "shell-echoes", count: 2), "\(session.screen)")
+        session.type("fg\n")
+        #expect(session.wait(for: "Passphrase:", count: 2), "the prompt is shown again: \(session.screen)")
+        session.type("tty secret\n")
+        #expect(session.wait(for: "opened p.goshuin into out.bin"), "\(session.screen)")
+        let screen = session.finish()
+        #expect(!screen.contains("tty secret"), "the passphrase was echoed: \(screen)")
+        #expect(directory.bytes("out.bin") == Array("a payload typed by hand".utf8))
+    }
+}

@@ -10,8 +10,10 @@ struct ToolRunner {
         let stdoutBytes: [UInt8]
     }
 
-    /// The tool binary beside the test bundle (`.build/<configuration>/goshuin-tool`).
+    /// The tool binary beside the test bundle (`.build/<configuration>/goshuin-tool`), or the one
+    /// `GOSHUIN_TESTS_TOOL` names (to show that a test fails with an earlier build).
     static let toolPath: String = {
+        if let other = ProcessInfo.processInfo.environment["GOSHUIN_TESTS_TOOL"] { return other }
         let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""
         return URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent("goshuin-tool").path
     }()
@@ -134,4 +136,87 @@ struct ToolRunner {
 /// Data filled by one thread and read by another after a DispatchGroup wait, which orders the accesses.
 final class DataBox: @unchecked Sendable {
     var data = Data()
+}
+
+/// A shell on a pseudo-terminal (script(1)) that a test types into and reads, as a person at a terminal
+/// would: `bash -i` has job control, so Ctrl-Z stops a command and `fg` continues it.
+final class TerminalSession {
+    private let process = Process()
+    private let input = Pipe()
+    private let output = Pipe()
+    private let screenBox = ScreenBox()
+    private let reader: Thread
+
+    /// Starts `command` (an interactive bash unless given) in `directory` on a new pseudo-terminal.
+    init(
+        in directory: String, command: String = "bash --norc --noprofile -i", environment: [String: String] = [:]
+    ) throws {
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+        process.arguments = ["-qfec", command, "/dev/null"]
+        process.currentDirectoryURL = URL(fileURLWithPath: directory)
+        process.environment = environment.merging(["PATH": "/usr/bin:/bin", "TERM": "dumb", "PS1": "$ "]) {
+            first, _ in first
+        }
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = output
+        let handle = output.fileHandleForReading
+        let box = screenBox
+        reader = Thread {
+            while true {
+                let data = handle.availableData
+                if data.isEmpty { break }
+                box.append(String(decoding: data, as: UTF8.self))
+            }
+        }
+        try process.run()
+        reader.start()
+    }
+
+    deinit {
+        if process.isRunning { process.terminate() }
+    }
+
+    /// Everything the terminal showed so far.
+    var screen: String { screenBox.text }
+
+    /// Types `text`.
+    func type(_ text: String) { input.fileHandleForWriting.write(Data(text.utf8)) }
+
+    /// Types the control character of `letter` (Ctrl-Z is `"Z"`).
+    func typeControl(_ letter: Character) {
+        guard let value = letter.asciiValue else { return }
+        input.fileHandleForWriting.write(Data([value & 0x1F]))
+    }
+
+    /// Waits until `text` appears on the screen `count` times in all; false after `seconds`.
+    @discardableResult
+    func wait(for text: String, count: Int = 1, seconds: Double = 20) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if screen.components(separatedBy: text).count - 1 >= count { return true }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        return false
+    }
+
+    /// Types `exit`, waits for the shell to end (killing it after 20 s) and returns the whole screen.
+    func finish() -> String {
+        type("exit\n")
+        let deadline = Date().addingTimeInterval(20)
+        while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+        try? input.fileHandleForWriting.close()
+        return screen
+    }
+}
+
+/// Text appended by a reader thread and read by the test's thread.
+final class ScreenBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = ""
+
+    var text: String { lock.withLock { value } }
+    func append(_ more: String) { lock.withLock { value += more } }
 }

@@ -108,7 +108,7 @@ package enum ParallelChunks {
                 wanted: max(1, min(workerCount, Int(min(layout.chunkCount, 64)))), size: layout.largestRecordLength)
             let workers = try buffers.map { try makeWorker($0) }
             let shared = SharedWorkers(workers)
-            SystemCall.runThreads(workers.count, stackSize: Self.workerStackSize) { worker in
+            WorkerThreads.run(workers.count, stackSize: Self.workerStackSize) { worker in
                 self.work(shared.workers[worker])
             }
             if let failure = error.withLock({ $0 }) { throw failure }

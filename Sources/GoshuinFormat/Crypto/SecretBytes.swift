@@ -5,11 +5,12 @@
 package final class SecretBytes: @unchecked Sendable, CustomStringConvertible {
     // @unchecked: the storage is written only during init; afterwards it is read-only until deinit.
     private let storage: UnsafeMutableRawBufferPointer
+    /// The length of the storage's pages (``SecretMemory``); `nil` for memory from the allocator.
+    private let mappedLength: Int?
 
     /// Copies `bytes` into wipeable storage.
     package init<Bytes: Collection>(copying bytes: Bytes) where Bytes.Element == UInt8 {
-        storage = UnsafeMutableRawBufferPointer.allocate(byteCount: max(bytes.count, 1), alignment: 16)
-        storage.initializeMemory(as: UInt8.self, repeating: 0)
+        (storage, mappedLength) = Self.makeStorage(bytes.count)
         _ = UnsafeMutableRawBufferPointer(rebasing: storage[0..<bytes.count]).initializeMemory(
             as: UInt8.self, from: bytes)
         count = bytes.count
@@ -17,17 +18,29 @@ package final class SecretBytes: @unchecked Sendable, CustomStringConvertible {
 
     /// Allocates `count` zero bytes and lets `fill` write them once.
     init(count: Int, fill: (UnsafeMutableRawBufferPointer) throws -> Void) throws {
-        storage = UnsafeMutableRawBufferPointer.allocate(byteCount: max(count, 1), alignment: 16)
-        storage.initializeMemory(as: UInt8.self, repeating: 0)
+        (storage, mappedLength) = Self.makeStorage(count)
         self.count = count
         // Every property is set: if `fill` throws, the object is released and `deinit` wipes and frees the
         // storage (freeing it here as well was a double free, seen when a key derivation was interrupted).
         try fill(UnsafeMutableRawBufferPointer(rebasing: storage[0..<count]))
     }
 
+    /// Zeroed storage for `count` bytes: secret pages where the system gives them, the allocator otherwise
+    /// (a few bytes, so a refusal there is the trap it has always been).
+    private static func makeStorage(_ count: Int) -> (UnsafeMutableRawBufferPointer, Int?) {
+        if let secret = SecretMemory.allocate(count) { return (secret.bytes, secret.mappedLength) }
+        let storage = UnsafeMutableRawBufferPointer.allocate(byteCount: max(count, 1), alignment: 16)
+        storage.initializeMemory(as: UInt8.self, repeating: 0)
+        return (storage, nil)
+    }
+
     deinit {
-        secureZero(storage)
-        storage.deallocate()
+        if let mappedLength {
+            SecretMemory.release(storage, mappedLength: mappedLength)
+        } else {
+            secureZero(storage)
+            storage.deallocate()
+        }
     }
 
     /// The number of bytes.

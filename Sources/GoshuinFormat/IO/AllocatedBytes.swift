@@ -8,25 +8,52 @@ package final class AllocatedBytes: @unchecked Sendable {
     // any buffer pointer.
     /// The memory; valid while this object lives.
     package let bytes: UnsafeMutableRawBufferPointer
-    private let wipesOnRelease: Bool
+    /// For secret memory, the length of its pages; `nil` for memory from the allocator.
+    private let mappedLength: Int?
 
     /// Allocates `count` bytes (at least one), aligned to 16.
     ///
-    /// - Parameter wipesOnRelease: overwrite the bytes with zeros before freeing them (plaintext, keys).
+    /// - Parameter wipesOnRelease: the bytes will hold secrets (plaintext, keys): they get pages of their
+    ///   own, left out of core dumps, and are overwritten with zeros before they are given back.
     /// - Throws: `out_of_memory` when the system refuses.
     package init(count: Int, wipesOnRelease: Bool) throws {
-        guard count >= 0, let pointer = SystemCall.allocate(count) else {
-            throw GoshuinError(
-                .outOfMemory,
-                "cannot allocate \(count) bytes: the system refused the memory")
+        let refusal = GoshuinError(.outOfMemory, "cannot allocate \(count) bytes: the system refused the memory")
+        guard count >= 0 else { throw refusal }
+        if wipesOnRelease {
+            guard let secret = SecretMemory.allocate(count) else { throw refusal }
+            (bytes, mappedLength) = (secret.bytes, secret.mappedLength)
+        } else {
+            guard let pointer = SystemCall.allocate(count) else { throw refusal }
+            (bytes, mappedLength) = (UnsafeMutableRawBufferPointer(start: pointer, count: count), nil)
         }
-        bytes = UnsafeMutableRawBufferPointer(start: pointer, count: count)
-        self.wipesOnRelease = wipesOnRelease
     }
 
     deinit {
-        if wipesOnRelease { secureZero(bytes) }
-        SystemCall.free(bytes.baseAddress)
+        if let mappedLength {
+            SecretMemory.release(bytes, mappedLength: mappedLength)
+        } else {
+            SystemCall.free(bytes.baseAddress)
+        }
+    }
+}
+
+/// Memory for secrets (passphrases, keys, plaintext): whole pages of their own, mapped privately and left
+/// out of core dumps (`MADV_DONTDUMP`), wiped before they are unmapped. The process itself never dumps core
+/// (``ProcessControl``); this keeps secrets out of a dump made anyway (a debugger, a changed system policy).
+enum SecretMemory {
+    /// `count` bytes (at least one) on pages of their own, zeroed; `nil` when the system refuses.
+    static func allocate(_ count: Int) -> (bytes: UnsafeMutableRawBufferPointer, mappedLength: Int)? {
+        let page = SystemCall.pageSize
+        let (rounded, overflow) = max(count, 1).addingReportingOverflow(page - 1)
+        guard !overflow, let pointer = SystemCall.mapAnonymous(rounded / page * page) else { return nil }
+        SystemCall.excludeFromCoreDumps(pointer, rounded / page * page)
+        return (UnsafeMutableRawBufferPointer(start: pointer, count: count), rounded / page * page)
+    }
+
+    /// Wipes and unmaps memory ``allocate(_:)`` gave.
+    static func release(_ bytes: UnsafeMutableRawBufferPointer, mappedLength: Int) {
+        secureZero(bytes)
+        if let base = bytes.baseAddress { SystemCall.unmap(base, mappedLength) }
     }
 }
 

@@ -1,16 +1,39 @@
 /// What a command-line program built on the toolkit asks of its process: signals, standard descriptors,
 /// its arguments and its exit. Through ``SystemCall``, so the programs import no C library either.
 package enum ProcessControl {
+    /// Prepares the process of a command-line program: no core dump ever (one would hold the passphrase,
+    /// the key and decrypted data), and its signals.
+    ///
     /// SIGINT, SIGTERM and SIGHUP ask the running operation to stop (``Interruption``): it removes its
-    /// temporary files as on any failure. A second signal ends the process at once. SIGPIPE and SIGXFSZ
-    /// are ignored, so a closed pipe or a file-size limit fails the write that meets it, which is then
-    /// reported and cleaned up, instead of ending the process.
+    /// temporary files as on any failure; the signal then gets its default action back, so that a second
+    /// one ends the process at once. SIGPIPE and SIGXFSZ are ignored, so a closed pipe or a file-size limit
+    /// fails the write that meets it, which is then reported and cleaned up, instead of ending the process.
     package static func installSignalHandlers() {
+        SystemCall.forbidCoreDumps()
+        // The Swift runtime's crash handler prints a backtrace with the memory its registers point at,
+        // which may hold the passphrase, the key or plaintext: a crash ends the process silently instead.
+        for number in SystemCall.Signal.crashes { SystemCall.defaultSignalAction(number) }
         // Initialized here, not first in a signal handler.
         _ = Interruption.isRequested
-        SystemCall.ignoreWriteSignals()
-        SystemCall.installStopSignalHandlers()
+        SystemCall.ignoreSignal(SystemCall.Signal.brokenPipe)
+        SystemCall.ignoreSignal(SystemCall.Signal.fileSizeLimit)
+        // A parent may hand down a mask blocking them (Foundation's Process does); handled, they must arrive.
+        SystemCall.unblockSignals(stopSignals)
+        for number in stopSignals {
+            SystemCall.handleSignal(number) { number in
+                Interruption.request()
+                SystemCall.defaultSignalAction(number)
+            }
+        }
     }
+
+    /// The signals that ask a running operation to stop.
+    private static let stopSignals = [
+        SystemCall.Signal.interrupt, SystemCall.Signal.terminate, SystemCall.Signal.hangUp,
+    ]
+
+    /// Whether the process may write a core dump: false once ``installSignalHandlers()`` ran.
+    package static var mayDumpCore: Bool { SystemCall.isDumpable && SystemCall.coreDumpSizeLimit > 0 }
 
     /// Points standard input, output and error at `/dev/null` where they are closed, so that a file the
     /// program opens cannot take their numbers; returns the ones that were closed.

@@ -1,3 +1,4 @@
+internal import CSystem
 internal import Glibc
 
 /// The one place the toolkit's libraries call the C library: every system call they make, with Swift types
@@ -87,6 +88,32 @@ enum SystemCall {
         }
         return true
     }
+
+    /// Whether a process holds a POSIX record lock (`fcntl(2)`, classic or open-file) that would keep this
+    /// one from locking the whole file for writing.
+    static func hasRecordLock(_ descriptor: Int32) throws(Errno) -> Bool {
+        var probe = flock()
+        probe.l_type = Int16(F_WRLCK)
+        probe.l_whence = Int16(SEEK_SET)
+        _ = try retryOnInterrupt { fcntl(descriptor, F_GETLK, &probe) }
+        return probe.l_type != Int16(F_UNLCK)
+    }
+
+    /// Sets the extended attribute `name` of the open file `descriptor` to `value`.
+    static func setAttribute(_ descriptor: Int32, _ name: String, _ value: [UInt8]) throws(Errno) {
+        _ = try retryOnInterrupt { value.withUnsafeBytes { fsetxattr(descriptor, name, $0.baseAddress, $0.count, 0) } }
+    }
+
+    /// The extended attribute `name` of the open file `descriptor`, at most `maximumLength` bytes; `nil`
+    /// when the file has none of that name (or a longer one), or its file system keeps none.
+    static func attribute(_ descriptor: Int32, _ name: String, maximumLength: Int) -> [UInt8]? {
+        var value = [UInt8](repeating: 0, count: maximumLength)
+        let count = value.withUnsafeMutableBytes { fgetxattr(descriptor, name, $0.baseAddress, $0.count) }
+        return count < 0 ? nil : Array(value[0..<count])
+    }
+
+    /// Removes the extended attribute `name` from the open file `descriptor`, if it has one.
+    static func removeAttribute(_ descriptor: Int32, _ name: String) { _ = fremovexattr(descriptor, name) }
 
     static func isTerminal(_ descriptor: Int32) -> Bool { isatty(descriptor) == 1 }
 
@@ -241,6 +268,9 @@ enum SystemCall {
 
     // MARK: - Memory
 
+    /// The size of a page of memory.
+    static let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
+
     /// `count` bytes (at least one) aligned to 16, or `nil` when the system refuses.
     static func allocate(_ count: Int) -> UnsafeMutableRawPointer? {
         var pointer: UnsafeMutableRawPointer?
@@ -250,72 +280,187 @@ enum SystemCall {
 
     static func free(_ pointer: UnsafeMutableRawPointer?) { Glibc.free(pointer) }
 
+    /// `count` bytes (a multiple of the page size) of private anonymous memory, zeroed; `nil` when refused.
+    static func mapAnonymous(_ count: Int) -> UnsafeMutableRawPointer? {
+        let pointer = mmap(nil, count, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+        return pointer == MAP_FAILED ? nil : pointer
+    }
+
+    static func unmap(_ pointer: UnsafeMutableRawPointer, _ count: Int) { _ = munmap(pointer, count) }
+
+    /// Leaves the pages out of core dumps (`MADV_DONTDUMP`); false when the system refuses.
+    @discardableResult
+    static func excludeFromCoreDumps(_ pointer: UnsafeMutableRawPointer, _ count: Int) -> Bool {
+        madvise(pointer, count, MADV_DONTDUMP) == 0
+    }
+
     // MARK: - Threads
 
-    /// Runs `body(0)` on this thread and `body(1)` … `body(count - 1)` on new threads with small stacks,
-    /// and returns when all have returned. A thread the system refuses to start (a memory limit) is not
-    /// retried: its `body` never runs, so `body` must share its work through state all of them reach.
-    static func runThreads(_ count: Int, stackSize: Int, _ body: @escaping @Sendable (Int) -> Void) {
-        var threads: [pthread_t] = []
+    /// An opaque running thread, to be joined.
+    struct Thread { fileprivate let raw: pthread_t }
+
+    /// Starts `body` on a new thread with a stack of `stackSize` bytes; `nil` when the system refuses.
+    static func startThread(stackSize: Int, _ body: @escaping () -> Void) -> Thread? {
         var attributes = pthread_attr_t()
         pthread_attr_init(&attributes)
         defer { pthread_attr_destroy(&attributes) }
         pthread_attr_setstacksize(&attributes, stackSize)
-        for worker in 1..<max(count, 1) {
-            let context = Unmanaged.passRetained(ThreadContext { body(worker) })
-            var thread = pthread_t()
-            let started = pthread_create(
-                &thread, &attributes,
-                { raw in
-                    guard let raw else { return nil }
-                    Unmanaged<ThreadContext>.fromOpaque(raw).takeRetainedValue().body()
-                    return nil
-                }, context.toOpaque())
-            guard started == 0 else {
-                context.release()
-                break
-            }
-            threads.append(thread)
+        let context = Unmanaged.passRetained(ThreadBody(body))
+        var thread = pthread_t()
+        let started = pthread_create(
+            &thread, &attributes,
+            { raw in
+                guard let raw else { return nil }
+                Unmanaged<ThreadBody>.fromOpaque(raw).takeRetainedValue().body()
+                return nil
+            }, context.toOpaque())
+        guard started == 0 else {
+            context.release()
+            return nil
         }
-        body(0)
-        for thread in threads { pthread_join(thread, nil) }
+        return Thread(raw: thread)
     }
 
-    private final class ThreadContext {
+    /// Waits for `thread` to return.
+    static func join(_ thread: Thread) { pthread_join(thread.raw, nil) }
+
+    private final class ThreadBody {
         let body: () -> Void
         init(_ body: @escaping () -> Void) { self.body = body }
     }
 
-    // MARK: - Signals and the process
+    // MARK: - Signals
 
-    /// Makes SIGINT, SIGTERM and SIGHUP request a stop (``Interruption``) and then return to their default
-    /// action, so that a second one ends the process; unblocks them, and makes them interrupt blocked reads.
-    static func installStopSignalHandlers() {
-        var handled = sigset_t()
-        sigemptyset(&handled)
-        for number in stopSignals { sigaddset(&handled, number) }
-        // A parent may hand down a mask blocking them (Foundation's Process does); handled, they must arrive.
-        sigprocmask(SIG_UNBLOCK, &handled, nil)
-        for number in stopSignals {
-            var action = sigaction()
-            action.__sigaction_handler.sa_handler = { number in
-                Interruption.request()
-                signal(number, SIG_DFL)
-            }
-            sigemptyset(&action.sa_mask)
-            // No SA_RESTART: a read blocked on a pipe returns EINTR, so the operation can stop.
-            action.sa_flags = 0
-            sigaction(number, &action, nil)
-        }
+    /// A signal handler: only async-signal-safe work, on no state but atomics and values set before.
+    typealias SignalHandler = @convention(c) (Int32) -> Void
+
+    /// The signals the toolkit handles.
+    enum Signal {
+        static let interrupt = SIGINT
+        static let terminate = SIGTERM
+        static let hangUp = SIGHUP
+        static let quit = SIGQUIT
+        static let terminalStop = SIGTSTP
+        static let backgroundRead = SIGTTIN
+        static let backgroundWrite = SIGTTOU
+        static let brokenPipe = SIGPIPE
+        static let fileSizeLimit = SIGXFSZ
+        /// The signals of a crash: an abort, a trap, a bad memory access or instruction.
+        static let crashes = [SIGABRT, SIGTRAP, SIGILL, SIGSEGV, SIGBUS, SIGFPE, SIGSYS]
     }
 
-    private static let stopSignals = [SIGINT, SIGTERM, SIGHUP]
+    /// A signal's action as it was, to be put back with ``restoreSignalAction(_:_:)``.
+    struct SignalAction { fileprivate var raw: sigaction }
 
-    /// Ignores SIGPIPE and SIGXFSZ, so that a closed pipe and a file-size limit fail the write that meets
-    /// them (`EPIPE`, `EFBIG`) instead of ending the process.
-    static func ignoreWriteSignals() {
-        signal(SIGPIPE, SIG_IGN)
-        signal(SIGXFSZ, SIG_IGN)
+    /// Makes `handler` handle `number`, with `blocking` blocked while it runs and without `SA_RESTART` (a
+    /// blocked read returns `EINTR`); returns the action before.
+    @discardableResult
+    static func handleSignal(_ number: Int32, with handler: SignalHandler, blocking: [Int32] = []) -> SignalAction {
+        var action = sigaction()
+        action.__sigaction_handler.sa_handler = handler
+        sigemptyset(&action.sa_mask)
+        for other in blocking { sigaddset(&action.sa_mask, other) }
+        action.sa_flags = 0
+        var previous = sigaction()
+        sigaction(number, &action, &previous)
+        return SignalAction(raw: previous)
+    }
+
+    /// Puts back an action ``handleSignal(_:with:blocking:)`` or ``currentSignalAction(_:)`` returned
+    /// (async-signal-safe).
+    static func restoreSignalAction(_ number: Int32, _ action: SignalAction) {
+        var raw = action.raw
+        sigaction(number, &raw, nil)
+    }
+
+    /// The action `number` has now.
+    static func currentSignalAction(_ number: Int32) -> SignalAction {
+        var current = sigaction()
+        sigaction(number, nil, &current)
+        return SignalAction(raw: current)
+    }
+
+    /// Unblocks `number` for this thread (async-signal-safe, no allocation).
+    static func unblockSignal(_ number: Int32) {
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, number)
+        sigprocmask(SIG_UNBLOCK, &set, nil)
+    }
+
+    /// Gives `number` its default action again (async-signal-safe).
+    static func defaultSignalAction(_ number: Int32) { signal(number, SIG_DFL) }
+
+    /// Ignores `number`.
+    static func ignoreSignal(_ number: Int32) { signal(number, SIG_IGN) }
+
+    /// Unblocks `numbers` for this thread (async-signal-safe): a parent may hand down a mask blocking them.
+    static func unblockSignals(_ numbers: [Int32]) {
+        var set = sigset_t()
+        sigemptyset(&set)
+        for number in numbers { sigaddset(&set, number) }
+        sigprocmask(SIG_UNBLOCK, &set, nil)
+    }
+
+    /// Sends `number` to this process (async-signal-safe).
+    static func raiseSignal(_ number: Int32) { _ = raise(number) }
+
+    // MARK: - The process
+
+    /// Keeps this process from writing a core dump and from being read by another process of its user
+    /// (`PR_SET_DUMPABLE` 0, and `RLIMIT_CORE` 0 for the file systems' dumps); false when either was refused.
+    @discardableResult
+    static func forbidCoreDumps() -> Bool {
+        var limit = rlimit(rlim_cur: 0, rlim_max: 0)
+        let limited = setrlimit(__rlimit_resource_t(RLIMIT_CORE.rawValue), &limit) == 0
+        return goshuin_set_dumpable(0) == 0 && limited
+    }
+
+    /// Whether this process may dump core (`PR_GET_DUMPABLE`).
+    static var isDumpable: Bool { goshuin_get_dumpable() == 1 }
+
+    /// The soft limit on the size of a core dump this process may write.
+    static var coreDumpSizeLimit: UInt64 {
+        var limit = rlimit()
+        getrlimit(__rlimit_resource_t(RLIMIT_CORE.rawValue), &limit)
+        return UInt64(limit.rlim_cur)
+    }
+
+    // MARK: - Terminals
+
+    /// A terminal's settings (`termios`), as read or to be applied.
+    struct TerminalSettings {
+        fileprivate var raw: termios
+
+        /// These settings with echo off, newlines still echoed.
+        var withoutEcho: TerminalSettings {
+            var silent = raw
+            silent.c_lflag &= ~tcflag_t(ECHO)
+            silent.c_lflag |= tcflag_t(ECHONL)
+            return TerminalSettings(raw: silent)
+        }
+
+        /// Whether typed characters are echoed.
+        var echoes: Bool { raw.c_lflag & tcflag_t(ECHO) != 0 }
+    }
+
+    /// The settings of the terminal `descriptor`; `nil` when it is not a terminal.
+    static func terminalSettings(_ descriptor: Int32) -> TerminalSettings? {
+        var raw = termios()
+        return tcgetattr(descriptor, &raw) == 0 ? TerminalSettings(raw: raw) : nil
+    }
+
+    /// Applies `settings` to the terminal `descriptor` at once, or, with `discardingInput`, once output is
+    /// written and with what was typed but not read discarded (async-signal-safe).
+    static func applyTerminalSettings(_ descriptor: Int32, _ settings: TerminalSettings, discardingInput: Bool) {
+        var raw = settings.raw
+        tcsetattr(descriptor, discardingInput ? TCSAFLUSH : TCSANOW, &raw)
+    }
+
+    /// Writes `bytes` to `descriptor` once, ignoring the result (async-signal-safe).
+    static func writeOnce(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) {
+        guard let base = bytes.baseAddress else { return }
+        _ = Glibc.write(descriptor, base, bytes.count)
     }
 
     /// Points `descriptor` at `/dev/null`.
@@ -328,8 +473,6 @@ enum SystemCall {
 
     static func exit(_ status: Int32) -> Never { Glibc.exit(status) }
 
-    // MARK: - Terminals
-
     /// The columns of the terminal `descriptor` refers to; `nil` when it is not a terminal.
     static func terminalColumns(_ descriptor: Int32) -> Int? {
         var size = winsize()
@@ -337,50 +480,6 @@ enum SystemCall {
         guard isatty(descriptor) == 1, ioctl(descriptor, 0x5413, &size) == 0 else { return nil }
         return Int(size.ws_col)
     }
-
-    /// Turns echo off on the terminal `descriptor` (newlines still echo) until ``restoreEcho(_:)``. Until
-    /// then SIGINT, SIGTERM, SIGHUP and SIGQUIT restore the terminal at once and request a stop
-    /// (``Interruption``): a read of the terminal returns `EINTR`, and the operation cleans up as on any
-    /// failure. A second such signal takes its default action, the terminal already restored. False when
-    /// `descriptor` is not a terminal; nothing changed then.
-    static func hideEcho(_ descriptor: Int32) -> Bool {
-        var settings = termios()
-        guard tcgetattr(descriptor, &settings) == 0 else { return false }
-        var previous: [sigaction] = Array(repeating: sigaction(), count: promptSignals.count)
-        for (index, number) in promptSignals.enumerated() {
-            var action = sigaction()
-            action.__sigaction_handler.sa_handler = { number in
-                // Only async-signal-safe calls: tcsetattr, an atomic store and signal.
-                if var saved = SystemCall.savedTerminal { tcsetattr(saved.descriptor, TCSANOW, &saved.settings) }
-                Interruption.request()
-                signal(number, SIG_DFL)
-            }
-            sigemptyset(&action.sa_mask)
-            // No SA_RESTART: the read of the terminal returns EINTR.
-            action.sa_flags = 0
-            sigaction(number, &action, &previous[index])
-        }
-        savedTerminal = (descriptor, settings, previous)
-        var silent = settings
-        silent.c_lflag &= ~tcflag_t(ECHO)
-        silent.c_lflag |= tcflag_t(ECHONL)
-        tcsetattr(descriptor, TCSAFLUSH, &silent)
-        return true
-    }
-
-    /// Restores the settings and the signal actions ``hideEcho(_:)`` changed.
-    static func restoreEcho(_ descriptor: Int32) {
-        guard var saved = savedTerminal, saved.descriptor == descriptor else { return }
-        tcsetattr(descriptor, TCSANOW, &saved.settings)
-        for (index, number) in promptSignals.enumerated() { sigaction(number, &saved.actions[index], nil) }
-        savedTerminal = nil
-    }
-
-    /// The signals a person may send from the keyboard or by closing the terminal while echo is off.
-    private static let promptSignals = [SIGINT, SIGTERM, SIGHUP, SIGQUIT]
-
-    /// The terminal whose echo is off and the signal actions before, for the handler and the restore.
-    nonisolated(unsafe) private static var savedTerminal: (descriptor: Int32, settings: termios, actions: [sigaction])?
 
     // MARK: - Errors
 
