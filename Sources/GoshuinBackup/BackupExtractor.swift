@@ -155,6 +155,7 @@ private final class StagingFolder {
             else {
                 throw GoshuinError(.io, "the new folder \(DisplayText.quoted(path)) was replaced as it was made")
             }
+            Temporaries.mark(folder.descriptor, name: candidate)
             identity = found.identity
         } catch {
             try? parent.removeDirectory(candidate)
@@ -174,6 +175,8 @@ private final class StagingFolder {
     /// Syncs the folder, renames it onto the destination (an empty directory is replaced by the rename
     /// itself) and checks that what now has the destination's name is this folder.
     func moveIntoPlace() throws {
+        // The destination is the person's folder: it never carries the temporaries' mark.
+        Temporaries.unmark(folder.descriptor)
         try describingFailure("cannot sync the extracted folder") { try folder.sync() }
         try BackupExtractor.requireEmptyOrAbsent(destinationName, in: parent, path: destinationPath)
         guard parent.stillNames(identity, name) else {

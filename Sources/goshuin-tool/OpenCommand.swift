@@ -43,7 +43,7 @@ enum OpenCommand: ToolCommand {
         return try input.closeAfter {
             try Paths.checkOutput(outputPath, input: input, force: force, binary: false, command: name)
             // The library checks the structure before it asks: a cut file says so at once.
-            let header = try Paths.writeOutput(outputPath, force: force) { output in
+            let header = try Paths.writeOutput(outputPath, force: force, input: input) { output in
                 try ContainerOpener.open(
                     input, to: output, passphrase: passphraseReader.read(confirm: false),
                     progress: context.reporter.handler)
@@ -74,7 +74,7 @@ enum OpenCommand: ToolCommand {
         let input = try Paths.openInput(inputPath, command: name)
         return try input.closeAfter {
             try Paths.checkFolderForOutput(folder)
-            Paths.sweepLeftovers(besides: folder)
+            Paths.sweepLeftovers(besides: folder, sparing: input)
             let manifest = try BackupExtractor.extract(
                 input, into: folder, passphrase: passphraseReader.read(confirm: false), progress: reporter.handler)
             Console.result("restored \(manifest.photos.count + 2) files into \(givenFolder)")

@@ -65,6 +65,11 @@ enum Paths {
     /// `cannot_create_output` (73) otherwise, and a name longer than the system allows is a usage error.
     static func checkFolderForOutput(_ path: String) throws(ToolError) {
         let name = FileSystem.lastComponent(of: path)
+        guard !Temporaries.isTemporaryName(Array(name.utf8)) else {
+            throw .usage(
+                "\(DisplayText.quoted(name)) has the shape of goshuin-tool's temporary names (.NAME.goshuin-tmp-…);"
+                    + " choose another name")
+        }
         guard name.utf8.count <= FileSystem.maximumNameLength else {
             throw .usage(
                 "the name \(DisplayText.quoted(name)) is longer than \(FileSystem.maximumNameLength) bytes, the most"
@@ -122,10 +127,12 @@ enum Paths {
         return ToolError(error, hint: notReplaceable ? "choose another output name with -o" : nil)
     }
 
-    /// Removes what killed runs left in the folder that will hold `path` (``Temporaries``), saying so.
-    static func sweepLeftovers(besides path: String) {
+    /// Removes what killed runs left in the folder that will hold `path` (``Temporaries``), saying so; the
+    /// run's `input` is never taken.
+    static func sweepLeftovers(besides path: String, sparing input: FileDescriptor?) {
         let directory = FileSystem.parentDirectory(of: path)
-        let removed = Temporaries.sweepLeftovers(in: directory)
+        let spared = Set([input.flatMap { try? $0.fileIdentity() }].compactMap { $0 })
+        let removed = Temporaries.sweepLeftovers(in: directory, sparing: spared)
         guard !removed.isEmpty else { return }
         let names = removed.map { DisplayText.quoted($0) }.joined(separator: ", ")
         Console.notice(
@@ -140,10 +147,10 @@ enum Paths {
     /// To a terminal, only plain text is written unless `force` (the check before the work refused binary
     /// output already; a payload is judged once it is verified).
     static func writeOutput<Result>(
-        _ path: String, force: Bool, _ write: (FileDescriptor) throws -> Result
+        _ path: String, force: Bool, input: FileDescriptor?, _ write: (FileDescriptor) throws -> Result
     ) throws -> Result {
         guard path == "-" else {
-            sweepLeftovers(besides: path)
+            sweepLeftovers(besides: path, sparing: input)
             return try withAtomicOutput(to: path, replaceExisting: force, write)
         }
         let spool = try FileSystem.anonymousFile()

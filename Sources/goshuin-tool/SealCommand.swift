@@ -77,7 +77,7 @@ enum SealCommand: ToolCommand {
         guard let length = try describingFailure("cannot examine the input", { try payload.regularFileSize() }) else {
             throw usage("INPUT must be a regular file (or - for standard input)")
         }
-        let header = try Paths.writeOutput(outputPath, force: force) { output in
+        let header = try Paths.writeOutput(outputPath, force: force, input: payload) { output in
             try ContainerSealer.seal(
                 from: payload, plaintextLength: UInt64(length), to: output,
                 passphrase: passphraseReader.read(confirm: true), parameters: parameters, progress: reporter.handler)

@@ -77,12 +77,25 @@ import Testing
         #expect(later.stderr.contains("removed 1 leftover"))
     }
 
+    /// Marks `name` as the toolkit's temporary, as a run does when it makes one (the marker attribute
+    /// holding the name), with Python's `os.setxattr`.
+    func mark(_ name: String, as markedName: String? = nil) throws {
+        let result = try ToolRunner.runCommand(
+            "/usr/bin/python3",
+            [
+                "-c", "import os, sys; os.setxattr(sys.argv[1], 'user.goshuin-toolkit.temporary', sys.argv[2].encode())",
+                directory.path + "/" + name, markedName ?? name,
+            ])
+        #expect(result.status == 0, "\(result.output)")
+    }
+
     @Test func aTemporaryUnderLockOrOfAnotherShapeIsLeftAlone() throws {
         directory.write("plain.bin", [1, 2, 3])
         let held = ".x.goshuin-tmp-0123456789abcdef"
         let unrelated = [".x.goshuin-tmp-", "x.goshuin-tmp-0123", ".x.goshuin-tmp-01234567890abcdef0", ".notes"]
         for name in [held] + unrelated {
             directory.write(name, [7])
+            try mark(name)
             age(name, by: 3_600)
         }
         try FileManager.default.createSymbolicLink(
@@ -100,5 +113,69 @@ import Testing
             environment: environment)
         #expect(after.status == 0 && !directory.exists(held), "unlocked, it is a leftover: \(after.stderr)")
         for name in unrelated { #expect(directory.exists(name), "\(name)") }
+    }
+
+    /// The sweep recognises a temporary by its mark, not its name: a person's files and folders named like
+    /// one, aged and unlocked, are never taken; nor a marked file under a POSIX record lock, a marked file
+    /// whose mark names another file, or the run's own input.
+    @Test func onlyWhatTheToolkitMarkedIsEverSwept() throws {
+        directory.write("plain.bin", [1, 2, 3])
+        let persons = ".notes.goshuin-tmp-1"
+        let personsFolder = ".photos.goshuin-tmp-2"
+        let copied = ".copy.goshuin-tmp-3"
+        let recordLocked = ".locked.goshuin-tmp-4"
+        let marked = ".left.goshuin-tmp-5"
+        directory.write(persons, Array("a person's notes".utf8))
+        try FileManager.default.createDirectory(
+            atPath: directory.path + "/" + personsFolder, withIntermediateDirectories: false)
+        directory.write(personsFolder + "/IMG_0001.jpg", [1])
+        for name in [copied, recordLocked, marked] { directory.write(name, [7]) }
+        try mark(copied, as: ".other.goshuin-tmp-9")
+        try mark(recordLocked)
+        try mark(marked)
+        for name in [persons, personsFolder, copied, recordLocked, marked] { age(name, by: 3_600) }
+        // A live process's POSIX lock (this test's), which flock(2) alone does not see.
+        let descriptor = open(directory.path + "/" + recordLocked, O_RDWR)
+        defer { close(descriptor) }
+        var lock = flock()
+        lock.l_type = Int16(F_WRLCK)
+        lock.l_whence = Int16(SEEK_SET)
+        #expect(fcntl(descriptor, F_SETLK, &lock) == 0)
+        let run = try ToolRunner.run(
+            ["seal", "plain.bin", "-o", "p.goshuin", "--iterations", "1000"], in: directory.path,
+            environment: environment)
+        #expect(run.status == 0, "\(run.stderr)")
+        for name in [persons, personsFolder, personsFolder + "/IMG_0001.jpg", copied, recordLocked] {
+            #expect(directory.exists(name), "\(name) was swept")
+        }
+        #expect(!directory.exists(marked), "a marked leftover is swept")
+        #expect(run.stderr.contains(marked) && !run.stderr.contains(persons), "\(run.stderr)")
+    }
+
+    /// The very input of a run is never swept, even shaped and marked like a leftover; output names of
+    /// the temporaries' shape are refused before anything happens.
+    @Test func theInputIsNeverSweptAndTemporaryNamesAreRefusedAsOutputs() throws {
+        directory.write("pw.txt", Array("kill -9\n".utf8))
+        directory.write("plain.bin", [1, 2, 3])
+        let backup = ".backup.goshuin-tmp-old"
+        let sealed = try ToolRunner.run(
+            ["seal", "plain.bin", "-o", "b.goshuin", "--iterations", "1000"], in: directory.path,
+            environment: environment)
+        #expect(sealed.status == 0, "\(sealed.stderr)")
+        try FileManager.default.moveItem(atPath: directory.path + "/b.goshuin", toPath: directory.path + "/" + backup)
+        try mark(backup)
+        age(backup, by: 3_600)
+        let opened = try ToolRunner.run(["open", backup, "-o", "out.bin"], in: directory.path, environment: environment)
+        #expect(opened.status == 0, "\(opened.stderr)")
+        #expect(directory.exists(backup), "the input was swept")
+        for arguments in [
+            ["open", backup, "-o", ".notes.goshuin-tmp-1"], ["seal", "plain.bin", "-o", ".b.goshuin-tmp-2"],
+            ["open", backup, "--extract", ".photos.goshuin-tmp-1"],
+        ] {
+            let refused = try ToolRunner.run(arguments, in: directory.path, environment: environment)
+            #expect(refused.status == 64, "\(arguments): \(refused.stderr)")
+            #expect(refused.stderr.contains("temporary names"), "\(refused.stderr)")
+        }
+        #expect(!directory.entries.contains { $0.hasPrefix(".notes") || $0.hasPrefix(".photos") })
     }
 }

@@ -1,8 +1,9 @@
 /// A file written under a temporary name beside its destination and moved into place only when complete.
 ///
 /// The temporary file is created exclusively in the destination's directory, reached through that
-/// directory's descriptor, and held under an exclusive `flock(2)` while it is written (so a later run's
-/// sweep, ``Temporaries/sweepLeftovers(in:)``, never takes it). ``commit()`` syncs the data, then moves
+/// directory's descriptor, marked as the toolkit's (``Temporaries/mark(_:name:)``) and held under an
+/// exclusive `flock(2)` while it is written (so a later run's sweep, ``Temporaries/sweepLeftovers(in:sparing:)``,
+/// never takes it, and takes it only if this run was killed). ``commit()`` syncs the data, then moves
 /// it into place: without `replaceExisting`, by a hard link that fails if the destination appeared
 /// meanwhile, so an existing file is never replaced by surprise; with it, by a rename that replaces only
 /// a regular file. ``discard()`` removes the temporary file. An output that is neither committed nor
@@ -49,6 +50,7 @@ package final class AtomicOutput {
         temporaryPath = directoryPath + "/" + temporaryName
         do {
             _ = try descriptor.lockExclusively()
+            Temporaries.mark(descriptor, name: temporaryName)
             identity = try descriptor.fileIdentity()
         } catch {
             try? directory.removeFile(temporaryName)
@@ -100,6 +102,8 @@ package final class AtomicOutput {
     package func commit() throws {
         precondition(!finished, "an atomic output is committed or discarded once")
         do {
+            // The destination is the person's file: it never carries the temporaries' mark.
+            Temporaries.unmark(descriptor)
             try describingFailure("cannot finish writing \(DisplayText.quoted(destination))") { try descriptor.sync() }
             try moveIntoPlace()
         } catch {

@@ -1,11 +1,16 @@
-/// The names of the toolkit's temporary files and folders, `.NAME.goshuin-tmp-RANDOM` beside their
-/// destination, and the sweep that removes those a killed run left behind (`Spec/decisions/0011`).
+/// The toolkit's temporary files and folders, `.NAME.goshuin-tmp-RANDOM` beside their destination, the
+/// marker that tells them from a person's files, and the sweep that removes those a killed run left behind
+/// (`Spec/decisions/0011`).
 ///
-/// A run holds an exclusive `flock(2)` on each of its temporaries from the moment it makes them until
-/// they become the destination or are removed. A temporary whose lock is free belongs to no live run.
+/// A run marks each temporary as it makes it (the extended attribute ``markerAttribute``, holding the
+/// temporary's own name) and holds an exclusive `flock(2)` on it until it becomes the destination or is
+/// removed; the mark is taken off just before it becomes the destination. The sweep removes only what
+/// carries the mark under the name it was made with: never a file by its name alone.
 package enum Temporaries {
     /// What every temporary name holds between the destination's name and the random part.
     package static let marker = ".goshuin-tmp-"
+    /// The extended attribute that marks a temporary of this toolkit; its value is the temporary's name.
+    package static let markerAttribute = "user.goshuin-toolkit.temporary"
     /// How long a temporary must have been left unmodified before a sweep may take it: longer than the
     /// moment between creating a temporary and locking it, by far.
     package static let minimumAgeForSweep: Int = 60
@@ -21,7 +26,7 @@ package enum Temporaries {
     }
 
     /// Whether `name` has the shape of a temporary of this toolkit (also of earlier versions, whose random
-    /// part was shorter or from `mkdtemp`).
+    /// part was shorter or from `mkdtemp`). The shape alone never makes a file removable: see ``mark(_:name:)``.
     package static func isTemporaryName(_ name: [UInt8]) -> Bool {
         let marker = Array(Self.marker.utf8)
         guard name.first == UInt8(ascii: "."), name.count > marker.count + 1 else { return false }
@@ -36,18 +41,38 @@ package enum Temporaries {
         return false
     }
 
+    /// Marks the open temporary file or folder `descriptor`, made under `name`, as this toolkit's. On a file
+    /// system that keeps no extended attributes nothing is marked, and a sweep never takes it.
+    package static func mark(_ descriptor: FileDescriptor, name: String) {
+        try? SystemCall.setAttribute(descriptor.rawValue, markerAttribute, Array(name.utf8))
+    }
+
+    /// Takes the mark off, just before the temporary becomes the destination: a person's file never
+    /// carries it.
+    package static func unmark(_ descriptor: FileDescriptor) {
+        SystemCall.removeAttribute(descriptor.rawValue, markerAttribute)
+    }
+
+    /// Whether the open file or folder `descriptor` carries the mark of a temporary made as `name`.
+    static func isMarked(_ descriptor: FileDescriptor, name: String) -> Bool {
+        let limit = SystemCall.maximumNameLength + 1
+        return SystemCall.attribute(descriptor.rawValue, markerAttribute, maximumLength: limit) == Array(name.utf8)
+    }
+
     /// Removes, from the directory at `path`, the temporaries of this toolkit that no live run holds: this
-    /// user's files and flat folders with the temporary shape, unlocked and unmodified for a minute.
+    /// user's marked files and flat folders under the name they were made with, unlocked (no `flock`, no
+    /// POSIX record lock), unmodified for a minute, and none of `spared` (the run's own input).
     ///
     /// Nothing is followed: a link with a temporary's name is left alone, and so is a folder holding
     /// anything but regular files.
     /// - Returns: the names removed.
-    package static func sweepLeftovers(in path: String) -> [String] {
+    package static func sweepLeftovers(in path: String, sparing spared: Set<FileIdentity> = []) -> [String] {
         guard let directory = try? OpenDirectory(path: path), let names = try? directory.names() else { return [] }
         var removed: [String] = []
         for raw in names where isTemporaryName(raw) {
             guard let name = String(validating: raw, as: UTF8.self), let found = try? directory.status(of: name),
-                found.owner == SystemCall.effectiveUserID, SystemCall.now - found.modified >= minimumAgeForSweep
+                found.owner == SystemCall.effectiveUserID, SystemCall.now - found.modified >= minimumAgeForSweep,
+                !spared.contains(found.identity)
             else { continue }
             if found.kind == .regular, removeUnlockedFile(name, identity: found.identity, in: directory) {
                 removed.append(name)
@@ -58,14 +83,21 @@ package enum Temporaries {
         return removed.sorted()
     }
 
+    /// Whether the open `file`, found as `identity`, is a temporary no run holds: the same file, marked as
+    /// `name`, with its `flock` free and no POSIX record lock on it. Takes the `flock` when it answers yes.
+    private static func isLeftover(_ file: FileDescriptor, name: String, identity: FileIdentity) -> Bool {
+        (try? file.fileIdentity()) == identity && isMarked(file, name: name)
+            && (try? SystemCall.hasRecordLock(file.rawValue)) == false && (try? file.lockExclusively()) == true
+    }
+
     private static func removeUnlockedFile(_ name: String, identity: FileIdentity, in directory: OpenDirectory)
         -> Bool
     {
         guard let file = try? directory.openFile(name, [.readOnly, .nonBlocking]) else { return false }
         defer { try? file.close() }
-        guard (try? file.fileIdentity()) == identity, (try? file.lockExclusively()) == true,
-            directory.stillNames(identity, name)
-        else { return false }
+        guard isLeftover(file, name: name, identity: identity), directory.stillNames(identity, name) else {
+            return false
+        }
         return (try? directory.removeFile(name)) != nil
     }
 
@@ -75,8 +107,7 @@ package enum Temporaries {
         -> Bool
     {
         guard let folder = try? directory.openDirectory(name),
-            (try? folder.descriptor.fileIdentity()) == identity,
-            (try? folder.descriptor.lockExclusively()) == true, let raw = try? folder.names()
+            isLeftover(folder.descriptor, name: name, identity: identity), let raw = try? folder.names()
         else { return false }
         let entries = raw.compactMap { String(validating: $0, as: UTF8.self) }
         guard entries.count == raw.count,
