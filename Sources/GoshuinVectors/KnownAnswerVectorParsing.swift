@@ -1,7 +1,7 @@
 import GoshuinFormat
 
 extension KnownAnswerVector {
-    private static let requiredKeys: Set<String> = [
+    private static let requiredKeys: [String] = [
         "format", "version", "name", "comment", "expect", "iterations", "salt", "nonceBase", "chunkSize", "key",
         "plaintextLength", "plaintextSha256", "file", "fileSha256",
     ]
@@ -13,10 +13,13 @@ extension KnownAnswerVector {
     /// Parses a vector file strictly (`Spec/vectors-v1.md` §2): exactly the allowed keys, each with its
     /// type, range and hex length; `expectedName` is the JSON file's name without `.json`.
     ///
-    /// - Throws: `malformed_vector` naming the first problem.
+    /// - Throws: ``MalformedVector`` listing every problem found, not only the first.
     package static func parse(_ bytes: [UInt8], expectedName: String) throws -> KnownAnswerVector {
         guard let vector = try parseIfVector(bytes, expectedName: expectedName) else {
-            throw GoshuinError.malformedVector("not a vector: the document is not an object with a \"format\" member")
+            throw MalformedVector([
+                VectorProblem(
+                    check: "the document", expected: "an object with a \"format\" member", computed: "none")
+            ])
         }
         return vector
     }
@@ -28,136 +31,178 @@ extension KnownAnswerVector {
         do {
             document = try StrictJSONParser.parse(bytes)
         } catch {
-            throw GoshuinError.malformedVector("not valid JSON: \(error)")
+            let looksSealed = bytes.starts(with: Header.magic)
+            throw MalformedVector([
+                VectorProblem(
+                    check: "the document", expected: "JSON (RFC 8259, UTF-8, no duplicate key)",
+                    computed: looksSealed ? "a .goshuin file (it starts with GSHN), not a vector's JSON" : "\(error)")
+            ])
         }
         guard case .object(let memberList) = document, memberList.contains(where: { $0.key == "format" }) else {
             return nil
         }
-        var members: [String: JSONValue] = [:]
-        for member in memberList { members[member.key] = member.value }
-        if let unknown = members.keys.sorted().first(where: { !requiredKeys.contains($0) && !optionalKeys.contains($0) }
-        ) {
-            throw GoshuinError.malformedVector("unknown key \(DisplayText.quoted(unknown))")
+        var fields = FieldReader(members: Dictionary(memberList.map { ($0.key, $0.value) }) { first, _ in first })
+        for unknown in fields.members.keys.sorted()
+        where !requiredKeys.contains(unknown) && !optionalKeys.contains(unknown) {
+            fields.report(unknown, expected: "no such key (Spec/vectors-v1.md §2)", found: "present")
         }
-        if let missing = requiredKeys.sorted().first(where: { members[$0] == nil }) {
-            throw GoshuinError.malformedVector("missing key \"\(missing)\"")
+        for missing in requiredKeys where !fields.has(missing) {
+            fields.report(missing, expected: "present (required)", found: "missing")
         }
-        let fields = FieldReader(members: members)
-        guard try fields.string("format") == formatName else {
-            throw GoshuinError.malformedVector("format is not \(formatName)")
+        if let format = fields.string("format"), format != formatName {
+            fields.report("format", expected: DisplayText.quoted(formatName), found: DisplayText.quoted(format))
         }
-        guard try fields.integer("version", in: 1...1) == formatVersion else {
-            throw GoshuinError.malformedVector("unknown version")
+        _ = fields.integer("version", in: formatVersion...formatVersion)
+        let name = fields.string("name")
+        if let name {
+            if !isValidName(name) {
+                fields.report(
+                    "name", expected: "a vector name: [a-z0-9][a-z0-9._-]{0,99}", found: DisplayText.quoted(name))
+            } else if name != expectedName {
+                fields.report(
+                    "name", expected: "the file's name without .json, \(DisplayText.quoted(expectedName))",
+                    found: DisplayText.quoted(name))
+            }
         }
-        let name = try fields.string("name")
-        guard isValidName(name) else {
-            throw GoshuinError.malformedVector(
-                "name \(DisplayText.quoted(name)) is not a vector name: [a-z0-9][a-z0-9._-]{0,99}")
+        let expectText = fields.string("expect")
+        let expect = expectText.flatMap { text in parseExpectation(text, fields: &fields) }
+        let chunkIndex = fields.has("chunkIndex") ? fields.integer("chunkIndex", in: 0...Int64(UInt32.max)) : nil
+        if let expect {
+            let namesAChunk = expect == .failure(.chunkDamaged) || expect == .failure(.chunkLengthInvalid)
+            if fields.has("chunkIndex"), !namesAChunk {
+                fields.report(
+                    "chunkIndex", expected: "only with chunk_damaged or chunk_length_invalid", found: "present")
+            }
+            if !fields.has("chunkIndex"), namesAChunk {
+                fields.report(
+                    "chunkIndex",
+                    expected:
+                        "with \(expectText ?? ""): the chunk at fault (a \(expectText ?? "") vector needs chunkIndex)",
+                    found: "missing")
+            }
         }
-        guard name == expectedName else {
-            throw GoshuinError.malformedVector(
-                "name \(DisplayText.quoted(name)) is not the file's name without .json,"
-                    + " \(DisplayText.quoted(expectedName))")
+        let passphrase = parsePassphrase(&fields)
+        let plaintext = parsePlaintext(&fields)
+        let plaintextLength = fields.integer("plaintextLength", in: 0...(1 << 53) - 1).map { UInt64($0) }
+        if case .bytes(let bytes) = plaintext, let plaintextLength, UInt64(bytes.count) != plaintextLength {
+            fields.report(
+                "plaintextHex", expected: "\(plaintextLength) bytes, as plaintextLength says",
+                found: "\(bytes.count) bytes")
         }
-        let expect = try parseExpectation(try fields.string("expect"))
-        let chunkIndex = try fields.optionalInteger("chunkIndex", in: 0...Int64(UInt32.max)).map { UInt64($0) }
-        let namesAChunk = expect == .failure(.chunkDamaged) || expect == .failure(.chunkLengthInvalid)
-        if chunkIndex != nil, !namesAChunk {
-            throw GoshuinError.malformedVector("chunkIndex goes only with chunk_damaged or chunk_length_invalid")
+        let file = fields.string("file")
+        if let file, !isValidFileName(file) {
+            fields.report("file", expected: "a plain file name in the same folder", found: DisplayText.quoted(file))
         }
-        if chunkIndex == nil, namesAChunk {
-            throw GoshuinError.malformedVector(
-                "a \(try fields.string("expect")) vector needs chunkIndex, the chunk at fault")
-        }
-        let (passphraseBytes, passphraseAsHex) = try parsePassphrase(fields)
-        let plaintext = try parsePlaintext(fields)
-        let plaintextLength = UInt64(try fields.integer("plaintextLength", in: 0...(1 << 53) - 1))
-        if case .bytes(let bytes) = plaintext, UInt64(bytes.count) != plaintextLength {
-            throw GoshuinError.malformedVector(
-                "plaintextHex has \(bytes.count) bytes but plaintextLength says \(plaintextLength)")
-        }
-        let file = try fields.string("file")
-        guard isValidFileName(file) else {
-            throw GoshuinError.malformedVector("file \(DisplayText.quoted(file)) is not a plain file name")
-        }
-        let released = try parseReleased(fields, expect: expect)
+        let released = expect.flatMap { parseReleased(&fields, expect: $0) }
+        let iterations = fields.integer(
+            "iterations", in: Int64(Header.iterationRange.lowerBound)...Int64(Header.iterationRange.upperBound))
+        let salt = fields.hex("salt", count: Header.saltLength)
+        let nonceBase = fields.hex("nonceBase", count: Header.nonceBaseLength)
+        let chunkSize = fields.integer(
+            "chunkSize", in: Int64(Header.chunkSizeRange.lowerBound)...Int64(Header.chunkSizeRange.upperBound))
+        let key = fields.hex("key", count: AES256GCM.keyLength)
+        let plaintextSha256 = fields.hex("plaintextSha256", count: 32)
+        let fileSha256 = fields.hex("fileSha256", count: 32)
+        let comment = fields.string("comment")
+        guard fields.problems.isEmpty, let name, let comment, let expect, let passphrase, let plaintext,
+            let plaintextLength, let file, let iterations, let salt, let nonceBase, let chunkSize, let key,
+            let plaintextSha256, let fileSha256
+        else { throw MalformedVector(fields.problems) }
         return KnownAnswerVector(
-            name: name, comment: try fields.string("comment"), expect: expect, chunkIndex: chunkIndex,
-            passphraseBytes: passphraseBytes, passphraseAsHex: passphraseAsHex,
-            iterations: UInt32(
-                try fields.integer(
-                    "iterations", in: Int64(Header.iterationRange.lowerBound)...Int64(Header.iterationRange.upperBound))
-            ),
-            salt: try fields.hex("salt", count: Header.saltLength),
-            nonceBase: try fields.hex("nonceBase", count: Header.nonceBaseLength),
-            chunkSize: UInt32(
-                try fields.integer(
-                    "chunkSize", in: Int64(Header.chunkSizeRange.lowerBound)...Int64(Header.chunkSizeRange.upperBound))),
-            key: try fields.hex("key", count: AES256GCM.keyLength), plaintext: plaintext,
-            plaintextLength: plaintextLength, plaintextSha256: try fields.hex("plaintextSha256", count: 32),
-            file: file, fileSha256: try fields.hex("fileSha256", count: 32), releasedLength: released?.length,
-            releasedSha256: released?.sha256)
+            name: name, comment: comment, expect: expect, chunkIndex: chunkIndex.map { UInt64($0) },
+            passphraseBytes: passphrase.bytes, passphraseAsHex: passphrase.asHex, iterations: UInt32(iterations),
+            salt: salt, nonceBase: nonceBase, chunkSize: UInt32(chunkSize), key: key, plaintext: plaintext,
+            plaintextLength: plaintextLength, plaintextSha256: plaintextSha256, file: file, fileSha256: fileSha256,
+            releasedLength: released?.length, releasedSha256: released?.sha256)
     }
 
-    private static func parseExpectation(_ text: String) throws -> Expectation {
+    private static func parseExpectation(_ text: String, fields: inout FieldReader) -> Expectation? {
         if text == "success" { return .success }
         guard let code = GoshuinError.Code(rawValue: text), code.isContainerReadingCode else {
-            throw GoshuinError.malformedVector(
-                "expect \(DisplayText.quoted(text)) is neither success nor a reading error code of container-v1.md §7")
+            fields.report(
+                "expect", expected: "success or a reading error code of container-v1.md §7",
+                found: DisplayText.quoted(text))
+            return nil
         }
         return .failure(code)
     }
 
-    private static func parsePassphrase(_ fields: FieldReader) throws -> ([UInt8], Bool) {
+    private static func parsePassphrase(_ fields: inout FieldReader) -> (bytes: [UInt8], asHex: Bool)? {
         switch (fields.has("passphrase"), fields.has("passphraseHex")) {
-        case (true, false): return (Array(try fields.string("passphrase").utf8), false)
+        case (true, false): return fields.string("passphrase").map { (Array($0.utf8), false) }
         case (false, true):
-            guard let bytes = Hex.decode(try fields.string("passphraseHex")) else {
-                throw GoshuinError.malformedVector("passphraseHex is not lower-case hex")
+            guard let text = fields.string("passphraseHex") else { return nil }
+            guard let bytes = Hex.decode(text) else {
+                fields.report("passphraseHex", expected: "lower-case hex", found: DisplayText.quoted(text))
+                return nil
             }
             return (bytes, true)
-        default: throw GoshuinError.malformedVector("exactly one of passphrase and passphraseHex is required")
+        default:
+            fields.report(
+                "passphrase", expected: "exactly one of passphrase and passphraseHex",
+                found: fields.has("passphrase") ? "both" : "neither")
+            return nil
         }
     }
 
-    private static func parsePlaintext(_ fields: FieldReader) throws -> PlaintextSource {
+    private static func parsePlaintext(_ fields: inout FieldReader) -> PlaintextSource? {
         switch (fields.has("plaintextHex"), fields.has("plaintextFile")) {
         case (true, false):
-            guard let bytes = Hex.decode(try fields.string("plaintextHex")), bytes.count <= maximumInlinePlaintext
-            else {
-                throw GoshuinError.malformedVector(
-                    "plaintextHex is not lower-case hex of at most \(maximumInlinePlaintext) bytes")
+            guard let text = fields.string("plaintextHex") else { return nil }
+            guard let bytes = Hex.decode(text), bytes.count <= maximumInlinePlaintext else {
+                fields.report(
+                    "plaintextHex", expected: "lower-case hex of at most \(maximumInlinePlaintext) bytes",
+                    found: "\(text.utf8.count) characters")
+                return nil
             }
             return .bytes(bytes)
         case (false, true):
-            let name = try fields.string("plaintextFile")
+            guard let name = fields.string("plaintextFile") else { return nil }
             guard isValidFileName(name) else {
-                throw GoshuinError.malformedVector("plaintextFile \(DisplayText.quoted(name)) is not a plain file name")
+                fields.report(
+                    "plaintextFile", expected: "a plain file name in the same folder", found: DisplayText.quoted(name))
+                return nil
             }
             return .file(name)
-        default: throw GoshuinError.malformedVector("exactly one of plaintextHex and plaintextFile is required")
+        default:
+            fields.report(
+                "plaintextHex", expected: "exactly one of plaintextHex and plaintextFile",
+                found: fields.has("plaintextHex") ? "both" : "neither")
+            return nil
         }
     }
 
-    private static func parseReleased(_ fields: FieldReader, expect: Expectation) throws -> (
+    private static func parseReleased(_ fields: inout FieldReader, expect: Expectation) -> (
         length: UInt64, sha256: [UInt8]
     )? {
         let hasLength = fields.has("releasedLength")
         let hasHash = fields.has("releasedSha256")
         if expect == .success {
-            guard !hasLength, !hasHash else {
-                throw GoshuinError.malformedVector("a success vector has no released plaintext")
+            if hasLength || hasHash {
+                fields.report(
+                    hasLength ? "releasedLength" : "releasedSha256",
+                    expected: "absent: a success vector has no released plaintext", found: "present")
             }
             return nil
         }
-        guard hasLength, hasHash else {
-            throw GoshuinError.malformedVector("a failure vector needs releasedLength and releasedSha256")
+        for (key, present) in [("releasedLength", hasLength), ("releasedSha256", hasHash)] where !present {
+            fields.report(
+                key, expected: "present: a failure vector says what an in-order reader released", found: "missing")
         }
-        return (
-            UInt64(try fields.integer("releasedLength", in: 0...(1 << 53) - 1)),
-            try fields.hex("releasedSha256", count: 32)
-        )
+        guard hasLength, hasHash else { return nil }
+        let length = fields.integer("releasedLength", in: 0...(1 << 53) - 1)
+        let sha256 = fields.hex("releasedSha256", count: 32)
+        guard let length, let sha256 else { return nil }
+        return (UInt64(length), sha256)
     }
+}
+
+/// A vector file that does not follow `Spec/vectors-v1.md` §2: every problem found in it.
+package struct MalformedVector: Error {
+    /// Each problem: the key, what the format asks, what the file holds.
+    package let problems: [VectorProblem]
+
+    init(_ problems: [VectorProblem]) { self.problems = problems }
 }
 
 extension GoshuinError.Code {
@@ -173,33 +218,54 @@ extension GoshuinError.Code {
     }
 }
 
-/// Typed access to a vector's members, throwing `malformed_vector` on a wrong type.
+/// Typed access to a vector's members, recording a problem for each member of the wrong type or range.
 private struct FieldReader {
     let members: [String: JSONValue]
+    private(set) var problems: [VectorProblem] = []
+
+    init(members: [String: JSONValue]) { self.members = members }
 
     func has(_ key: String) -> Bool { members[key] != nil }
 
-    func string(_ key: String) throws -> String {
+    /// Records that `key` breaks its rule, once per key.
+    mutating func report(_ key: String, expected: String, found: String) {
+        let check = "key \(DisplayText.quoted(key))"
+        guard !problems.contains(where: { $0.check == check }) else { return }
+        problems.append(VectorProblem(check: check, expected: expected, computed: found))
+    }
+
+    /// The member as the file holds it, for a problem: cut to a line.
+    private func shown(_ key: String) -> String {
+        guard let value = members[key] else { return "missing" }
+        let text = value.serialized()
+        return DisplayText.escaped(text.count > 80 ? String(text.prefix(80)) + "…" : text)
+    }
+
+    mutating func string(_ key: String) -> String? {
+        guard has(key) else { return nil }
         guard case .string(let value) = members[key] else {
-            throw GoshuinError.malformedVector("\(key) is not a string")
+            report(key, expected: "a string", found: shown(key))
+            return nil
         }
         return value
     }
 
-    func integer(_ key: String, in range: ClosedRange<Int64>) throws -> Int64 {
+    mutating func integer(_ key: String, in range: ClosedRange<Int64>) -> Int64? {
+        guard has(key) else { return nil }
         guard let value = members[key]?.integerValue, range.contains(value) else {
-            throw GoshuinError.malformedVector("\(key) is not an integer in \(range.lowerBound)…\(range.upperBound)")
+            report(
+                key, expected: "an integer from \(range.lowerBound) to \(range.upperBound), digits only",
+                found: shown(key))
+            return nil
         }
         return value
     }
 
-    func optionalInteger(_ key: String, in range: ClosedRange<Int64>) throws -> Int64? {
-        has(key) ? try integer(key, in: range) : nil
-    }
-
-    func hex(_ key: String, count: Int) throws -> [UInt8] {
-        guard let bytes = Hex.decode(try string(key)), bytes.count == count else {
-            throw GoshuinError.malformedVector("\(key) is not \(count) bytes of lower-case hex")
+    mutating func hex(_ key: String, count: Int) -> [UInt8]? {
+        guard let text = string(key) else { return nil }
+        guard let bytes = Hex.decode(text), bytes.count == count else {
+            report(key, expected: "\(count) bytes of lower-case hex (\(2 * count) digits)", found: shown(key))
+            return nil
         }
         return bytes
     }

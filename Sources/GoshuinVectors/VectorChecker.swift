@@ -28,16 +28,40 @@ public struct VectorCheckResult: Sendable {
 }
 
 /// One disagreement between a vector and this implementation.
-public struct VectorProblem: Sendable {
+public struct VectorProblem: Error, Sendable {
     /// What was checked: `key`, `streaming reader`, `re-seal (parallel sealer)`, …
     public let check: String
     /// What the vector says.
     public let expected: String
     /// What this implementation computed.
     public let computed: String
+    /// Where two hex values of the same length (the last word of each) first differ, counting hex digits
+    /// from 1; `nil` when they are not two such values.
+    public let firstDifferentHexDigit: Int?
+
+    /// A problem; where `expected` and `computed` end in hex values of one length, where they first differ.
+    package init(check: String, expected: String, computed: String) {
+        self.check = check
+        self.expected = expected
+        self.computed = computed
+        firstDifferentHexDigit = Self.firstDifference(expected, computed)
+    }
 
     /// `check: expected …, computed …`.
-    public var description: String { "\(check): expected \(expected), computed \(computed)" }
+    public var description: String {
+        "\(check): expected \(expected), computed \(computed)"
+            + (firstDifferentHexDigit.map { " (they differ from hex digit \($0))" } ?? "")
+    }
+
+    private static func firstDifference(_ one: String, _ other: String) -> Int? {
+        let isHex = { (word: Substring) in
+            word.count >= 8 && word.allSatisfy { $0.isASCII && ($0.isNumber || ("a"..."f").contains($0)) }
+        }
+        guard let first = one.split(separator: " ").last, let second = other.split(separator: " ").last,
+            isHex(first), isHex(second), first.count == second.count
+        else { return nil }
+        return zip(first, second).enumerated().first { $0.element.0 != $0.element.1 }.map { $0.offset + 1 }
+    }
 }
 
 /// What this implementation computed for a vector.
@@ -69,37 +93,51 @@ public struct VectorComputation: Sendable {
 /// Checks known-answer vectors against this implementation (`Spec/vectors-v1.md` §3), running every vector
 /// through every reader and sealer of the toolkit and reporting every problem it finds.
 public enum VectorChecker {
+    /// The readers every vector goes through, by the names its problems give them.
+    public static var readerNames: [String] { VectorRun.readerNames }
+
     /// The largest vector JSON file read.
     package static let maximumVectorFileSize = 1 << 20
 
-    /// Checks each `*.json` file directly in `directory` (not in subfolders), in name order.
+    /// Checks each `*.json` file directly in `directory` (not in subfolders), in name order. Every file of
+    /// the set is opened through the folder's descriptor without following a link: anything but a regular
+    /// file there makes the vector that names it malformed.
     ///
     /// - Throws: only when the directory cannot be listed, or `interrupted` when a stop was requested
     ///   (no vector is judged on a run that was cut short).
     public static func check(directory: String) throws -> [VectorCheckResult] {
-        try FileSystem.directoryEntries(directory).filter { $0.hasSuffix(".json") }.map { entry in
-            try check(vectorAt: directory + "/" + entry)
-        }
+        let folder = try VectorFolder(path: directory)
+        return try folder.names().filter { $0.hasSuffix(".json") }.map { try check(folder, $0) }
     }
 
     /// Checks the vector whose JSON file is at `path`; the files it names are looked up beside it and must
-    /// be regular files.
+    /// be regular files there.
     ///
     /// - Throws: `interrupted` when a stop was requested; every problem of the vector is in the result.
     public static func check(vectorAt path: String) throws -> VectorCheckResult {
-        let result = judge(vectorAt: path)
+        try check(try VectorFolder(path: FileSystem.parentDirectory(of: path)), FileSystem.lastComponent(of: path))
+    }
+
+    private static func check(_ folder: VectorFolder, _ fileName: String) throws -> VectorCheckResult {
+        let result = judge(fileName, in: folder)
         // A reader stopped by the request would look like a failing vector.
         try Interruption.check()
         return result
     }
 
-    private static func judge(vectorAt path: String) -> VectorCheckResult {
-        let fileName = FileSystem.lastComponent(of: path)
+    private static func judge(_ fileName: String, in folder: VectorFolder) -> VectorCheckResult {
         let name = fileName.hasSuffix(".json") ? String(fileName.dropLast(5)) : fileName
-        let directory = FileSystem.parentDirectory(of: path)
+        func malformed(_ problems: [VectorProblem]) -> VectorCheckResult {
+            VectorCheckResult(
+                name: name, outcome: .malformed, detail: problems.first?.description ?? "malformed",
+                problems: problems, computed: nil)
+        }
         let vector: KnownAnswerVector
         do {
-            let bytes = try FileSystem.readFile(path, maximumSize: maximumVectorFileSize)
+            let descriptor = try folder.openRegularFile(fileName)
+            let bytes = try descriptor.closeAfter {
+                try FileSystem.readAll(descriptor, maximumSize: maximumVectorFileSize, name: fileName)
+            }
             guard let parsed = try KnownAnswerVector.parseIfVector(bytes, expectedName: name) else {
                 return VectorCheckResult(
                     name: name, outcome: .skipped, detail: "not a vector (no \"format\" member)", problems: [],
@@ -107,71 +145,73 @@ public enum VectorChecker {
             }
             vector = parsed
         } catch {
-            let message = (error as? GoshuinError)?.message ?? "\(error)"
-            return VectorCheckResult(name: name, outcome: .malformed, detail: message, problems: [], computed: nil)
+            return malformed(Self.problems(error))
         }
         var problems: [VectorProblem] = []
-        var fileSha256: [UInt8] = []
+        let opened: (file: FileDescriptor, sha256: [UInt8])
         do {
-            fileSha256 = try checkFiles(vector, directory: directory, problems: &problems)
+            opened = try openFiles(vector, in: folder, problems: &problems)
         } catch {
-            let message = (error as? GoshuinError)?.message ?? "\(error)"
-            return VectorCheckResult(name: name, outcome: .malformed, detail: message, problems: [], computed: nil)
+            return malformed(problems + Self.problems(error))
         }
-        guard problems.isEmpty else {
-            return VectorCheckResult(
-                name: name, outcome: .malformed, detail: problems[0].description, problems: problems, computed: nil)
-        }
-        let run = VectorRun(vector: vector, directory: directory)
-        let computation = run.compute(fileSha256: fileSha256, problems: &problems)
+        defer { try? opened.file.close() }
+        guard problems.isEmpty else { return malformed(problems) }
+        let run = VectorRun(vector: vector, folder: folder, file: opened.file)
+        let computation = run.compute(fileSha256: opened.sha256, problems: &problems)
         return VectorCheckResult(
             name: name, outcome: problems.isEmpty ? .passed : .failed,
-            detail: problems.first?.description ?? expectationText(vector), problems: problems,
-            computed: computation)
+            detail: problems.first?.description ?? run.passDescription, problems: problems, computed: computation)
     }
 
-    private static func expectationText(_ vector: KnownAnswerVector) -> String {
-        switch vector.expect {
-        case .success: return "success"
-        case .failure(let code):
-            return code.rawValue + (vector.chunkIndex.map { " at chunk \($0)" } ?? "")
+    /// The problems an error stands for.
+    private static func problems(_ error: any Error) -> [VectorProblem] {
+        switch error {
+        case let malformed as MalformedVector: return malformed.problems
+        case let problem as VectorProblem: return [problem]
+        case let error as GoshuinError:
+            return [VectorProblem(check: "reading the vector", expected: "readable files", computed: error.message)]
+        default: return [VectorProblem(check: "reading the vector", expected: "readable files", computed: "\(error)")]
         }
     }
 
-    /// The named files exist and have the stated hashes and length; a file that does not makes the vector
-    /// malformed, reported with what was found. Returns the file's SHA-256.
-    private static func checkFiles(_ vector: KnownAnswerVector, directory: String, problems: inout [VectorProblem])
-        throws -> [UInt8]
+    /// Opens the vector's files, regular files of its folder, and checks their hashes and lengths: a file
+    /// that differs makes the vector malformed, with what was found. Returns the `.goshuin` file, open, and
+    /// its SHA-256.
+    private static func openFiles(_ vector: KnownAnswerVector, in folder: VectorFolder, problems: inout [VectorProblem])
+        throws -> (file: FileDescriptor, sha256: [UInt8])
     {
-        let fileDigest = try digestOfFile(directory + "/" + vector.file)
-        if fileDigest.sha256 != vector.fileSha256 {
-            problems.append(
-                VectorProblem(
-                    check: "fileSha256 of \(vector.file)", expected: Hex.encode(vector.fileSha256),
-                    computed: Hex.encode(fileDigest.sha256)))
+        let file = try folder.openRegularFile(vector.file)
+        do {
+            let fileDigest = try digest(of: file, from: 0)
+            if fileDigest.sha256 != vector.fileSha256 {
+                problems.append(
+                    VectorProblem(
+                        check: "fileSha256 of \(vector.file)", expected: Hex.encode(vector.fileSha256),
+                        computed: Hex.encode(fileDigest.sha256)))
+            }
+            let plaintext: (length: UInt64, sha256: [UInt8])
+            switch vector.plaintext {
+            case .bytes(let bytes): plaintext = (UInt64(bytes.count), try SHA256Hasher.hash(bytes))
+            case .file(let name):
+                let plaintextFile = try folder.openRegularFile(name)
+                plaintext = try plaintextFile.closeAfter { try digest(of: plaintextFile, from: 0) }
+            }
+            if plaintext.length != vector.plaintextLength || plaintext.sha256 != vector.plaintextSha256 {
+                problems.append(
+                    VectorProblem(
+                        check: "the plaintext", expected: Self.describe(vector.plaintextLength, vector.plaintextSha256),
+                        computed: Self.describe(plaintext.length, plaintext.sha256)))
+            }
+            return (file, fileDigest.sha256)
+        } catch {
+            try? file.close()
+            throw error
         }
-        let plaintext: (length: UInt64, sha256: [UInt8])
-        switch vector.plaintext {
-        case .bytes(let bytes): plaintext = (UInt64(bytes.count), try SHA256Hasher.hash(bytes))
-        case .file(let name): plaintext = try digestOfFile(directory + "/" + name)
-        }
-        if plaintext.length != vector.plaintextLength || plaintext.sha256 != vector.plaintextSha256 {
-            problems.append(
-                VectorProblem(
-                    check: "the plaintext", expected: Self.describe(vector.plaintextLength, vector.plaintextSha256),
-                    computed: Self.describe(plaintext.length, plaintext.sha256)))
-        }
-        return fileDigest.sha256
     }
 
     /// `N bytes, SHA-256 …`.
     static func describe(_ length: UInt64, _ sha256: [UInt8]) -> String {
         "\(length) bytes with SHA-256 \(Hex.encode(sha256))"
-    }
-
-    static func digestOfFile(_ path: String) throws -> (length: UInt64, sha256: [UInt8]) {
-        let descriptor = try FileSystem.openRegularFile(path)
-        return try descriptor.closeAfter { try digest(of: descriptor, from: 0) }
     }
 
     /// The length and SHA-256 of everything from `offset` to the end of `descriptor`.

@@ -6,13 +6,32 @@ import GoshuinFormat
 /// success vector, the bytes of the streaming and the parallel sealer.
 struct VectorRun {
     let vector: KnownAnswerVector
-    let directory: String
+    /// The vector's folder, where its plaintext file is.
+    let folder: VectorFolder
+    /// The vector's `.goshuin` file, open; every reader reads it at offsets.
+    let file: FileDescriptor
 
     /// Workers for the parallel reader and sealer: more than one, so the parallel paths really run.
     static let workerCount = 4
 
-    private var path: String { directory + "/" + vector.file }
+    /// The readers every vector goes through, in the order they are run and reported.
+    static let readerNames = [
+        "streaming reader", "parallel reader", "random-access reader (in order)",
+        "random-access reader (final chunk first)",
+    ]
+
     private var passphrase: Passphrase { Passphrase(bytes: vector.passphraseBytes) }
+
+    /// What a pass means for this vector, naming what ran: the verdict every reader gave, and the sealers.
+    var passDescription: String {
+        let verdict: String
+        switch vector.expect {
+        case .success: verdict = "success"
+        case .failure(let code): verdict = code.rawValue + (vector.chunkIndex.map { " at chunk \($0)" } ?? "")
+        }
+        return verdict + " from all \(Self.readerNames.count) readers"
+            + (vector.expect == .success ? ", re-sealed by both sealers" : "")
+    }
 
     func compute(fileSha256: [UInt8], problems: inout [VectorProblem]) -> VectorComputation {
         let key =
@@ -27,6 +46,7 @@ struct VectorRun {
         let readers = [
             streaming(), parallel(), randomAccess(finalChunkFirst: false), randomAccess(finalChunkFirst: true),
         ]
+        assert(readers.map(\.reader) == Self.readerNames, "the readers as listed")
         for reader in readers { compare(reader, problems: &problems) }
         if case .failure = vector.expect { checkNoOutputLeft(problems: &problems) }
         var reseals: [(sealer: String, sha256: [UInt8], firstDifference: String?)] = []
@@ -75,8 +95,7 @@ struct VectorRun {
     private func streaming() -> ReaderResult {
         guard let sink = try? DigestSink() else { return Self.result("streaming reader", nil, released: nil) }
         do {
-            let input = try FileSystem.openRegularFile(path)
-            try input.closeAfter { try ContainerOpener.open(input, passphrase: passphrase) { try sink.update($0) } }
+            try ContainerOpener.open(file, passphrase: passphrase) { try sink.update($0) }
             return Self.result("streaming reader", nil, released: try? sink.finish())
         } catch {
             return Self.result("streaming reader", error, released: try? sink.finish())
@@ -87,23 +106,18 @@ struct VectorRun {
     /// below a failure are the ones it wrote and authenticated.
     private func parallel() -> ReaderResult {
         do {
-            let input = try FileSystem.openRegularFile(path)
-            return try input.closeAfter {
-                let output = try FileSystem.anonymousFile()
-                return try output.closeAfter {
-                    do {
-                        try ContainerOpener.open(
-                            input, to: output, passphrase: passphrase, workerCount: Self.workerCount)
-                        return Self.result(
-                            "parallel reader", nil, released: try VectorChecker.digest(of: output, from: 0))
-                    } catch let error as GoshuinError {
-                        var releasedLength: UInt64 = 0
-                        if error.code == .chunkDamaged, let index = error.chunkIndex {
-                            releasedLength = index * UInt64(vector.chunkSize)
-                        }
-                        let released = try VectorChecker.digest(of: output, from: 0, count: releasedLength)
-                        return Self.result("parallel reader", error, released: released)
+            let output = try FileSystem.anonymousFile()
+            return try output.closeAfter {
+                do {
+                    try ContainerOpener.open(file, to: output, passphrase: passphrase, workerCount: Self.workerCount)
+                    return Self.result("parallel reader", nil, released: try VectorChecker.digest(of: output, from: 0))
+                } catch let error as GoshuinError {
+                    var releasedLength: UInt64 = 0
+                    if error.code == .chunkDamaged, let index = error.chunkIndex {
+                        releasedLength = index * UInt64(vector.chunkSize)
                     }
+                    let released = try VectorChecker.digest(of: output, from: 0, count: releasedLength)
+                    return Self.result("parallel reader", error, released: released)
                 }
             }
         } catch {
@@ -117,20 +131,17 @@ struct VectorRun {
         let name = finalChunkFirst ? "random-access reader (final chunk first)" : "random-access reader (in order)"
         guard let sink = try? DigestSink() else { return Self.result(name, nil, released: nil) }
         do {
-            let input = try FileSystem.openRegularFile(path)
-            try input.closeAfter {
-                let reader = try DecryptingReader(
-                    input, passphrase: passphrase, authenticatingFinalChunkFirst: finalChunkFirst)
-                let layout = reader.header.layout
-                let buffer = try AllocatedBytes(count: layout.largestChunkLength, wipesOnRelease: true)
-                for index in 0..<layout.chunkCount {
-                    let piece = UnsafeMutableRawBufferPointer(
-                        rebasing: buffer.bytes[0..<layout.plaintextLength(ofChunk: index)])
-                    guard try reader.readExactly(at: layout.plaintextOffset(ofChunk: index), into: piece) else {
-                        throw GoshuinError(.io, "the random-access reader came back short")
-                    }
-                    try sink.update(UnsafeRawBufferPointer(piece))
+            let reader = try DecryptingReader(
+                file, passphrase: passphrase, authenticatingFinalChunkFirst: finalChunkFirst)
+            let layout = reader.header.layout
+            let buffer = try AllocatedBytes(count: layout.largestChunkLength, wipesOnRelease: true)
+            for index in 0..<layout.chunkCount {
+                let piece = UnsafeMutableRawBufferPointer(
+                    rebasing: buffer.bytes[0..<layout.plaintextLength(ofChunk: index)])
+                guard try reader.readExactly(at: layout.plaintextOffset(ofChunk: index), into: piece) else {
+                    throw GoshuinError(.io, "the random-access reader came back short")
                 }
+                try sink.update(UnsafeRawBufferPointer(piece))
             }
             return Self.result(name, nil, released: finalChunkFirst ? nil : try? sink.finish())
         } catch {
@@ -170,7 +181,7 @@ struct VectorRun {
     private func checkNoOutputLeft(problems: inout [VectorProblem]) {
         guard let scratch = try? FileSystem.makeTemporaryDirectory(prefix: "goshuin-check-") else { return }
         defer { FileSystem.removeEmptyDirectory(scratch) }
-        _ = try? GoshuinFile.open(inputPath: path, outputPath: scratch + "/payload", passphrase: passphrase)
+        _ = try? GoshuinFile.open(file, outputPath: scratch + "/payload", passphrase: passphrase)
         let leftovers = (try? FileSystem.directoryEntries(scratch)) ?? []
         for leftover in leftovers { FileSystem.removeFile(scratch + "/" + leftover) }
         if !leftovers.isEmpty {
@@ -204,8 +215,7 @@ struct VectorRun {
                 }
                 let sha256 = try VectorChecker.digest(of: output, from: 0).sha256
                 guard sha256 != vector.fileSha256 else { return (sha256, nil) }
-                let file = try FileSystem.openRegularFile(path)
-                let offset = try file.closeAfter { try Self.firstDifference(output, file) }
+                let offset = try Self.firstDifference(output, file)
                 return (sha256, offset.map { Self.location(of: $0, header: header) })
             }
         }
@@ -214,7 +224,7 @@ struct VectorRun {
     private func plaintextDescriptor() throws -> FileDescriptor {
         switch vector.plaintext {
         case .file(let name):
-            return try FileSystem.openRegularFile(directory + "/" + name)
+            return try folder.openRegularFile(name)
         case .bytes(let bytes):
             let descriptor = try FileSystem.anonymousFile()
             do {

@@ -17,26 +17,62 @@ enum CheckCommand: ToolCommand {
         ],
         discussion: """
             Each PATH is a directory of vectors (every NAME.json directly in it) or one vector's JSON file;
-            the default is KnownAnswer/. The vector format is Spec/vectors-v1.md. Every vector goes through
-            every reader (streaming, parallel, random access) and a success vector through both sealers.
-            Prints one line per vector and, under a failing one, a line per problem with what the vector says
-            and what was computed; a JSON file without a "format" member is not a vector and is skipped. Then
-            'N malformed' and 'N passed, N failed'; exits 1 if any vector fails or is malformed.
+            the default is the clone's KnownAnswer/ when run at the root of one, else the set installed with
+            the tool (PREFIX/share/goshuin-toolkit/KnownAnswer). The vector format is Spec/vectors-v1.md.
+            Every vector goes through every reader (streaming, parallel, random access in order and final
+            chunk first) and a success vector through both sealers (streaming, parallel). Every file of a
+            vector set is opened inside its folder, never through a link: anything else makes the vector
+            malformed. Prints one line per vector and, under a failing or malformed one, every problem with
+            what the vector says and what was computed (where two hex values differ, a caret marks the first
+            different digit); a JSON file without a "format" member is not a vector and is skipped. Then 'N
+            malformed' and 'N passed, N failed'; exits 1 if any vector fails or is malformed.
             """,
         examples: ["goshuin-tool check", "goshuin-tool check their-vectors/ --json"])
 
-    static let defaultPath = "KnownAnswer"
+    /// Where the installed vector set is, under the tool's prefix: `PREFIX/bin/goshuin-tool` has it in
+    /// `PREFIX/share/goshuin-toolkit/KnownAnswer`.
+    static let installedSetPath = "share/goshuin-toolkit/KnownAnswer"
+
+    /// The vector set `check` runs with no argument: the clone's `KnownAnswer/` when run at the root of a
+    /// clone, otherwise the one installed beside the tool.
+    static func defaultPath() throws(ToolError) -> String {
+        if FileSystem.isDirectory("KnownAnswer"), FileSystem.exists("Package.swift") { return "KnownAnswer" }
+        let installed = ProcessControl.executablePath.map { executable in
+            FileSystem.parentDirectory(of: FileSystem.parentDirectory(of: executable)) + "/" + installedSetPath
+        }
+        guard let installed, FileSystem.isDirectory(installed) else {
+            throw ToolError(
+                code: .inputNotFound,
+                "no vector set to check: this is not the root of a goshuin-toolkit clone (no ./KnownAnswer), and"
+                    + " none is installed beside the tool\(installed.map { " (\(DisplayText.quoted($0)))" } ?? "")",
+                hint: "give a folder of vectors, or run it at the root of a clone", status: .noInput)
+        }
+        return installed
+    }
 
     static func run(_ arguments: ParsedArguments, _ context: CommandContext) throws -> CommandResult {
         let json = context.json
-        let paths = arguments.positionals.isEmpty ? [defaultPath] : arguments.positionals
-        var results: [VectorCheckResult] = []
+        let paths = arguments.positionals.isEmpty ? [try defaultPath()] : arguments.positionals
         for path in paths {
             guard FileSystem.exists(path) else {
                 throw ToolError(
                     code: .inputNotFound, "\(DisplayText.quoted(path)) does not exist",
                     hint: "give a directory of vectors or a vector's .json file", status: .noInput)
             }
+            if !FileSystem.isDirectory(path), path.hasSuffix(".goshuin") || Self.startsLikeASealedFile(path) {
+                throw usage(
+                    "\(DisplayText.quoted(path)) is a .goshuin file, not a vector: check takes a vector's .json file"
+                        + " (which names its .goshuin file) or a folder of vectors; to open or check the file itself,"
+                        + " use 'goshuin-tool verify'")
+            }
+        }
+        if !json {
+            Console.out(
+                "every vector through the readers: \(VectorChecker.readerNames.joined(separator: ", ")); every success"
+                    + " vector re-sealed by the streaming and the parallel sealer\n")
+        }
+        var results: [VectorCheckResult] = []
+        for path in paths {
             let found =
                 FileSystem.isDirectory(path)
                 ? try VectorChecker.check(directory: path) : [try VectorChecker.check(vectorAt: path)]
@@ -67,23 +103,68 @@ enum CheckCommand: ToolCommand {
         return CommandResult(summary: summary, status: failed == 0 && malformed == 0 ? .success : .vectorsFailed)
     }
 
-    /// The lines for one vector: `ok NAME (…)`, `SKIP`, `MALFORMED NAME: …`, or `FAIL NAME` followed by one
-    /// indented line per problem.
+    /// Whether the file at `path` starts with a `.goshuin` file's magic bytes.
+    private static func startsLikeASealedFile(_ path: String) -> Bool {
+        guard let file = try? FileSystem.openRegularFile(path) else { return false }
+        defer { try? file.close() }
+        return (try? ContainerStructure.readAt(file, offset: 0, count: 4)) == Array("GSHN".utf8)
+    }
+
+    /// The lines for one vector: `ok NAME (…)`, `SKIP`, or `FAIL NAME` / `MALFORMED NAME` followed by its
+    /// problems: the readers that agree on a wrong verdict on one line, and two hex values that differ one
+    /// above the other, a caret under the first different digit.
     static func text(_ result: VectorCheckResult) -> String {
         let name = DisplayText.escaped(result.name)
         switch result.outcome {
         case .passed: return "ok \(name) (\(result.detail))\n"
         case .skipped: return "SKIP \(name): \(DisplayText.escaped(result.detail))\n"
-        case .malformed where result.problems.isEmpty:
-            return "MALFORMED \(name): \(DisplayText.escaped(result.detail))\n"
         case .malformed, .failed:
             let label = result.outcome == .failed ? "FAIL" : "MALFORMED"
             let computed = result.computed.map {
                 "  computed here: key \(Hex.encode($0.key)), file SHA-256 \(Hex.encode($0.fileSha256))\n"
             }
-            return "\(label) \(name)\n"
-                + result.problems.map { "  " + DisplayText.escaped($0.description) + "\n" }.joined() + (computed ?? "")
+            return "\(label) \(name)\n" + groupedByReaders(result.problems).map(problemText).joined() + (computed ?? "")
         }
+    }
+
+    /// The problems with those of several readers that say the same merged into one, naming the readers
+    /// (`every reader (…)` when all of them agree).
+    static func groupedByReaders(_ problems: [VectorProblem]) -> [VectorProblem] {
+        var groups: [(problem: VectorProblem, readers: [String])] = []
+        for problem in problems {
+            let isReader = VectorChecker.readerNames.contains(problem.check)
+            if isReader,
+                let index = groups.firstIndex(where: {
+                    !$0.readers.isEmpty && $0.problem.expected == problem.expected
+                        && $0.problem.computed == problem.computed
+                })
+            {
+                groups[index].readers.append(problem.check)
+            } else {
+                groups.append((problem, isReader ? [problem.check] : []))
+            }
+        }
+        return groups.map { group in
+            guard group.readers.count > 1 else { return group.problem }
+            let names = group.readers.joined(separator: ", ")
+            let check = group.readers.count == VectorChecker.readerNames.count ? "every reader (\(names))" : names
+            return VectorProblem(check: check, expected: group.problem.expected, computed: group.problem.computed)
+        }
+    }
+
+    /// One problem as lines: `check: expected …, computed …`, or, for two hex values that differ, the two
+    /// values one above the other with a caret under the first different digit.
+    static func problemText(_ problem: VectorProblem) -> String {
+        guard let digit = problem.firstDifferentHexDigit else {
+            return "  " + DisplayText.escaped(problem.description) + "\n"
+        }
+        let expected = DisplayText.escaped(problem.expected)
+        let computed = DisplayText.escaped(problem.computed)
+        // The hex values end both lines and have one length: the caret goes under the digit in both.
+        let column =
+            "    expected ".count + expected.count - (expected.split(separator: " ").last?.count ?? 0) + digit - 1
+        return "  \(DisplayText.escaped(problem.check)):\n    expected \(expected)\n    computed \(computed)\n"
+            + String(repeating: " ", count: column) + "^ they differ from hex digit \(digit)\n"
     }
 
     static func jsonValue(_ result: VectorCheckResult) -> JSONValue {
@@ -98,6 +179,7 @@ enum CheckCommand: ToolCommand {
                         .object([
                             ("check", .string($0.check)), ("expected", .string($0.expected)),
                             ("computed", .string($0.computed)),
+                            ("firstDifferentHexDigit", $0.firstDifferentHexDigit.map { .integer($0) } ?? .null),
                         ])
                     })
             ),

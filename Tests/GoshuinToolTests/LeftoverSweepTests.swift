@@ -83,7 +83,8 @@ import Testing
         let result = try ToolRunner.runCommand(
             "/usr/bin/python3",
             [
-                "-c", "import os, sys; os.setxattr(sys.argv[1], 'user.goshuin-toolkit.temporary', sys.argv[2].encode())",
+                "-c",
+                "import os, sys; os.setxattr(sys.argv[1], 'user.goshuin-toolkit.temporary', sys.argv[2].encode())",
                 directory.path + "/" + name, markedName ?? name,
             ])
         #expect(result.status == 0, "\(result.output)")
@@ -165,7 +166,8 @@ import Testing
         try FileManager.default.moveItem(atPath: directory.path + "/b.goshuin", toPath: directory.path + "/" + backup)
         try mark(backup)
         age(backup, by: 3_600)
-        let opened = try ToolRunner.run(["open", backup, "-o", "out.bin"], in: directory.path, environment: environment)
+        let opened = try ToolRunner.run(
+            ["open", backup, "-o", "out.bin"], in: directory.path, environment: environment)
         #expect(opened.status == 0, "\(opened.stderr)")
         #expect(directory.exists(backup), "the input was swept")
         for arguments in [

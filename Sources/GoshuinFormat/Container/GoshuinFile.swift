@@ -39,15 +39,26 @@ public enum GoshuinFile {
     ) throws -> Header {
         let input = try FileSystem.openInput(inputPath)
         return try input.closeAfter {
-            try refuseSameFile(input, outputPath)
-            let header = try ContainerStructure.validate(input)
-            return try withAtomicOutput(to: outputPath, replaceExisting: replaceExisting) { output in
-                try ChunkPipeline.open(
-                    input, to: output, header: header,
-                    key: try KeyDerivation.deriveKey(passphrase: passphrase(), header: header, progress: progress),
-                    workerCount: ParallelChunks.defaultWorkerCount, progress: progress)
-                return header
-            }
+            try open(
+                input, outputPath: outputPath, passphrase: passphrase(), replaceExisting: replaceExisting,
+                progress: progress)
+        }
+    }
+
+    /// ``open(inputPath:outputPath:passphrase:replaceExisting:progress:)`` of the file open at `input`.
+    @discardableResult
+    package static func open(
+        _ input: FileDescriptor, outputPath: String, passphrase: @autoclosure () throws -> Passphrase,
+        replaceExisting: Bool = false, progress: ProgressHandler? = nil
+    ) throws -> Header {
+        try refuseSameFile(input, outputPath)
+        let header = try ContainerStructure.validate(input)
+        return try withAtomicOutput(to: outputPath, replaceExisting: replaceExisting) { output in
+            try ChunkPipeline.open(
+                input, to: output, header: header,
+                key: try KeyDerivation.deriveKey(passphrase: passphrase(), header: header, progress: progress),
+                workerCount: ParallelChunks.defaultWorkerCount, progress: progress)
+            return header
         }
     }
 

@@ -61,6 +61,9 @@ package enum ProcessControl {
         }
     }
 
+    /// The path of the running program (`/proc/self/exe`); `nil` when it cannot be read.
+    package static var executablePath: String? { SystemCall.linkTarget("/proc/self/exe") }
+
     /// The width in columns of the terminal `descriptor` refers to; `nil` when it is not a terminal.
     package static func terminalColumns(of descriptor: FileDescriptor) -> Int? {
         SystemCall.terminalColumns(descriptor.rawValue)

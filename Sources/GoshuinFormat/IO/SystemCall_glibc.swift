@@ -250,6 +250,18 @@ enum SystemCall {
 
     static var effectiveUserID: UInt32 { UInt32(geteuid()) }
 
+    /// Where the symbolic link at `path` points; `nil` when it is not one or cannot be read.
+    static func linkTarget(_ path: String) -> String? {
+        var buffer = [UInt8](repeating: 0, count: 4_096)
+        let count = buffer.withUnsafeMutableBufferPointer { bytes in
+            bytes.baseAddress.map { base in
+                base.withMemoryRebound(to: CChar.self, capacity: bytes.count) { readlink(path, $0, bytes.count) }
+            } ?? -1
+        }
+        guard count > 0, count < buffer.count else { return nil }
+        return String(validating: buffer[0..<count], as: UTF8.self)
+    }
+
     /// Seconds since 1970.
     static var now: Int { Int(time(nil)) }
 

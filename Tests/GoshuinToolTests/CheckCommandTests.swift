@@ -1,0 +1,143 @@
+import Foundation
+import Testing
+
+/// `goshuin-tool check` on another implementation's vector folder: it opens nothing outside the folder and
+/// no device, and its report helps find the bug.
+@Suite struct CheckCommandTests {
+    let directory = Scratch()
+    static let committed = ToolRunner.packageRoot + "/KnownAnswer"
+
+    /// Copies the committed vector `name` (its JSON and files) into the scratch folder, `edit`ing its JSON.
+    func copyVector(_ name: String, _ edit: (inout String) -> Void = { _ in }) throws {
+        var json = try String(contentsOfFile: Self.committed + "/\(name).json", encoding: .utf8)
+        edit(&json)
+        directory.write("\(name).json", Array(json.utf8))
+        for suffix in [".goshuin", ".plaintext"]
+        where FileManager.default.fileExists(atPath: Self.committed + "/" + name + suffix) {
+            try FileManager.default.copyItem(
+                atPath: Self.committed + "/" + name + suffix, toPath: directory.path + "/" + name + suffix)
+        }
+    }
+
+    /// A vector's file or plaintext file linked to a file elsewhere is malformed, and nothing of the link's
+    /// target (its SHA-256, its length) is printed; a NAME.json that is a link to a device, or a named pipe,
+    /// is malformed without being opened.
+    @Test func linksAndDevicesInAVectorFolderAreMalformedAndNeverFollowed() throws {
+        try copyVector("success-four-chunks")
+        try copyVector("success-1-byte")
+        try FileManager.default.removeItem(atPath: directory.path + "/success-1-byte.goshuin")
+        directory.write("elsewhere.secret", Array("a file outside the vector set".utf8))
+        try FileManager.default.createSymbolicLink(
+            atPath: directory.path + "/success-1-byte.goshuin",
+            withDestinationPath: directory.path + "/elsewhere.secret")
+        try FileManager.default.createSymbolicLink(
+            atPath: directory.path + "/terminal.json", withDestinationPath: "/dev/ptmx")
+        #expect(mkfifo(directory.path + "/pipe.json", 0o600) == 0)
+        let result = try ToolRunner.run(["check", "."], in: directory.path)
+        #expect(result.status == 1, "\(result.stdout)")
+        #expect(result.stdout.contains("MALFORMED success-1-byte"), "\(result.stdout)")
+        #expect(result.stdout.contains("ok success-four-chunks"), "\(result.stdout)")
+        #expect(result.stdout.contains("a symbolic link"), "\(result.stdout)")
+        #expect(
+            result.stdout.contains("MALFORMED terminal") && result.stdout.contains("MALFORMED pipe"), "\(result.stdout)"
+        )
+        #expect(result.stdout.contains("a named pipe"), "\(result.stdout)")
+        let secretDigest = try ToolRunner.runCommand("/usr/bin/sha256sum", [directory.path + "/elsewhere.secret"])
+            .output
+        let secretHash = String(secretDigest.prefix(64))
+        #expect(!result.stdout.contains(secretHash), "the link's target was read: \(result.stdout)")
+        #expect(!result.stdout.contains("29 bytes"), "the link's target was measured")
+    }
+
+    /// Every fault of a malformed vector is reported, not only the first.
+    @Test func everyFaultOfAMalformedVectorIsReported() throws {
+        try copyVector("success-1-byte") { json in
+            json = json.replacingOccurrences(of: "\"iterations\": 1000", with: "\"iterations\": 999")
+                .replacingOccurrences(of: "\"chunkSize\": 1024", with: "\"chunkSize\": \"1024\"")
+                .replacingOccurrences(of: "\"comment\"", with: "\"purchases\": true, \"comment\"")
+        }
+        let result = try ToolRunner.run(["check", "success-1-byte.json"], in: directory.path)
+        #expect(result.status == 1)
+        for key in ["\"iterations\"", "\"chunkSize\"", "\"purchases\""] {
+            #expect(result.stdout.contains("key \(key)"), "\(key) not reported: \(result.stdout)")
+        }
+        let json = try ToolRunner.run(["check", "success-1-byte.json", "--json"], in: directory.path)
+        #expect(json.stdout.components(separatedBy: "{\"check\":").count - 1 == 3, "\(json.stdout)")
+    }
+
+    /// Two long hex values are shown one above the other with a caret under the first different digit, and
+    /// readers that agree on a wrong verdict are named on one line.
+    @Test func aDifferenceInAHexValueIsMarkedAndReadersThatAgreeShareALine() throws {
+        let original = try String(contentsOfFile: Self.committed + "/auth-tag-bit.json", encoding: .utf8)
+        let key = String(try #require(original.firstMatch(of: /"key": "([0-9a-f]{64})"/)?.output.1))
+        var changed = Array(key)
+        changed[16] = changed[16] == "0" ? "1" : "0"
+        try copyVector("auth-tag-bit") { json in
+            json = json.replacingOccurrences(of: key, with: String(changed))
+                .replacingOccurrences(of: "\"chunkIndex\": 1", with: "\"chunkIndex\": 2")
+        }
+        let result = try ToolRunner.run(["check", "."], in: directory.path)
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        let computedLine = try #require(lines.firstIndex { $0.hasPrefix("    computed \(key)") }, "\(result.stdout)")
+        let caret = lines[computedLine + 1]
+        #expect(caret.contains("^ they differ from hex digit 17"), "\(caret)")
+        #expect(
+            caret.firstIndex(of: "^").map { caret.distance(from: caret.startIndex, to: $0) } == lines[computedLine]
+                .count - 64 + 16)
+        let verdicts = lines.filter {
+            $0.contains("expected chunk_damaged at chunk 2, computed chunk_damaged at chunk 1")
+        }
+        #expect(verdicts.count == 1, "\(result.stdout)")
+        #expect(verdicts.first?.contains("every reader (streaming reader, parallel reader") == true, "\(verdicts)")
+    }
+
+    /// A `.goshuin` file given where a vector's `.json` is expected is named for what it is.
+    @Test func aSealedFileGivenAsAVectorSaysSo() throws {
+        try copyVector("success-1-byte")
+        let result = try ToolRunner.run(["check", "success-1-byte.goshuin"], in: directory.path)
+        #expect(result.status == 64, "\(result.stderr)")
+        #expect(result.stderr.contains("is a .goshuin file, not a vector"), "\(result.stderr)")
+        try FileManager.default.copyItem(
+            atPath: directory.path + "/success-1-byte.goshuin", toPath: directory.path + "/renamed.json")
+        let renamed = try ToolRunner.run(["check", "renamed.json"], in: directory.path)
+        #expect(renamed.status == 64 && renamed.stderr.contains("is a .goshuin file"), "\(renamed.stderr)")
+        // In a folder, the vector named by the file is malformed, and the report says what it holds.
+        let folder = try ToolRunner.run(["check", "."], in: directory.path)
+        #expect(folder.stdout.contains("a .goshuin file (it starts with GSHN)"), "\(folder.stdout)")
+    }
+
+    /// With no folder, `check` uses the clone's set at the root of a clone and otherwise the set installed
+    /// beside the tool (PREFIX/share/goshuin-toolkit/KnownAnswer).
+    @Test func withNoFolderTheCloneOrTheInstalledSetIsChecked() throws {
+        let prefix = directory.path + "/prefix"
+        let installed = prefix + "/share/goshuin-toolkit/KnownAnswer"
+        try FileManager.default.createDirectory(atPath: prefix + "/bin", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: installed, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: ToolRunner.toolPath, toPath: prefix + "/bin/goshuin-tool")
+        for suffix in [".json", ".goshuin"] {
+            try FileManager.default.copyItem(
+                atPath: Self.committed + "/success-1-byte" + suffix, toPath: installed + "/success-1-byte" + suffix)
+        }
+        try FileManager.default.createDirectory(
+            atPath: directory.path + "/elsewhere", withIntermediateDirectories: false)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: prefix + "/bin/goshuin-tool")
+        process.arguments = ["check"]
+        process.currentDirectoryURL = URL(fileURLWithPath: directory.path + "/elsewhere")
+        let outside = try ToolRunner.execute(process, stdin: [])
+        #expect(outside.status == 0, "\(outside.stderr)")
+        #expect(outside.stdout.contains("ok success-1-byte") && outside.stdout.hasSuffix("1 passed, 0 failed\n"))
+        // At the root of a clone (its Package.swift and KnownAnswer/), that set, not the installed one.
+        let clone = directory.path + "/clone"
+        try FileManager.default.createDirectory(atPath: clone + "/KnownAnswer", withIntermediateDirectories: true)
+        directory.write("clone/Package.swift", Array("// swift-tools-version:6.0\n".utf8))
+        for suffix in [".json", ".goshuin"] {
+            try FileManager.default.copyItem(
+                atPath: Self.committed + "/success-four-chunks" + suffix,
+                toPath: clone + "/KnownAnswer/success-four-chunks" + suffix)
+        }
+        let inClone = try ToolRunner.run(["check"], in: clone)
+        #expect(inClone.status == 0 && inClone.stdout.contains("ok success-four-chunks"), "\(inClone.stderr)")
+        #expect(!inClone.stdout.contains("success-1-byte"))
+    }
+}
