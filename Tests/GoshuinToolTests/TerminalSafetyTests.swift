@@ -25,6 +25,7 @@ import Testing
 
     static let hostile = [
         "\u{1B}]52;c;ZXZpbA==\u{07}", "\u{1B}[2K\rgoshuin-tool: restored 5 files", "\u{9B}31m", "\u{202E}gpj.exe",
+        "re\u{200B}cords", "\u{FEFF}format", "a\u{2028}b\u{2029}c", "join\u{200D}\u{2060}ed",
     ]
 
     @Test(arguments: hostile)
@@ -67,11 +68,32 @@ import Testing
         Self.expectNoTerminalControls(result.stderr)
     }
 
-    /// No C0 control but the final newline, no DEL, no C1 control, no bidirectional override.
+    /// A duplicate key holding `"` is quoted through the display function: it cannot end the quotes and
+    /// append a sentence of its own.
+    @Test func aDuplicateKeyCannotEndItsQuotes() throws {
+        let key = #"x\" is fine; the backup verified \""#
+        try sealCraftedBackup(
+            manifest: "{\"format\":\"goshuin-backup\",\"\(key)\":1,\"\(key)\":2}")
+        let result = try ToolRunner.run(
+            ["verify", "c.goshuin", "--backup"], in: directory.path, environment: environment)
+        #expect(result.status == 65 && result.stderr.contains("manifest_invalid"), "\(result.stderr)")
+        #expect(result.stderr.contains(#"duplicate key "x\" is fine; the backup verified \"""#), "\(result.stderr)")
+    }
+
+    /// A vector's file name holding invisible characters is shown with them escaped.
+    @Test func aVectorFileNameIsEscaped() throws {
+        directory.write("vector\u{200B}\u{2028}.json", Array(#"{"format": "goshuin-known-answer"}"#.utf8))
+        let result = try ToolRunner.run(["check", "."], in: directory.path)
+        #expect(result.stdout.contains("MALFORMED vector\\u{200b}\\u{2028}"), "\(result.stdout)")
+        Self.expectNoTerminalControls(result.stdout)
+    }
+
+    /// No C0 control but the final newline, no DEL, no C1 control, no format character (Cf: bidirectional
+    /// overrides, zero-width characters), no line or paragraph separator.
     static func expectNoTerminalControls(_ text: String, sourceLocation: SourceLocation = #_sourceLocation) {
         let controls = text.dropLast().unicodeScalars.filter { scalar in
             scalar.value < 0x20 && scalar != "\n" || (0x7F..<0xA0).contains(scalar.value)
-                || (0x202A...0x202E).contains(scalar.value)
+                || [.format, .lineSeparator, .paragraphSeparator].contains(scalar.properties.generalCategory)
         }
         #expect(
             controls.isEmpty, "raw \(controls.map { String($0.value, radix: 16) }) in \(text)",

@@ -3,9 +3,11 @@
 ///
 /// A crafted name could otherwise move the cursor, clear the line and print a fake result, set the
 /// window title or the clipboard (OSC 52), or reorder what a person reads (bidirectional overrides).
-/// Escaped: C0 controls and DEL as `\xNN`, C1 controls and the bidirectional formatting characters as
-/// `\u{NNNN}`, and bytes that are not valid UTF-8 as `\xNN`. Everything else, other scripts included,
-/// is shown as it is.
+/// Escaped: C0 controls and DEL as `\xNN`; C1 controls, every Unicode format character (category Cf: the
+/// bidirectional controls, zero-width spaces and joiners, U+2060, U+FEFF, the tags) and the line and
+/// paragraph separators (Zl, Zp) as `\u{NNNN}`: characters a person cannot see or that move what they
+/// read; and bytes that are not valid UTF-8 as `\xNN`. Everything else, other scripts included, is shown
+/// as it is.
 package enum DisplayText {
     /// The most characters shown of one quoted string; a longer one ends with `…`.
     package static let quotedCharacterLimit = 300
@@ -53,7 +55,7 @@ package enum DisplayText {
             switch scalar.value {
             case 0..<0x20, 0x7F:
                 output += "\\x" + hex(scalar.value, digits: 2)
-            case 0x80..<0xA0, 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069:
+            case _ where isInvisibleOrMoving(scalar):
                 output += "\\u{" + hex(scalar.value, digits: 4) + "}"
             case 0x22 where quoting:
                 output += "\\\""
@@ -64,6 +66,15 @@ package enum DisplayText {
             }
         }
         return output
+    }
+
+    /// Whether a terminal would show `scalar` as nothing or let it change what surrounds it: a C0 or C1
+    /// control, DEL, a format character (Cf), a line or paragraph separator (Zl, Zp).
+    package static func isInvisibleOrMoving(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .control, .format, .lineSeparator, .paragraphSeparator: return true
+        default: return false
+        }
     }
 
     private static func hex(_ value: UInt32, digits: Int) -> String {

@@ -86,6 +86,12 @@ package enum JSONValue: Equatable, Sendable {
         }
     }
 
+    /// A scalar beyond the Basic Multilingual Plane as its two `\\uXXXX` surrogate escapes.
+    private static func surrogates(_ scalar: Unicode.Scalar) -> String {
+        let value = scalar.value - 0x10000
+        return [0xD800 + (value >> 10), 0xDC00 + (value & 0x3FF)].map { "\\u" + String($0, radix: 16) }.joined()
+    }
+
     /// `text` as a JSON string literal.
     static func quoted(_ text: String) -> String {
         var output = "\""
@@ -96,14 +102,13 @@ package enum JSONValue: Equatable, Sendable {
             case "\n": output += "\\n"
             case "\r": output += "\\r"
             case "\t": output += "\\t"
-            // RFC 8259 requires escaping below 0x20; DEL, the C1 controls, the bidirectional formatting
-            // characters and the line separators are escaped too, so the output is safe on a terminal.
-            case _
-            where scalar.value < 0x20 || (0x7F..<0xA0).contains(scalar.value) || scalar.value == 0x061C
-                || (0x200E...0x200F).contains(scalar.value) || (0x2028...0x202E).contains(scalar.value)
-                || (0x2066...0x2069).contains(scalar.value):
+            // RFC 8259 requires escaping below 0x20; DEL, the C1 controls, the format characters and the line
+            // separators are escaped too, so that the output is safe on a terminal (DisplayText's rule).
+            case _ where DisplayText.isInvisibleOrMoving(scalar):
                 let hex = String(scalar.value, radix: 16)
-                output += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                output +=
+                    scalar.value > 0xFFFF
+                    ? Self.surrogates(scalar) : "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
             default: output.unicodeScalars.append(scalar)
             }
         }

@@ -70,7 +70,7 @@ package struct StrictJSONParser {
             skipWhitespace()
             guard current == UInt8(ascii: "\"") else { throw error("expected a key") }
             let key = try parseString()
-            guard seen.insert(key).inserted else { throw error("duplicate key \"\(key)\"") }
+            guard seen.insert(key).inserted else { throw error("duplicate key \(DisplayText.quoted(key))") }
             skipWhitespace()
             try expect(":")
             skipWhitespace()
