@@ -122,7 +122,9 @@ package final class BackupArchive {
         guard let entry = directory.entry(named: Manifest.fileName) else {
             throw GoshuinError.manifestMismatch("the ZIP holds no manifest.json: it is a ZIP, not a backup")
         }
+        // The scan bounded the declared size (16 MiB); the read checks that no more arrives.
         var bytes: [UInt8] = []
+        bytes.reserveCapacity(Int(entry.uncompressedSize))
         try read(entry) { bytes += $0 }
         return try Manifest.parse(bytes)
     }

@@ -63,34 +63,29 @@ public struct Manifest: Equatable, Sendable {
     }
 
     /// Parses `manifest.json` strictly: no duplicate key, no unknown or missing key at any level, the
-    /// types, ranges and hex lengths of the spec, photos sorted by name with valid, unique names.
+    /// types, ranges and hex lengths of the spec, at most ``maximumPhotoCount`` photos, sorted by name with
+    /// valid, unique names.
+    ///
+    /// The shape is checked as the document is read (``ManifestReader``): a document that is not an object,
+    /// a `photos` that is not an array of objects, or more photos than a backup holds, is refused at the
+    /// first value that shows it, so the memory a manifest costs is what a valid one of its size needs.
     ///
     /// - Throws: `manifest_invalid` naming the first problem.
     package static func parse(_ bytes: [UInt8]) throws -> Manifest {
         guard bytes.count <= maximumSize else {
             throw GoshuinError.manifestInvalid("manifest.json is larger than 16 MiB")
         }
-        let document: JSONValue
+        var reader = ManifestReader(bytes)
         do {
-            document = try StrictJSONParser.parse(bytes)
-        } catch {
+            return try reader.read()
+        } catch let error as JSONSyntaxError {
             throw GoshuinError.manifestInvalid("manifest.json is not valid JSON: \(error)")
         }
-        let top = try object(document, keys: ["format", "version", "createdAt", "records", "photos"], at: "manifest")
-        guard case .string(formatName) = top["format"] else {
-            throw GoshuinError.manifestInvalid("format is not \"\(formatName)\"")
-        }
-        guard top["version"]?.integerValue == version else { throw GoshuinError.manifestInvalid("version is not 1") }
-        guard case .string(let createdAt) = top["createdAt"] else {
-            throw GoshuinError.manifestInvalid("createdAt is not a string")
-        }
-        guard case .array(let photoValues) = top["photos"] else {
-            throw GoshuinError.manifestInvalid("photos is not an array")
-        }
-        return try Manifest(
-            createdAt: createdAt, records: try fileEntry(top["records"], at: "records"),
-            photos: try photoValues.enumerated().map { try fileEntry($0.element, at: "photos[\($0.offset)]") })
     }
+
+    /// The most photos a manifest lists: a backup's ZIP holds at most 50,000 entries, records.csv and
+    /// manifest.json among them.
+    package static let maximumPhotoCount = ZipStructureScanner.maximumEntryCount - 2
 
     /// The manifest's JSON, keys in the spec's order, compact, with a final newline.
     package func encode() -> [UInt8] {
@@ -130,40 +125,6 @@ public struct Manifest: Equatable, Sendable {
                 throw GoshuinError.manifestInvalid("photos are not sorted by name at \(DisplayText.quoted(photo.name))")
             }
         }
-    }
-
-    private static func object(_ value: JSONValue?, keys: [String], at path: String) throws -> [String: JSONValue] {
-        guard case .object(let members)? = value else { throw GoshuinError.manifestInvalid("\(path) is not an object") }
-        var result: [String: JSONValue] = [:]
-        for member in members {
-            guard keys.contains(member.key) else {
-                throw GoshuinError.manifestInvalid(
-                    "\(path) has the key \(DisplayText.quoted(member.key)), which a backup may not hold")
-            }
-            result[member.key] = member.value
-        }
-        if let missing = keys.first(where: { result[$0] == nil }) {
-            throw GoshuinError.manifestInvalid("\(path) lacks \"\(missing)\"")
-        }
-        return result
-    }
-
-    private static func fileEntry(_ value: JSONValue?, at path: String) throws -> FileEntry {
-        let members = try object(value, keys: ["name", "size", "sha256"], at: path)
-        guard case .string(let name)? = members["name"] else {
-            throw GoshuinError.manifestInvalid("\(path).name is not a string")
-        }
-        // Digits only: `-0` has the value 0 but a sign no writer of sizes puts there.
-        guard case .number(let text)? = members["size"], !text.hasPrefix("-"),
-            let size = members["size"]?.integerValue
-        else {
-            throw GoshuinError.manifestInvalid(
-                "\(path).size is not a whole number from 0 to 2^53 − 1, written with digits only")
-        }
-        guard case .string(let digest)? = members["sha256"], let sha256 = Hex.decode(digest), sha256.count == 32 else {
-            throw GoshuinError.manifestInvalid("\(path).sha256 is not 64 lower-case hex digits")
-        }
-        return FileEntry(name: name, size: UInt64(size), sha256: sha256)
     }
 
     /// Whether `text` is `YYYY-MM-DDTHH:MM:SSZ` with a real month, day, hour, minute and second.

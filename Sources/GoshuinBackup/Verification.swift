@@ -36,37 +36,49 @@ public struct Verification: Sendable {
     ) throws -> Verification {
         let header = try ContainerStructure.validate(input)
         let key = try KeyDerivation.deriveKey(passphrase: passphrase(), header: header, progress: progress)
-        // The final chunk says whether the payload is a ZIP; authenticating it first is what any reader of a
-        // ZIP does.
-        let reader = try DecryptingReader(input, header: header, key: key, authenticatingFinalChunkFirst: true)
-        var payload = Payload.other
-        if try requiringBackup || endsWithZipEndRecord(reader) {
-            let manifest = try reader.checkingContainerFirst { () throws -> Manifest? in
-                let archive = try BackupArchive(reader)
-                guard requiringBackup || archive.directory.entry(named: Manifest.fileName) != nil else { return nil }
-                let manifest = try archive.readManifest()
-                try archive.checkBinding(manifest)
-                var done: UInt64 = 0
-                let total = archive.directory.totalUncompressedSize
-                try archive.readEveryEntry(checkedAgainst: manifest) { entry, read in
-                    try read { _ in }
-                    done += entry.uncompressedSize
-                    progress?(.payload(bytesDone: done, bytesTotal: total))
-                }
-                return manifest
-            }
-            if let manifest { return Verification(header: header, payload: .backup(manifest)) }
-            payload = .zipWithoutManifest
-        }
+        let payload = try readAsBackup(input, header: header, key: key, requiringBackup: requiringBackup, progress)
+        if case .backup = payload { return Verification(header: header, payload: payload) }
+        // The random-access reader's buffers are gone by now: the chunk pipeline has the budget to itself
+        // (`Spec/decisions/0010`).
         try ChunkPipeline.open(input, to: nil, header: header, key: key, workerCount: workerCount, progress: progress)
         return Verification(header: header, payload: payload)
     }
 
-    /// Whether the payload's last 22 bytes are a ZIP end record without a comment.
-    private static func endsWithZipEndRecord(_ payload: DecryptingReader) throws -> Bool {
-        guard payload.size >= 22, let tail = try payload.readExactly(at: payload.size - 22, count: 22) else {
-            return false
+    /// Reads the payload as a backup when it is one (or `requiringBackup`), checking everything; otherwise
+    /// says what it is. The random-access reader lives only while this runs.
+    private static func readAsBackup(
+        _ input: FileDescriptor, header: Header, key: SecretBytes, requiringBackup: Bool, _ progress: ProgressHandler?
+    ) throws -> Payload {
+        // The final chunk says whether the payload is a ZIP, read in a buffer of its own size: a payload that
+        // is not one never costs more than opening it does. A final chunk that fails leaves the verdict to
+        // the pass over every chunk.
+        if !requiringBackup {
+            switch try DecryptingReader.finalBytes(input, header: header, key: key, count: 22) {
+            case .authentic(let tail) where !isZipEndRecord(tail): return .other
+            case .failsAuthentication: return .other
+            case .authentic, .chunkTooShort: break
+            }
         }
-        return tail[0..<4].elementsEqual([0x50, 0x4B, 0x05, 0x06]) && tail[20] == 0 && tail[21] == 0
+        let reader = try DecryptingReader(input, header: header, key: key, authenticatingFinalChunkFirst: true)
+        let manifest = try reader.checkingContainerFirst { () throws -> Manifest? in
+            let archive = try BackupArchive(reader)
+            guard requiringBackup || archive.directory.entry(named: Manifest.fileName) != nil else { return nil }
+            let manifest = try archive.readManifest()
+            try archive.checkBinding(manifest)
+            var done: UInt64 = 0
+            let total = archive.directory.totalUncompressedSize
+            try archive.readEveryEntry(checkedAgainst: manifest) { entry, read in
+                try read { _ in }
+                done += entry.uncompressedSize
+                progress?(.payload(bytesDone: done, bytesTotal: total))
+            }
+            return manifest
+        }
+        return manifest.map { .backup($0) } ?? .zipWithoutManifest
+    }
+
+    /// Whether `tail`, a payload's last 22 bytes, is a ZIP end record without a comment.
+    private static func isZipEndRecord(_ tail: [UInt8]) -> Bool {
+        tail.count == 22 && tail[0..<4].elementsEqual([0x50, 0x4B, 0x05, 0x06]) && tail[20] == 0 && tail[21] == 0
     }
 }

@@ -142,6 +142,10 @@ import Testing
         let opened = try run(["open", "big.goshuin", "-o", "big.out"], shell: limited)
         #expect(opened.status == 0, "\(opened.stderr)")
         #expect(directory.bytes("big.out") == directory.bytes("big.bin"))
+        // verify keeps open's budget: the look at the payload's end costs its final chunk, and is gone
+        // before the pass over every chunk.
+        let verified = try run(["verify", "big.goshuin"], shell: limited)
+        #expect(verified.status == 0 && verified.stdout.contains("backup       no: not a ZIP"), "\(verified.stderr)")
         let starved = try run(["open", "big.goshuin", "-o", "starved.out"], shell: "ulimit -v 60000 && exec \"$@\"")
         #expect(starved.status == 71 && starved.stderr.contains("error: out_of_memory:"), "\(starved.stderr)")
         #expect(!directory.exists("starved.out"))

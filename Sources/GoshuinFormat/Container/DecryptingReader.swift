@@ -95,6 +95,32 @@ public final class DecryptingReader: RandomAccessSource {
         return copied
     }
 
+    /// What the final chunk says of the payload's last bytes.
+    package enum FinalBytes {
+        /// The last bytes asked for, from a final chunk that authenticated.
+        case authentic([UInt8])
+        /// The final chunk holds fewer bytes than asked for: the chunk before it is needed too.
+        case chunkTooShort
+        /// The final chunk does not authenticate; the file's verdict needs the other chunks.
+        case failsAuthentication
+    }
+
+    /// The payload's last `count` bytes from its final chunk alone, decrypted in a buffer of that chunk's
+    /// size: for a look at the end of a payload that costs no more memory than its final chunk.
+    package static func finalBytes(_ input: FileDescriptor, header: Header, key: SecretBytes, count: Int) throws
+        -> FinalBytes
+    {
+        let layout = header.layout
+        let last = layout.chunkCount - 1
+        guard layout.plaintextLength(ofChunk: last) >= count else { return .chunkTooShort }
+        let record = try AllocatedBytes(count: layout.recordLength(ofChunk: last), wipesOnRelease: true)
+        guard
+            let plaintext = try ChunkReader(input: input, header: header, key: key, record: record).authenticate(
+                chunk: last)
+        else { return .failsAuthentication }
+        return .authentic(Array(plaintext.suffix(count)))
+    }
+
     /// Authenticates every chunk, in order, keeping none: throws the file's verdict (``ChunkVerdict``) when
     /// one fails. For a reader that found a fault in the payload and must first know that the container
     /// opens.

@@ -6,6 +6,8 @@ package struct StrictJSONParser {
 
     private let bytes: [UInt8]
     private var position = 0
+    /// For a caller reading value by value: whether the container just opened has had no member yet.
+    private var atFirstMember = false
 
     /// Parses one JSON document; throws a description of the first problem.
     package static func parse(_ bytes: [UInt8]) throws(JSONSyntaxError) -> JSONValue {
@@ -18,6 +20,92 @@ package struct StrictJSONParser {
     }
 
     private init(bytes: [UInt8]) { self.bytes = bytes }
+
+    // MARK: - Reading a document of a known shape, value by value
+
+    /// A reader of one document that its caller walks value by value, for a document of a known shape
+    /// (`manifest.json`): the caller refuses a wrong shape at the first value that has it, so a hostile
+    /// document never becomes a tree of millions of values. Syntax and UTF-8 are checked as strictly as by
+    /// ``parse(_:)``; duplicate keys are the caller's to refuse (it knows its keys).
+    package static func reader(_ bytes: [UInt8]) -> StrictJSONParser {
+        var reader = StrictJSONParser(bytes: bytes)
+        reader.skipWhitespace()
+        return reader
+    }
+
+    /// The kind of the next value, without reading it; `nil` at the end or before a byte no value starts
+    /// with.
+    package var nextValueKind: JSONValueKind? {
+        switch current {
+        case UInt8(ascii: "{"): return .object
+        case UInt8(ascii: "["): return .array
+        case UInt8(ascii: "\""): return .string
+        case UInt8(ascii: "t"), UInt8(ascii: "f"): return .bool
+        case UInt8(ascii: "n"): return .null
+        case .some(let byte) where byte == UInt8(ascii: "-") || (byte >= 0x30 && byte <= 0x39): return .number
+        default: return nil
+        }
+    }
+
+    /// Reads a whole value that is not an object or an array (checked with ``nextValueKind`` first).
+    package mutating func readScalar() throws(JSONSyntaxError) -> JSONValue {
+        guard nextValueKind != .object, nextValueKind != .array else {
+            throw error("expected a string, number or literal")
+        }
+        let value = try parseValue(depth: 0)
+        skipWhitespace()
+        return value
+    }
+
+    /// Reads the `{` of an object.
+    package mutating func beginObject() throws(JSONSyntaxError) {
+        try expect("{")
+        skipWhitespace()
+        atFirstMember = true
+    }
+
+    /// The next key of the object being read, its `:` read; `nil` once its `}` is read.
+    package mutating func nextKey() throws(JSONSyntaxError) -> String? {
+        guard try nextMember(closing: "}") else { return nil }
+        guard current == UInt8(ascii: "\"") else { throw error("expected a key") }
+        let key = try parseString()
+        skipWhitespace()
+        try expect(":")
+        skipWhitespace()
+        return key
+    }
+
+    /// Reads the `[` of an array.
+    package mutating func beginArray() throws(JSONSyntaxError) {
+        try expect("[")
+        skipWhitespace()
+        atFirstMember = true
+    }
+
+    /// Whether the array being read has another element (its `,` read); false once its `]` is read.
+    package mutating func nextElement() throws(JSONSyntaxError) -> Bool { try nextMember(closing: "]") }
+
+    /// Reads the `,` before a member, or the `closing` bracket (false); the first member has no `,`. One
+    /// flag serves every level: a container is opened only as a member of its parent, after which the
+    /// parent is past its first member.
+    private mutating func nextMember(closing: Unicode.Scalar) throws(JSONSyntaxError) -> Bool {
+        defer { atFirstMember = false }
+        if current == UInt8(closing.value) {
+            position += 1
+            skipWhitespace()
+            return false
+        }
+        if !atFirstMember {
+            try expect(",")
+            skipWhitespace()
+        }
+        return true
+    }
+
+    /// Checks that nothing but whitespace follows the document.
+    package func finish() throws(JSONSyntaxError) {
+        guard position == bytes.count else { throw error("unexpected content after the value") }
+    }
 
     private func error(_ reason: String) -> JSONSyntaxError {
         JSONSyntaxError(reason: reason, offset: position)
@@ -215,6 +303,11 @@ package struct StrictJSONParser {
         }
         return value
     }
+}
+
+/// What kind of value comes next in a document read value by value.
+package enum JSONValueKind: Sendable {
+    case object, array, string, number, bool, null
 }
 
 /// Why a JSON text was refused, and where.
