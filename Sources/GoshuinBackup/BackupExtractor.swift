@@ -86,12 +86,19 @@ package enum BackupExtractor {
     }
 
     static func requireEmptyOrAbsent(_ name: String, in parent: OpenDirectory, path: String) throws {
-        let refusal = GoshuinError(
-            .destinationNotEmpty, "\(DisplayText.quoted(path)) exists and is not an empty folder (or is a link)")
         guard let found = try? parent.status(of: name) else { return }
-        guard found.kind == .directory, let folder = try? parent.openDirectory(name),
-            (try? folder.names())?.isEmpty == true
-        else { throw refusal }
+        guard found.kind == .directory else {
+            throw GoshuinError(
+                .destinationNotEmpty,
+                "\(DisplayText.quoted(path)) is \(found.kind), not a folder: a backup is unpacked into a new or empty"
+                    + " folder, and nothing else is ever replaced")
+        }
+        guard let folder = try? parent.openDirectory(name), (try? folder.names())?.isEmpty == true else {
+            throw GoshuinError(
+                .destinationNotEmpty,
+                "\(DisplayText.quoted(path)) is a folder that is not empty; a backup is unpacked only into a new or"
+                    + " empty folder (empty it first, or give another name), so nothing in it is overwritten")
+        }
     }
 
     private static func writeEntries(

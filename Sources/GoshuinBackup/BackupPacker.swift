@@ -9,8 +9,8 @@ package enum BackupPacker {
     package struct Packed: Sendable {
         /// The manifest written into the ZIP.
         package let manifest: Manifest
-        /// The operating system's files found in the folder and left out, sorted.
-        package let skipped: [String]
+        /// The files of the folder left out, with why, sorted.
+        package let leftOut: [FolderScan.LeftOut]
     }
 
     /// Packs the folder at `folder` into the empty file open at `output`, then re-reads the ZIP with the
@@ -29,8 +29,10 @@ package enum BackupPacker {
     /// - Throws: `unexpected_file` listing every file that may not be in a backup (``GoshuinError/details``),
     ///   before anything is written; `zip_limit_exceeded` for more photos than a backup holds.
     @discardableResult
-    package static func pack(folder: String, into output: FileDescriptor) throws -> Packed {
-        let contents = try FolderContents(folder)
+    package static func pack(folder: String, into output: FileDescriptor, leavingOutUnsupported: Bool = false) throws
+        -> Packed
+    {
+        let contents = try FolderContents(try FolderScan(folder, leavingOutUnsupported: leavingOutUnsupported))
         let writer = try ZipWriter(output)
         var newestModification = 0
         func add(_ name: String, deflate: Bool) throws -> Manifest.FileEntry {
@@ -49,14 +51,7 @@ package enum BackupPacker {
         }
         try writer.finish()
         try verify(output, against: manifest)
-        return Packed(manifest: manifest, skipped: contents.skipped)
-    }
-
-    /// Whether `name` is a file an operating system leaves in folders: Finder's `.DS_Store` and its
-    /// AppleDouble `._NAME` files, Windows Explorer's `Thumbs.db` and `desktop.ini`.
-    package static func isOperatingSystemLitter(_ name: [UInt8]) -> Bool {
-        let text = String(decoding: name, as: UTF8.self)
-        return [".DS_Store", "Thumbs.db", "desktop.ini"].contains(text) || text.hasPrefix("._")
+        return Packed(manifest: manifest, leftOut: contents.scan.leftOut)
     }
 
     /// Reads the written ZIP back through the strict reader: structure, binding and every hash.
@@ -70,82 +65,17 @@ package enum BackupPacker {
     }
 }
 
-/// The files of a folder to pack, checked by name and kind: `records.csv`, photos with valid names and an
-/// optional `manifest.json`, all regular files; the operating system's litter set aside.
+/// The files of a judged folder (``FolderScan``), each opened as it is packed.
 private struct FolderContents {
-    let path: String
-    let directory: OpenDirectory
-    let photoNames: [String]
-    let skipped: [String]
+    let scan: FolderScan
+    var directory: OpenDirectory { scan.directory }
+    var photoNames: [String] { scan.photoNames }
     /// The `createdAt` of a `manifest.json` in the folder.
     let keptCreatedAt: String?
 
-    init(_ path: String) throws {
-        self.path = path
-        let directory = try AtomicOutput.openFolder(path)
-        self.directory = directory
-        let names = try describingFailure("cannot list \(DisplayText.quoted(path))") {
-            try directory.names().sorted { $0.lexicographicallyPrecedes($1) }
-        }
-        let taken = Set(names.map { EntryName.foldedCase(String(decoding: $0, as: UTF8.self)) })
-        var photos: [String] = []
-        var skipped: [String] = []
-        var problems: [String] = []
-        var photosByFoldedName: [String: String] = [:]
-        var hasRecords = false
-        var hasManifest = false
-        for raw in names {
-            if BackupPacker.isOperatingSystemLitter(raw) {
-                skipped.append(DisplayText.escaped(bytes: raw))
-                continue
-            }
-            guard let name = String(validating: raw, as: UTF8.self) else {
-                problems.append("\(DisplayText.quoted(bytes: raw)): its name is not valid UTF-8")
-                continue
-            }
-            if let found = try? directory.status(of: name), found.kind != .regular {
-                problems.append("\(DisplayText.quoted(name)) is \(found.kind); a backup folder holds only files")
-                continue
-            }
-            switch name {
-            case Manifest.recordsName: hasRecords = true
-            case Manifest.fileName: hasManifest = true
-            default:
-                if let problem = EntryName.photoNameProblem(name) {
-                    let suggestion = EntryName.suggestedPhotoName(for: name, taken: taken).map {
-                        "; rename it to \(DisplayText.quoted($0)), and wherever records.csv names it"
-                    }
-                    problems.append("\(DisplayText.quoted(name)): \(problem)\(suggestion ?? "")")
-                } else if let other = photosByFoldedName[EntryName.foldedCase(name)] {
-                    problems.append(
-                        "\(DisplayText.quoted(name)) and \(DisplayText.quoted(other)) differ only in case; a backup"
-                            + " holds names that differ in more, since some systems cannot tell them apart")
-                } else {
-                    photosByFoldedName[EntryName.foldedCase(name)] = name
-                    photos.append(name)
-                }
-            }
-        }
-        if !hasRecords {
-            problems.insert("no records.csv: a backup folder holds the records as records.csv", at: 0)
-        }
-        guard problems.isEmpty else {
-            throw GoshuinError(
-                .unexpectedFile,
-                "\(DisplayText.quoted(path)) is not a backup folder as it is: \(problems.count)"
-                    + " \(problems.count == 1 ? "problem" : "problems"), listed below; nothing was sealed",
-                details: problems)
-        }
-        // Refused before anything is written: records, photos and the manifest are the entries.
-        guard photos.count + 2 <= ZipStructureScanner.maximumEntryCount else {
-            throw GoshuinError(
-                .zipLimitExceeded,
-                "\(DisplayText.quoted(path)) holds \(photos.count) photos; a backup holds at most"
-                    + " \(ZipStructureScanner.maximumEntryCount - 2) besides records.csv and manifest.json")
-        }
-        photoNames = photos
-        self.skipped = skipped
-        keptCreatedAt = hasManifest ? try Self.createdAt(ofManifestIn: directory) : nil
+    init(_ scan: FolderScan) throws {
+        self.scan = scan
+        keptCreatedAt = scan.hasManifest ? try Self.createdAt(ofManifestIn: scan.directory) : nil
     }
 
     /// Opens `name` without following a link and checks, on the opened descriptor, that it is a regular

@@ -12,6 +12,7 @@ enum OptionName: String, CaseIterable {
     case passphraseDescriptor = "--passphrase-fd"
     case list = "--list"
     case backup = "--backup"
+    case leaveOutUnsupported = "--leave-out-unsupported"
 }
 
 /// One option a command accepts.
@@ -62,6 +63,13 @@ struct ParsedArguments {
                 inlineValue = String(argument[argument.index(after: equals)...])
             }
             guard let option = command.options.first(where: { $0.name.rawValue == name || $0.short == name }) else {
+                if ["--passphrase", "--password", "-p", "--pass", "--key"].contains(name) {
+                    throw .usage(
+                        "the passphrase is never an argument: a command line is seen by other users and kept in"
+                            + " the shell's history; give it with --passphrase-file PATH, --passphrase-fd N or the"
+                            + " environment variable GOSHUIN_PASSPHRASE, or type it at the prompt",
+                        command: command.name)
+                }
                 throw .usage("unknown option '\(name)' for '\(command.name)'", command: command.name)
             }
             let optionName = option.name.rawValue

@@ -33,11 +33,8 @@ enum Console {
     nonisolated(unsafe) private static var progressLineOpen = false
 
     static func error(_ text: String) {
-        // An error or a notice never continues a progress line: it starts on a line of its own.
-        if progressLineOpen {
-            progressLineOpen = false
-            write("\n")
-        }
+        // An error or a notice never continues a progress line: the line is cleared and it takes its place.
+        clearProgress()
         write(text)
     }
 
@@ -61,15 +58,20 @@ enum Console {
 
     /// Reports `error` as one line on standard error, `goshuin-tool: error: CODE: message` with its hint
     /// after a semicolon, every part escaped for the terminal (messages quote names from files); with
-    /// `json`, also as `{"ok": false, "error": {"code", "message"[, "chunkIndex"]}}` on standard output.
-    static func report(_ error: ToolError, json: Bool) {
+    /// `json`, also as `{"ok": false, "command", "file", "error": {"code", "message"[, "chunkIndex"]}}` on
+    /// standard output, `command` and `file` (the input) as a success gives them, when known.
+    static func report(_ error: ToolError, json: Bool, command: String? = nil, file: String? = nil) {
         if json {
             var members: [(key: String, value: JSONValue)] = [
                 ("code", .string(error.code)), ("message", .string(error.message)),
             ]
+            if let hint = error.hint { members.append(("hint", .string(hint))) }
             if let chunkIndex = error.chunkIndex { members.append(("chunkIndex", .integer(chunkIndex))) }
             if !error.details.isEmpty { members.append(("details", .array(error.details.map { .string($0) }))) }
-            let object: JSONValue = .object([("ok", .bool(false)), ("error", .object(members))])
+            var top: [(key: String, value: JSONValue)] = [("ok", .bool(false))]
+            if let command { top.append(("command", .string(command))) }
+            if let file { top.append(("file", .string(file))) }
+            let object: JSONValue = .object(top + [("error", .object(members))])
             out(object.serialized() + "\n")
         }
         let hint = error.hint.map { "; \($0)" } ?? ""
@@ -84,6 +86,11 @@ enum Console {
     /// `--quiet` and `--json`.
     static func result(_ text: String) {
         if showsNotices { error(DisplayText.escaped(text) + "\n") }
+    }
+
+    /// An indented line under a notice, such as one of the files it lists; silenced by `--quiet`.
+    static func detail(_ text: String) {
+        if showsNotices { error("  " + DisplayText.escaped(text) + "\n") }
     }
 
     /// A line on standard error that is not an error, such as leftovers removed; silenced by `--quiet`.

@@ -27,7 +27,7 @@ enum GoshuinTool {
             break
         }
         guard let command = command(named: first) else {
-            Console.report(unknownCommand(first), json: json)
+            Console.report(unknownCommand(first), json: json, command: first)
             return .usage
         }
         if optionArguments.contains(OptionName.help.rawValue)
@@ -36,8 +36,11 @@ enum GoshuinTool {
             Console.out(HelpText.help(for: command.spec))
             return finishPrinting(.success)
         }
+        // What a JSON error says it was about, as a success does: the command and its input.
+        var input: String?
         do {
             let parsed = try ParsedArguments.parse(Array(arguments.dropFirst()), command: command.spec)
+            input = parsed.positionals.first
             if json, parsed.value(.output) == "-" {
                 throw ToolError.usage(
                     "--json and -o - both write to standard output; choose one", command: command.name)
@@ -52,7 +55,7 @@ enum GoshuinTool {
             Console.report(failure.error, json: false)
             return failure.error.status
         } catch {
-            Console.report(toolError(error), json: json)
+            Console.report(toolError(error), json: json, command: command.name, file: input)
             return toolError(error).status
         }
     }
@@ -65,8 +68,24 @@ enum GoshuinTool {
         return error.status
     }
 
-    /// A usage error for `name`, suggesting the command it most likely misspells.
+    /// Words people type for what a command does, and the command line that does it.
+    static let commandsByIntent: [String: String] = [
+        "restore": "goshuin-tool open BACKUP.goshuin --extract FOLDER",
+        "extract": "goshuin-tool open BACKUP.goshuin --extract FOLDER",
+        "unpack": "goshuin-tool open BACKUP.goshuin --extract FOLDER",
+        "decrypt": "goshuin-tool open FILE.goshuin -o OUTPUT",
+        "encrypt": "goshuin-tool seal INPUT -o OUTPUT.goshuin",
+        "backup": "goshuin-tool seal FOLDER -o BACKUP.goshuin",
+        "list": "goshuin-tool inspect BACKUP.goshuin --list",
+        "ls": "goshuin-tool inspect BACKUP.goshuin --list",
+    ]
+
+    /// A usage error for `name`, suggesting the command it most likely misspells, or the command line for
+    /// what the word says (`restore`: `open … --extract`).
     static func unknownCommand(_ name: String) -> ToolError {
+        if let intended = commandsByIntent[name.lowercased()] {
+            return .usage("unknown command '\(name)'; to do that: \(intended)")
+        }
         let known = commands.map { $0.name } + ["help", "version"]
         let closest = known.map { ($0, editDistance(name.lowercased(), $0)) }.min { $0.1 < $1.1 }
         let suggestion = closest.flatMap { $0.1 <= 2 ? " (did you mean '\($0.0)'?)" : nil } ?? ""

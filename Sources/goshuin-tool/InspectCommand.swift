@@ -124,6 +124,7 @@ enum InspectCommand: ToolCommand {
         -> CommandResult
     {
         let passphraseReader = try PassphraseReader(arguments, command: name)
+        try passphraseReader.refuseSharingStandardInput(with: inputPath)
         let input = try Paths.openInput(inputPath, command: name)
         let listing = try input.closeAfter {
             try BackupListing(

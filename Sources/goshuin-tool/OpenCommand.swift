@@ -29,7 +29,14 @@ enum OpenCommand: ToolCommand {
         ])
 
     static func run(_ arguments: ParsedArguments, _ context: CommandContext) throws -> CommandResult {
-        let inputPath = try onlyPositional(arguments, "one INPUT.goshuin file")
+        if arguments.positionals.count == 2, !arguments.has(.output), !arguments.has(.extract) {
+            let second = arguments.positionals[1]
+            throw usage(
+                "open takes one INPUT.goshuin; to unpack a backup into the folder \(DisplayText.quoted(second)), say"
+                    + " so with --extract: goshuin-tool open \(arguments.positionals[0]) --extract \(second) (or -o"
+                    + " \(second) for the payload as one file)")
+        }
+        let inputPath = try onlyPositional(arguments, "one INPUT.goshuin file (or - for standard input)")
         if let folder = arguments.value(.extract) {
             guard !arguments.has(.output) else { throw usage("give -o OUTPUT or --extract FOLDER, not both") }
             return try extract(inputPath, into: folder, arguments, context.reporter)
@@ -39,6 +46,7 @@ enum OpenCommand: ToolCommand {
         }
         let passphraseReader = try PassphraseReader(arguments, command: name)
         let force = arguments.has(.force)
+        try passphraseReader.refuseSharingStandardInput(with: inputPath)
         let input = try Paths.openInput(inputPath, command: name)
         return try input.closeAfter {
             try Paths.checkOutput(outputPath, input: input, force: force, binary: false, command: name)
@@ -71,13 +79,17 @@ enum OpenCommand: ToolCommand {
         } catch {
             throw usage("--extract needs a new or empty folder, not \(DisplayText.quoted(givenFolder))")
         }
+        try passphraseReader.refuseSharingStandardInput(with: inputPath)
         let input = try Paths.openInput(inputPath, command: name)
         return try input.closeAfter {
             try Paths.checkFolderForOutput(folder)
             Paths.sweepLeftovers(besides: folder, sparing: input)
             let manifest = try BackupExtractor.extract(
                 input, into: folder, passphrase: passphraseReader.read(confirm: false), progress: reporter.handler)
-            Console.result("restored \(manifest.photos.count + 2) files into \(givenFolder)")
+            let size = manifest.listedFiles.reduce(0) { $0 + $1.size }
+            Console.result(
+                "restored records.csv and \(SealCommand.photos(manifest.photos.count)) into \(givenFolder),"
+                    + " \(ProgressReporter.size(size))")
             return CommandResult(
                 summary: summary([
                     ("extractedTo", .string(folder)),

@@ -9,8 +9,9 @@ struct PassphraseReader {
     let descriptor: String?
     let command: String
 
-    /// The sources `arguments` name, checked before any work: two explicit sources, a descriptor that is
-    /// not open, or no source and no terminal are usage errors.
+    /// The sources `arguments` name, checked before any work: two explicit sources, or a descriptor that is
+    /// not open, are usage errors. Whether there is a source at all is asked only when the passphrase is
+    /// needed, after every check of the input and the output (``read(confirm:)``).
     init(_ arguments: ParsedArguments, command: String) throws(ToolError) {
         file = arguments.value(.passphraseFile)
         descriptor = arguments.value(.passphraseDescriptor)
@@ -20,6 +21,12 @@ struct PassphraseReader {
 
     /// Whether the passphrase is to be read from standard input (`--passphrase-fd 0`).
     var usesStandardInput: Bool { descriptor.flatMap { Int32($0) } == 0 }
+
+    /// Refuses an input of `-` when the passphrase comes from standard input too.
+    func refuseSharingStandardInput(with inputPath: String) throws(ToolError) {
+        guard inputPath == "-", usesStandardInput else { return }
+        throw .usage("standard input cannot carry both the input and the passphrase", command: command)
+    }
 
     private func validate() throws(ToolError) {
         if file != nil, descriptor != nil {
@@ -38,13 +45,6 @@ struct PassphraseReader {
                 throw .usage("--passphrase-fd \(number): no file descriptor \(number) is open", command: command)
             }
         }
-        if file == nil, descriptor == nil, FileSystem.environment(Self.environmentVariable) == nil,
-            !TerminalPrompt.isAvailable
-        {
-            throw .usage(
-                "no passphrase: there is no terminal to ask on; use --passphrase-file, --passphrase-fd or"
-                    + " \(Self.environmentVariable)", command: command)
-        }
     }
 
     /// Reads the passphrase; when sealing from the terminal it is asked twice and must match.
@@ -56,10 +56,11 @@ struct PassphraseReader {
             if confirm { try Self.checkForSealing(given.bytes) }
             return given
         }
-        let first = try TerminalPrompt.ask("Passphrase: ")
+        let prompt = try TerminalPrompt()
+        let first = try prompt.ask("Passphrase: ")
         if confirm {
             try Self.checkForSealing(first)
-            let second = try TerminalPrompt.ask("Passphrase again: ")
+            let second = try prompt.ask("Passphrase again: ")
             let same = first.withUnsafeBytes { one in second.withUnsafeBytes { two in one.elementsEqual(two) } }
             guard same else {
                 throw ToolError(
@@ -79,6 +80,12 @@ struct PassphraseReader {
             return try firstLine(of: FileDescriptor(rawValue: number), source: "file descriptor \(number)")
         }
         if let value = FileSystem.environment(Self.environmentVariable) {
+            guard value.count > 0 else {
+                // Set but empty is a mistake (`GOSHUIN_PASSPHRASE= goshuin-tool …`), not a wrong passphrase.
+                throw .usage(
+                    "\(Self.environmentVariable) is set but empty; set it to the passphrase, or unset it to be asked"
+                        + " on the terminal", command: command)
+            }
             guard value.count <= Passphrase.maximumLength else { throw tooLong(Self.environmentVariable) }
             return Passphrase(bytes: value)
         }

@@ -5,14 +5,24 @@ import GoshuinFormat
 enum Paths {
     /// Opens the input file: `input_not_found` (66) if it is missing or unreadable, a usage error for a
     /// directory. The open does not wait on a named pipe; the library refuses anything but a regular file.
-    static func openInput(_ path: String, command: String) throws(ToolError) -> FileDescriptor {
+    /// `-` is standard input, copied first into a private unnamed file (``spoolStandardInput()``): a
+    /// `.goshuin` file is read by its size and at offsets.
+    static func openInput(_ path: String, command: String) throws -> FileDescriptor {
+        if path == "-" {
+            guard !FileDescriptor.standardInput.isTerminal else {
+                throw ToolError.usage(
+                    "standard input is a terminal; give the file's name, or pipe it in: goshuin-tool \(command) - …"
+                        + " < FILE.goshuin", command: command)
+            }
+            return try spoolStandardInput()
+        }
         switch FileSystem.statusFollowingLinks(ofPath: path) {
         case .failure(let error):
             throw ToolError(
                 code: .inputNotFound, "cannot read \(DisplayText.quoted(path)): \(error)", hint: "check the path",
                 status: .noInput)
         case .success(let found) where found.kind == .directory:
-            throw .usage("\(DisplayText.quoted(path)) is a directory; \(command) takes a file", command: command)
+            throw ToolError.usage("\(DisplayText.quoted(path)) is a directory; \(command) takes a file", command: command)
         case .success:
             break
         }
@@ -22,6 +32,20 @@ enum Paths {
             throw ToolError(
                 code: .inputNotFound, "cannot read \(DisplayText.quoted(path)): \(error)", status: .noInput)
         }
+    }
+
+    /// Copies standard input into a private file with no name in the temporary folder (`Spec/decisions/0014`),
+    /// positioned at its start: it vanishes with the process, whatever happens.
+    static func spoolStandardInput() throws -> FileDescriptor {
+        let spool = try FileSystem.anonymousFile()
+        do {
+            try spool.copyAll(from: .standardInput, reading: "standard input", writing: "a temporary file")
+            try describingFailure("cannot read a temporary file") { try spool.seek(to: 0) }
+        } catch {
+            try? spool.close()
+            throw error
+        }
+        return spool
     }
 
     /// Checks the output before any work: `-` must be open and not the input itself, and not a terminal for
@@ -54,11 +78,29 @@ enum Paths {
             }
         }
         try checkFolderForOutput(path)
+        try refuseWhatIsNotAFile(path, command: command)
         do {
             try AtomicOutput.checkDestination(path, replaceExisting: force)
         } catch {
             throw toolError(error, force: force)
         }
+    }
+
+    /// Says at once what an output that is not a regular file is, and what to do: a folder, a device, a
+    /// pipe or a link is never replaced, so `--force` would not help.
+    private static func refuseWhatIsNotAFile(_ path: String, command: String) throws(ToolError) {
+        guard let found = FileSystem.status(ofPath: path), found.kind != .regular else { return }
+        let name = DisplayText.quoted(path)
+        let hint =
+            found.kind == .directory
+            ? (command == OpenCommand.name
+                ? "give a file name (-o \(path)/NAME), or use --extract \(path) to unpack a backup into a folder"
+                : "give a file name for the .goshuin file (-o \(path)/NAME.goshuin)")
+            : "give the name of a new file"
+        throw ToolError(
+            code: GoshuinError.Code.outputExists.rawValue,
+            "\(name) is \(found.kind); -o writes a regular file, and never replaces anything else", hint: hint,
+            status: .cannotCreate)
     }
 
     /// Checks that the folder that is to hold `path` (a file or a folder) exists and takes new files:

@@ -14,6 +14,11 @@ enum SealCommand: ToolCommand {
                 "PBKDF2 iterations, 1000 to 2000000 (default 600000). More is slower"
                     + " to open, and slower to guess."),
             OptionSpec(
+                .leaveOutUnsupported,
+                "For a FOLDER: leave out every file a backup cannot hold (videos such as a Live Photo's .MOV, .AAE"
+                    + " edit sidecars, subfolders, other files), each listed on standard error and in --json;"
+                    + " without it they are refused. A photo whose name only needs a rename is refused either way."),
+            OptionSpec(
                 .chunkSize, value: "SIZE",
                 "Plaintext bytes per chunk, 1KiB to 64MiB (default 4MiB); bytes,"
                     + " or with a KiB or MiB suffix."),
@@ -47,21 +52,30 @@ enum SealCommand: ToolCommand {
         let force = arguments.has(.force)
         if inputPath != "-", FileSystem.isDirectory(inputPath) {
             try Paths.checkOutput(outputPath, input: nil, force: force, binary: true, command: name)
-            let (packed, manifest) = try packFolder(inputPath, besides: outputPath)
+            let (packed, result) = try packFolder(
+                inputPath, besides: outputPath, leavingOutUnsupported: arguments.has(.leaveOutUnsupported))
+            warnIfWrittenInto(inputPath, outputPath)
             return try packed.closeAfter {
-                let photos = manifest.photos.count == 1 ? "1 photo" : "\(manifest.photos.count) photos"
-                return try seal(
-                    packed, to: outputPath, what: "records.csv and \(photos)", force: force, passphraseReader,
-                    parameters, context.reporter)
+                try seal(
+                    packed, to: outputPath, what: "records.csv and \(photos(result.manifest.photos.count))",
+                    force: force, passphraseReader, parameters, context.reporter,
+                    extra: [
+                        ("photoCount", .integer(result.manifest.photos.count)),
+                        (
+                            "leftOut",
+                            .array(
+                                result.leftOut.map {
+                                    .object([("name", .string($0.name)), ("reason", .string($0.reason))])
+                                })
+                        ),
+                    ])
             }
         }
         let input = inputPath == "-" ? nil : try Paths.openInput(inputPath, command: name)
         defer { try? input?.close() }
         try Paths.checkOutput(outputPath, input: input, force: force, binary: true, command: name)
-        if inputPath == "-", passphraseReader.usesStandardInput {
-            throw usage("standard input cannot carry both the payload and the passphrase")
-        }
-        let payload = try input ?? spoolStandardInput()
+        try passphraseReader.refuseSharingStandardInput(with: inputPath)
+        let payload = try input ?? Paths.spoolStandardInput()
         defer { if input == nil { try? payload.close() } }
         return try seal(
             payload, to: outputPath, what: inputPath == "-" ? "standard input" : inputPath, force: force,
@@ -72,7 +86,8 @@ enum SealCommand: ToolCommand {
     /// passphrase once the input and the output passed their checks; returns the JSON summary.
     private static func seal(
         _ payload: FileDescriptor, to outputPath: String, what: String, force: Bool,
-        _ passphraseReader: PassphraseReader, _ parameters: SealParameters, _ reporter: ProgressReporter
+        _ passphraseReader: PassphraseReader, _ parameters: SealParameters, _ reporter: ProgressReporter,
+        extra: [(key: String, value: JSONValue)] = []
     ) throws -> CommandResult {
         guard let length = try describingFailure("cannot examine the input", { try payload.regularFileSize() }) else {
             throw usage("INPUT must be a regular file (or - for standard input)")
@@ -93,8 +108,11 @@ enum SealCommand: ToolCommand {
                 ("chunkCount", .integer(header.chunkCount)),
                 ("kdfIterations", .integer(header.kdfIterations)),
                 ("chunkSize", .integer(header.chunkSize)),
-            ]))
+            ] + extra))
     }
+
+    /// `1 photo`, `N photos`: how a result line counts photos, sealing and restoring alike.
+    static func photos(_ count: Int) -> String { count == 1 ? "1 photo" : "\(count) photos" }
 
     /// The iteration count and chunk size asked for, checked against the format's bounds.
     static func sealParameters(_ arguments: ParsedArguments) throws -> SealParameters {
@@ -136,38 +154,49 @@ enum SealCommand: ToolCommand {
 
     /// Packs a backup folder into a private, already unlinked temporary file beside the output (so the
     /// space needed is on the output's disk), ready to be sealed.
-    private static func packFolder(_ folder: String, besides outputPath: String) throws -> (
-        FileDescriptor, Manifest
-    ) {
+    private static func packFolder(_ folder: String, besides outputPath: String, leavingOutUnsupported: Bool) throws
+        -> (FileDescriptor, BackupPacker.Packed)
+    {
         let directory = outputPath == "-" ? FileSystem.temporaryDirectory : FileSystem.parentDirectory(of: outputPath)
         let packed = try FileSystem.anonymousFile(in: directory)
         do {
-            let result = try BackupPacker.pack(folder: folder, into: packed)
-            let skipped = result.skipped
-            if !skipped.isEmpty {
-                Console.notice(
-                    "left out \(skipped.count) \(skipped.count == 1 ? "file" : "files") the operating system made:"
-                        + " \(skipped.joined(separator: ", "))")
-            }
+            let result = try BackupPacker.pack(
+                folder: folder, into: packed, leavingOutUnsupported: leavingOutUnsupported)
+            reportLeftOut(result.leftOut)
             try describingFailure("cannot read the packed backup") { try packed.seek(to: 0) }
-            return (packed, result.manifest)
+            return (packed, result)
         } catch {
             try? packed.close()
             throw error
         }
     }
 
-    /// Copies standard input into a private, already unlinked temporary file: the header needs the length
-    /// before the first chunk is written.
-    private static func spoolStandardInput() throws -> FileDescriptor {
-        let spool = try FileSystem.anonymousFile()
-        do {
-            try spool.copyAll(from: .standardInput, reading: "standard input", writing: "a temporary file")
-            try describingFailure("cannot read a temporary file") { try spool.seek(to: 0) }
-        } catch {
-            try? spool.close()
-            throw error
+    /// Says, on standard error, what was left out of the backup: the operating system's files on one line,
+    /// and each file a backup cannot hold on a line with why.
+    static func reportLeftOut(_ leftOut: [FolderScan.LeftOut]) {
+        let made = leftOut.filter { $0.reason == FolderScan.operatingSystemFile }.map(\.name)
+        if !made.isEmpty {
+            Console.notice(
+                "left out \(made.count) \(made.count == 1 ? "file" : "files") the operating system made:"
+                    + " \(made.joined(separator: ", "))")
         }
-        return spool
+        let unsupported = leftOut.filter { $0.reason != FolderScan.operatingSystemFile }
+        guard !unsupported.isEmpty else { return }
+        Console.notice(
+            "left out \(unsupported.count) \(unsupported.count == 1 ? "file" : "files") a backup cannot hold"
+                + " (--leave-out-unsupported):")
+        for file in unsupported { Console.detail("\(file.name): \(file.reason)") }
+    }
+
+    /// Warns when the backup is written into the folder it backs up: this seal read the folder before the
+    /// backup existed, but the next seal of the folder would refuse the backup found in it.
+    static func warnIfWrittenInto(_ folder: String, _ outputPath: String) {
+        guard outputPath != "-",
+            case .success(let parent) = FileSystem.statusFollowingLinks(ofPath: FileSystem.parentDirectory(of: outputPath)),
+            case .success(let sealed) = FileSystem.statusFollowingLinks(ofPath: folder), parent.identity == sealed.identity
+        else { return }
+        Console.notice(
+            "warning: the backup is written into the folder it backs up; move it out before the folder is sealed"
+                + " again, which would refuse a backup inside it")
     }
 }

@@ -1,9 +1,19 @@
 import GoshuinFormat
 
-/// Asks for a passphrase on `/dev/tty` with echo off, whatever standard input and output are.
-enum TerminalPrompt {
-    /// Whether there is a controlling terminal to ask on.
-    static var isAvailable: Bool { ControllingTerminal() != nil }
+/// Asks for a passphrase on `/dev/tty` with echo off, whatever standard input and output are; the
+/// terminal is opened once for every question of one command.
+struct TerminalPrompt {
+    private let terminal: ControllingTerminal
+
+    /// The controlling terminal to ask on, or a usage error saying how else to give the passphrase.
+    init() throws(ToolError) {
+        guard let terminal = ControllingTerminal() else {
+            throw .usage(
+                "no passphrase: there is no terminal to ask on; use --passphrase-file, --passphrase-fd or"
+                    + " \(PassphraseReader.environmentVariable)")
+        }
+        self.terminal = terminal
+    }
 
     /// The longest line a terminal in canonical mode passes on whole: Linux keeps 4095 bytes of a line and
     /// drops what is typed beyond, silently, so a line that long may have been cut.
@@ -13,19 +23,16 @@ enum TerminalPrompt {
     /// the prompt with `interrupted`, and on Ctrl-Z, after which `fg` shows the prompt again).
     ///
     /// - Throws: `passphrase_too_long` for a line the terminal may have cut (``longestWholeLine``).
-    static func ask(_ prompt: String) throws(ToolError) -> SecretBytes {
-        guard let terminal = ControllingTerminal() else {
-            throw .usage("no terminal to ask for the passphrase on")
-        }
+    func ask(_ prompt: String) throws(ToolError) -> SecretBytes {
         do {
-            return try terminal.readHiddenLine(prompt: prompt, maximumLength: longestWholeLine)
+            return try terminal.readHiddenLine(prompt: prompt, maximumLength: Self.longestWholeLine)
         } catch {
             switch error {
             case .interrupted:
                 // The caller removes what it had begun.
                 throw ToolError(
                     code: .interrupted, "stopped at the passphrase prompt; nothing was written", status: .interrupted)
-            case .tooLong: throw cutLine
+            case .tooLong: throw Self.cutLine
             case .unreadable:
                 throw ToolError(code: .io, "cannot read the passphrase from the terminal", status: .ioError)
             }

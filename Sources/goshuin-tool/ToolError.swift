@@ -56,7 +56,7 @@ struct ToolError: Error {
         self.init(code: code.rawValue, message, hint: hint, status: status)
     }
 
-    private init(
+    init(
         code: String, _ message: String, hint: String? = nil, status: ExitStatus, chunkIndex: UInt64? = nil,
         details: [String] = []
     ) {
@@ -100,7 +100,10 @@ struct ToolError: Error {
     private static func hint(for code: GoshuinError.Code) -> String? {
         switch code {
         case .outputExists: return "use --force to replace it, or -o to choose another name"
-        case .destinationNotEmpty: return "give a new folder name, or empty the folder first"
+        case .unexpectedFile:
+            return "rename what has a suggested name; files a backup cannot hold can be left out with"
+                + " --leave-out-unsupported"
+        case .destinationNotEmpty: return "give the name of a new or empty folder"
         case .zipMalformed, .manifestMismatch:
             return "to get what the file holds as it is, use 'goshuin-tool open FILE -o OUTPUT'"
         case .noSpace: return "free some space, or choose a destination on another disk"

@@ -32,6 +32,7 @@ enum VerifyCommand: ToolCommand {
     static func run(_ arguments: ParsedArguments, _ context: CommandContext) throws -> CommandResult {
         let inputPath = try onlyPositional(arguments, "one INPUT.goshuin file")
         let passphraseReader = try PassphraseReader(arguments, command: name)
+        try passphraseReader.refuseSharingStandardInput(with: inputPath)
         let input = try Paths.openInput(inputPath, command: name)
         // The library checks the structure before it asks: a cut file says so at once.
         let verification = try input.closeAfter {
