@@ -541,7 +541,10 @@ async function unitTests() {
     const vp8l = (w, h) => { const bits = (w - 1) | ((h - 1) << 14); return [0x2f, ...le32(bits >>> 0), 0]; };
     equal(info(riff("VP8L", vp8l(16384, 2))), "WebP 16384x2", "VP8L");
     equal(info(riff("VP8X", [0x10, 0, 0, 0, ...le24(19999), ...le24(29999)])), "WebP 20000x30000", "VP8X");
-    equal(info([...text("GIF89a"), ...le16(65535), ...le16(100)]), "GIF 65535x100", "GIF");
+    equal(info([...text("GIF89a"), ...le16(65535), ...le16(100), 0, 0, 0, 0x3b]), "GIF 65535x100", "GIF");
+    // A frame larger than the screen it is on: the larger extent counts (after an extension and a color table).
+    const frame = [0x2c, ...le16(10), ...le16(20), ...le16(30000), ...le16(40000), 0x80, ...new Array(6).fill(0), 2, 2, 1, 2, 0];
+    equal(info([...text("GIF89a"), ...le16(1), ...le16(1), 0x80, 0, 0, ...new Array(6).fill(0), 0x21, 0xf9, 4, 0, 0, 0, 0, 0, ...frame, 0x3b]), "GIF 30010x40020", "GIF frame beyond its screen");
     equal(info([...text("BM"), ...new Array(16).fill(0), ...le32(4000), ...le32(-3000 >>> 0)]), "BMP 4000x3000", "BMP (top-down)");
     const box = (type, body) => [...be32(8 + body.length), ...text(type), ...body];
     const ispe = (w, h) => box("ispe", [0, 0, 0, 0, ...be32(w), ...be32(h)]);

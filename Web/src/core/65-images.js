@@ -54,6 +54,39 @@ function jpegSize(bytes) {
   return null;
 }
 
+/**
+ * GIF: the logical screen, grown to every frame's extent (some decoders make the canvas as large as the
+ * largest frame, whatever the screen says).
+ */
+function gifSize(bytes) {
+  if (bytes.length < 13) return null;
+  var width = u16le(bytes, 6);
+  var height = u16le(bytes, 8);
+  var at = 13 + (bytes[10] & 0x80 ? 3 << ((bytes[10] & 7) + 1) : 0);
+  function skipBlocks() {
+    while (at < bytes.length && bytes[at] !== 0) at += bytes[at] + 1;
+    at++;
+  }
+  while (at < bytes.length) {
+    var kind = bytes[at];
+    if (kind === 0x3b) break; // the trailer
+    if (kind === 0x21) {
+      at += 2;
+      skipBlocks();
+    } else if (kind === 0x2c) {
+      if (at + 10 > bytes.length) return null;
+      width = Math.max(width, u16le(bytes, at + 1) + u16le(bytes, at + 5));
+      height = Math.max(height, u16le(bytes, at + 3) + u16le(bytes, at + 7));
+      var flags = bytes[at + 9];
+      at += 10 + (flags & 0x80 ? 3 << ((flags & 7) + 1) : 0) + 1; // local color table, LZW code size
+      skipBlocks();
+    } else {
+      return null;
+    }
+  }
+  return { width: width, height: height };
+}
+
 /** WebP: the first chunk after the RIFF header, VP8 (lossy), VP8L (lossless) or VP8X (extended). */
 function webpSize(bytes) {
   var chunk = ascii(bytes, 12, 4);
@@ -130,7 +163,7 @@ function imageInfo(bytes) {
     size = webpSize(bytes);
   } else if (bytes.length >= 6 && (ascii(bytes, 0, 6) === "GIF87a" || ascii(bytes, 0, 6) === "GIF89a")) {
     type = "GIF";
-    if (bytes.length >= 10) size = { width: u16le(bytes, 6), height: u16le(bytes, 8) };
+    size = gifSize(bytes);
   } else if (bytes.length >= 2 && bytes[0] === 0x42 && bytes[1] === 0x4d) {
     type = "BMP";
     if (bytes.length >= 26) size = { width: Math.abs(u32le(bytes, 18) | 0), height: Math.abs(u32le(bytes, 22) | 0) };

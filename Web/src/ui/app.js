@@ -16,9 +16,9 @@
   var PREVIEW_PIXELS = 64000000; // the largest photo decoded for a preview (a 48-megapixel phone photo is 49)
   var DECODE_PIXELS = 64000000; // pixels being decoded at once, the grid and the viewer together
   var TABLE_COLUMNS = 50; // columns shown (the others are in records.csv)
-  var PAGE_CELLS = 10000; // cells in one page of the table (columns × rows)
+  var PAGE_CELLS = 6000; // cells in one page of the table (columns × rows)
   var PAGE_ROWS = 500; // records in one page of the table, at most
-  var KEPT_FIELDS = 2000000; // fields of records.csv kept for the table's pages
+  var KEPT_FIELDS = 1000000; // fields of records.csv kept for the table's pages
   var SHORT_CELL = 32; // characters: a cell up to this long stays on one line
   var NOTE_CELL = 160; // characters (or more than 3 line breaks): a note, shown clamped with "Show all"
   var NOTE_PREVIEW = 600; // characters of a clamped note in the page
@@ -250,7 +250,12 @@
     try {
       // Stop answers at once, even during the key derivation (which WebCrypto cannot interrupt): the
       // opening that goes on in the background ends at its next check of the signal, and is dropped.
-      var opening = core.openBackup(core.blobSource(file), secret, { signal: signal, onProgress: onProgress });
+      var opening = core.openBackup(core.blobSource(file), secret, {
+        signal: signal,
+        onProgress: function (stage, done, total, header) {
+          if (!signal.aborted) onProgress(stage, done, total, header); // a dropped opening says nothing
+        },
+      });
       opening.catch(function () {});
       var backup = await Promise.race([opening, whenAborted(signal)]);
       secret.fill(0);
@@ -277,7 +282,7 @@
       failedCode = core.asGoshuinError(error).code;
       if (failedCode === "interrupted") {
         document.body.dataset.state = "stopped";
-        showStopped("Stopped. Nothing from the backup was kept; open it again when you like.");
+        showStopped("Stopped. Nothing was kept. Open the backup again when you like.");
       } else {
         document.body.dataset.state = "failed";
         showError(error);
@@ -315,7 +320,7 @@
     document.body.classList.toggle("dragging", shown);
   }
   document.addEventListener("dragenter", function (event) {
-    if (!carriesFiles(event) || busy) return;
+    if (!carriesFiles(event) || busy || viewer.open) return;
     dragDepth++;
     showDropZone(true);
   });
@@ -332,7 +337,7 @@
     event.preventDefault();
     dragDepth = 0;
     showDropZone(false);
-    if (busy || !event.dataTransfer || event.dataTransfer.files.length === 0) return;
+    if (busy || viewer.open || !event.dataTransfer || event.dataTransfer.files.length === 0) return;
     fileInput.files = event.dataTransfer.files;
     passphrase.focus();
   });
@@ -843,7 +848,7 @@
 
   // ---- the photo viewer: one photo at the window's size, decoded one at a time
 
-  var viewerState = { index: -1, token: 0 };
+  var viewerState = { index: -1, token: 0, loading: Promise.resolve() };
   var viewerTitle = byId("viewer-title");
   var viewerDate = byId("viewer-date");
   var viewerPosition = byId("viewer-position");
@@ -902,6 +907,23 @@
     var stillCurrent = function () {
       return token === viewerState.token && session === current && !current.closed;
     };
+    // One photo at a time: this one is read only once the one before it is done, and not at all when
+    // another was asked for meanwhile (arrows held down read one photo, the last).
+    var before = viewerState.loading;
+    var finished;
+    viewerState.loading = new Promise(function (resolve) {
+      finished = resolve;
+    });
+    try {
+      await before;
+      if (!stillCurrent()) return;
+      await loadIntoViewer(current, photo, stillCurrent);
+    } finally {
+      finished();
+    }
+  }
+
+  async function loadIntoViewer(current, photo, stillCurrent) {
     try {
       if (photo.size > PREVIEW_LIMIT) {
         viewerStage.dataset.state = "large";
