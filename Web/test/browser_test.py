@@ -377,22 +377,24 @@ class Fixtures:
         # reference at its default 600,000 iterations: records.csv with an extended timestamp (0x5455) and
         # another DOS date, a photo with a DOS date only, a photo with both, manifest.json with no valid date.
         records = b"date,shrine,photo\n2026-04-03,Kasuga Taisha,IMG_0001.jpg\n2026-04-04,Todai-ji,IMG_0002.png\n"
-        photos = [("IMG_0001.jpg", jpeg), ("IMG_0002.png", seal_stamp(3))]
-        stamp = seal_stamp(3)
+        stamp, stamp3 = seal_stamp(3), seal_stamp(7)
+        photos = [("IMG_0001.jpg", jpeg), ("IMG_0002.png", stamp), ("IMG_0003.png", stamp3)]
         self.dated_modified = {
             "records.csv": 1775208607,  # 2026-04-03 09:30:07 UTC, odd seconds: the DOS time says :06
             "IMG_0001.jpg": 1767225598,  # 2025-12-31 23:59:58 UTC, from the DOS date alone
             "IMG_0002.png": 1000000000,  # 2001-09-09 01:46:40 UTC
             "manifest.json": None,  # DOS date 0 is no date: saved as 1980-01-01 00:00, without 0x5455
+            "IMG_0003.png": DOS_EPOCH,  # an extended timestamp of 1980-01-01 00:00 is a date, kept
         }
         m = manifest(records, photos, created="2026-04-04T08:00:00Z")
         zip_bytes = make_zip([
             (b"records.csv", records, True, {"dos": dos_date_time(946684800), "extra": time_field(1775208607)}),  # DOS says 2000
             (b"IMG_0001.jpg", jpeg, False, {"dos": dos_date_time(1767225598)}),
             (b"IMG_0002.png", stamp, False, {"dos": dos_date_time(1000000000), "extra": time_field(1000000000)}),
+            (b"IMG_0003.png", stamp3, False, {"extra": time_field(DOS_EPOCH)}),
             (b"manifest.json", m, True, {"dos": (0, 0)}),
         ])
-        self.dated_files = {"records.csv": records, "IMG_0001.jpg": jpeg, "IMG_0002.png": stamp, "manifest.json": m}
+        self.dated_files = {"records.csv": records, "IMG_0001.jpg": jpeg, "IMG_0002.png": stamp, "IMG_0003.png": stamp3, "manifest.json": m}
         source = self.scratch / "dated.zip"
         source.write_bytes(zip_bytes)
         self.dated = self.scratch / "dated.goshuin"
@@ -812,7 +814,8 @@ def case_default(ctx):
     assert page.evaluate("() => document.getElementById('passphrase').value") == "", "the passphrase field is cleared after opening"
     page.evaluate("() => document.activeElement.blur()")
     ctx.shots.take(page, "opened", full_page=True)
-    # Saving: records.csv, one photo, everything as a ZIP (dated 1980-01-01: goshuin-tool dates every entry so).
+    # Saving: records.csv, one photo, everything as a ZIP (1980-01-01 00:00, no date: goshuin-tool dates every
+    # entry so, and the ZIP keeps it so, without an extended timestamp).
     got = page.download(lambda: page.click("#save-records"), ["records.csv"])
     assert got["records.csv"] == f.small_records
     got = page.download(lambda: page.click('button[aria-label="Save IMG_0002.png"]'), ["IMG_0002.png"])
@@ -822,7 +825,7 @@ def case_default(ctx):
     page.evaluate("() => { delete Window.prototype.showSaveFilePicker; delete window.showSaveFilePicker; }")
     name = "goshuin-backup-20260820-183000.zip"
     got = page.download(lambda: page.click("#save-zip"), [name])
-    check_saved_zip(got[name], f.small_files, {n: DOS_EPOCH for n in f.small_files})
+    check_saved_zip(got[name], f.small_files, {n: None for n in f.small_files})
     status = page.text("#status-text")
     assert "Saved 9 files as a ZIP" in status, status
     check_clean(page)
@@ -850,7 +853,7 @@ def case_default_chromium_saving(ctx):
     page.evaluate(FOLDER_STAND_IN)
     page.click("#save-zip")
     page.wait("() => document.getElementById('status-text').textContent.includes('Saved 9 files as goshuin-backup')", timeout=30)
-    check_saved_zip(bytes.fromhex(page.evaluate("() => window.savedFile()")), f.small_files, {n: DOS_EPOCH for n in f.small_files})
+    check_saved_zip(bytes.fromhex(page.evaluate("() => window.savedFile()")), f.small_files, {n: None for n in f.small_files})
     for folder in ("goshuin-backup-20260820-183000", "goshuin-backup-20260820-183000-2"):
         page.click("#save-folder")
         page.wait("(name) => document.getElementById('status-text').textContent.includes('into the folder ' + name + '.')", folder, timeout=30)
@@ -882,7 +885,7 @@ def case_reference(ctx):
     assert open_backup(page, f.dated) == "opened", page.text("#error")
     rows = page.evaluate(TABLE_ROWS)
     assert rows["body"] == [["2026-04-03", "Kasuga Taisha", "IMG_0001.jpg"], ["2026-04-04", "Todai-ji", "IMG_0002.png"]], rows
-    tiles = settle_tiles(page, 2)
+    tiles = settle_tiles(page, 3)
     assert all(t["state"] == "shown" for t in tiles), tiles
     page.evaluate("() => { delete Window.prototype.showSaveFilePicker; delete window.showSaveFilePicker; }")
     name = "goshuin-backup-20260404-080000.zip"

@@ -588,8 +588,12 @@ async function unitTests() {
     const saved = core.buildZip(await Promise.all(backup.files.map(async (f) => ({ name: f.name, data: new Blob([await backup.read(f.name)]), crc32: f.crc32, modified: f.modified }))));
     const zip = new Uint8Array(await saved.arrayBuffer());
     const again = await core.readBackup(core.payloadSource(zip));
-    // An entry without a date was written as 1980-01-01 00:00, which reads back as that date.
-    equal(JSON.stringify(again.files.map((f) => f.modified)), JSON.stringify(backup.files.map((f) => f.modified ?? 315532800)), "read back");
+    // An entry without a date was written as 1980-01-01 00:00, which reads back as no date.
+    equal(JSON.stringify(again.files.map((f) => f.modified)), JSON.stringify(backup.files.map((f) => f.modified)), "read back");
+    const undated = await core.readBackup(core.payloadSource(makeZip(entries)));
+    equal(JSON.stringify(undated.files.map((f) => f.modified)), JSON.stringify(undated.files.map(() => null)), "1980-01-01 00:00 is no date");
+    const epoch = await core.readBackup(core.payloadSource(makeZip(entries.map((e) => ({ ...e, centralExtra: timeField(1, 315532800) })))));
+    equal(epoch.files[0].modified, 315532800, "an extended timestamp of 1980-01-01 00:00 is that date");
     const view = Buffer.from(zip);
     let at = 0;
     const seen = {};

@@ -159,7 +159,8 @@ function applyCentralZip64(fields, sizes, name) {
 /**
  * An entry's modification time in seconds since 1970 (UTC), or null: the mtime of the central record's
  * extended-timestamp extra field (0x5455, flag bit 0, a u32le) when it has one, else its DOS date and time
- * read as UTC (null when they are not a real date, as 0/0 is not). Never a reason to refuse an entry.
+ * read as UTC; null when they are not a real date (0/0) or are 1980-01-01 00:00, the first DOS date, which
+ * writers use for "no date" (goshuin-tool seal dates every entry so). Never a reason to refuse an entry.
  */
 function entryModified(fields, dosDate, dosTime) {
   for (var i = 0; i < fields.length; i++) {
@@ -177,6 +178,7 @@ function dosDateTimeSeconds(date, time) {
   var minute = (time >>> 5) & 63;
   var second = (time & 31) * 2;
   if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return null;
+  if (date === 0x21 && time === 0) return null; // 1980-01-01 00:00: no date
   var milliseconds = Date.UTC(year, month - 1, day, hour, minute, second);
   if (new Date(milliseconds).getUTCDate() !== day) return null; // 31 February
   return milliseconds / 1000;
