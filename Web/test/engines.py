@@ -275,7 +275,7 @@ class Bidi:
         self.next_id = 0
         self.listeners = []
 
-    def send(self, method, params=None, timeout=600):
+    def send(self, method, params=None, timeout=180):
         self.next_id += 1
         command = self.next_id
         self.ws.send(json.dumps({"id": command, "method": method, "params": params or {}}))
@@ -558,7 +558,7 @@ class WebKitEngine:
         options.add_argument("--javascript-can-open-windows-automatically=true")
         service = Service(executable_path=shutil.which(executable), env=dict(os.environ, HOME=self.home))
         self.driver_object = webdriver.WebKitGTK(options=options, service=service)
-        self.driver_object.set_script_timeout(600)
+        self.driver_object.set_script_timeout(180)
         self.version = self.driver_object.capabilities.get("browserVersion")
         self.driver = "WebKitWebDriver, selenium %s" % __import__("selenium").__version__
         # The first window stays on a blank page of its own (file:, so that it may open the page's file: URL).

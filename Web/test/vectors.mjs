@@ -560,6 +560,14 @@ async function unitTests() {
     // Cut or looping boxes end the walk; they never hang it or read past the bytes.
     equal(info([...box("ftyp", [...text("heic"), 0, 0, 0, 0]), ...be32(0), ...text("meta"), 0, 0, 0, 0, ...be32(3), ...text("iprp")]), "HEIC nullxnull", "cut boxes");
     equal(info([1, 2, 3]), "null nullxnull", "three bytes");
+    // Boxes nested deep: the walk stops at the depth where a photo's properties are (no stack overflow).
+    let inner = ispe(100, 100);
+    for (let i = 0; i < 1000; i++) inner = box("ipco", inner);
+    equal(info([...box("ftyp", [...text("heic"), 0, 0, 0, 0]), ...box("meta", [0, 0, 0, 0, ...box("iprp", inner)])]), "HEIC nullxnull", "deep boxes");
+    const nested = new Uint8Array(12 * 200000 + 24);
+    nested.set([...box("ftyp", [...text("heic"), 0, 0, 0, 0])]);
+    for (let i = 0, at = 16; i < 200000; i++, at += 12) nested.set([...be32(nested.length - at), ...text("meta"), 0, 0, 0, 0], at);
+    equal(JSON.stringify(core.imageInfo(nested)), JSON.stringify({ type: "HEIC", width: null, height: null }), "meta in meta, 200,000 deep");
     equal(core.photoTypeFromName("IMG_0001.HEIC"), "HEIC");
     equal(core.photoTypeFromName("IMG_0001.jpeg"), "JPEG");
     equal(core.photoTypeFromName("IMG_0001.webp"), "WebP");

@@ -128,10 +128,11 @@ function heifSize(bytes) {
       at += size;
     }
   }
-  function container(start, end) {
+  function container(start, end, depth) {
+    if (depth > 4) return; // meta/iprp/ipco/ispe: boxes nested deeper are no image property of a photo
     boxes(start, end, function (type, from, to) {
-      if (type === "meta") container(from + 4, to); // a full box: version and flags first
-      else if (type === "iprp" || type === "ipco") container(from, to);
+      if (type === "meta") container(from + 4, to, depth + 1); // a full box: version and flags first
+      else if (type === "iprp" || type === "ipco") container(from, to, depth + 1);
       else if (type === "ispe" && to - from >= 12) {
         var width = u32be(bytes, from + 4);
         var height = u32be(bytes, from + 8);
@@ -139,7 +140,7 @@ function heifSize(bytes) {
       }
     });
   }
-  container(0, bytes.length);
+  container(0, bytes.length, 0);
   return best;
 }
 

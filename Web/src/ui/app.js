@@ -373,13 +373,14 @@
       var row = reader.row(TABLE_COLUMNS);
       if (row === null) break;
       records.count++;
+      if ((records.count & 1023) === 0) setStatus("Reading the records… " + Math.floor((reader.at / text.length) * 100) + "%", reader.at / text.length);
       if (row.count > widest) widest = row.count;
       if (kept < KEPT_FIELDS) {
         records.rows.push(row.fields);
         kept += Math.max(1, row.fields.length);
         if (photoNames.size > 0) namePhotos(row.fields, dateColumn, photoNames, records.photoDates);
       }
-      await slice.pause(signal);
+      if ((records.count & 63) === 0) await slice.pause(signal);
     }
     records.totalColumns = widest;
     return records;
@@ -663,7 +664,12 @@
    * "large", info, text }, the sentence for a person.
    */
   function judgePhoto(name, bytes) {
-    var info = core.imageInfo(bytes);
+    var info;
+    try {
+      info = core.imageInfo(bytes);
+    } catch (error) {
+      info = { type: null, width: null, height: null }; // bytes no reader of headers makes sense of
+    }
     var type = info.type || core.photoTypeFromName(name);
     if (info.type === null || info.width === null)
       return { state: "unsupported", info: info, text: type + ": this browser can't show a preview. Save keeps the original photo." };
