@@ -137,7 +137,8 @@ export function deflateRaw(input, { final = true, matches = false } = {}) {
  * entries: [{ name, data, method (0|8), compressed (override), crc, usize, csize, flags, madeBy, attrs,
  *   centralExtra, comment, localOffset, startDisk, signature (central), zip64: ["usize","csize","offset"]
  *   (fields moved to the central ZIP64 extra field, and both local sizes to a 16-byte local one),
- *   centralOnly (a central record without a local header of its own: give localOffset),
+ *   centralOnly (a central record without a local header of its own: give localOffset), dosTime and
+ *   dosDate (default 0 and 0x21: 1980-01-01 00:00),
  *   local: { name, method, flags, crc, usize, csize, extra } }]
  * options: prepend, gaps: {index: bytes after that entry's data}, centralOrder: [entry indices],
  *   centralTail (bytes after the records), zip64End (true or overrides: recordSize, extensible, disk,
@@ -175,7 +176,7 @@ export function buildZip(entries, options = {}) {
       const localName = local.name !== undefined ? bytesOf(local.name) : name;
       push(
         Buffer.concat([
-          le(4, 0x04034b50), le(2, 20), le(2, local.flags ?? entry.flags ?? 0), le(2, local.method ?? method), le(2, 0), le(2, 0x21),
+          le(4, 0x04034b50), le(2, 20), le(2, local.flags ?? entry.flags ?? 0), le(2, local.method ?? method), le(2, entry.dosTime ?? 0), le(2, entry.dosDate ?? 0x21),
           le(4, local.crc ?? crc), le(4, local.csize ?? (localZip64 ? FFFF : csize)), le(4, local.usize ?? (localZip64 ? FFFF : usize)),
           le(2, localName.length), le(2, localExtra.length), localName, localExtra,
         ])
@@ -192,7 +193,7 @@ export function buildZip(entries, options = {}) {
     const comment = bytesOf(entry.comment ?? "");
     central.push(
       Buffer.concat([
-        le(4, entry.signature ?? 0x02014b50), le(2, entry.madeBy ?? 0x0314), le(2, 20), le(2, entry.flags ?? 0), le(2, method), le(2, 0), le(2, 0x21),
+        le(4, entry.signature ?? 0x02014b50), le(2, entry.madeBy ?? 0x0314), le(2, 20), le(2, entry.flags ?? 0), le(2, method), le(2, entry.dosTime ?? 0), le(2, entry.dosDate ?? 0x21),
         le(4, crc), le(4, zip64.includes("csize") ? FFFF : csize), le(4, zip64.includes("usize") ? FFFF : usize),
         le(2, name.length), le(2, centralExtra.length), le(2, comment.length), le(2, entry.startDisk ?? 0), le(2, 0),
         le(4, entry.attrs ?? 0o100644 * 65536), le(4, zip64.includes("offset") ? FFFF : localOffset), name, centralExtra, comment,

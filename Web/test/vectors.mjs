@@ -18,7 +18,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import vm from "node:vm";
 import zlib from "node:zlib";
-import { PHOTOS, RECORDS, archiveCases, backupEntries, bytesOf, crc32, deflateRaw, makeZip, manifestFor, png } from "./archive-cases.mjs";
+import { PHOTOS, RECORDS, archiveCases, backupEntries, bytesOf, crc32, deflateRaw, le, makeZip, manifestFor, png } from "./archive-cases.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repository = join(here, "..", "..");
@@ -455,6 +455,171 @@ async function unitTests() {
     const file = seal(makeZip(backupEntries()), PASSPHRASE, { iterations: 200000 });
     await core.openBackup(core.bytesSource(file), passBytes(), { onProgress: (stage, done, total) => stage === "key" && seen.push(done / total) });
     assert(seen.length >= 2 && seen[seen.length - 1] === 1, `progress ${seen}`);
+  });
+  await test("sizes in goshuin-tool's units: bytes, then KiB … TiB, one decimal below 10", async () => {
+    const cases = [
+      [0, "0 bytes"], [1, "1 byte"], [2, "2 bytes"], [1023, "1023 bytes"], [1024, "1.0 KiB"], [1401, "1.4 KiB"],
+      [10 * 1024 - 52, "9.9 KiB"], [10 * 1024, "10 KiB"], [4 << 20, "4.0 MiB"], [18 * 1048576 + 1000, "18 MiB"],
+      [1048575, "1024 KiB"], [5.5 * 2 ** 30, "5.5 GiB"], [3 * 2 ** 40, "3.0 TiB"], [2 ** 53 - 1, "8192 TiB"],
+    ];
+    for (const [bytes, text] of cases) equal(core.formatSize(bytes), text, String(bytes));
+  });
+  await test("CSV: the row reader agrees with the whole-file reader and keeps at most maxFields fields", async () => {
+    // The reader the page had before (one character at a time), as the reference.
+    function reference(text) {
+      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+      const rows = [];
+      let row = [], field = "", quoted = false, started = false, i = 0;
+      const endRow = () => {
+        row.push(field);
+        if (!(row.length === 1 && row[0] === "" && !started)) rows.push(row);
+        row = []; field = ""; started = false;
+      };
+      while (i < text.length) {
+        const c = text[i];
+        if (quoted) {
+          if (c === '"') {
+            if (text[i + 1] === '"') { field += '"'; i += 2; continue; }
+            quoted = false; i++; continue;
+          }
+          field += c; i++; continue;
+        }
+        if (c === '"' && field === "") { quoted = true; started = true; i++; }
+        else if (c === ",") { row.push(field); field = ""; started = true; i++; }
+        else if (c === "\r" || c === "\n") { endRow(); i += c === "\r" && text[i + 1] === "\n" ? 2 : 1; }
+        else { field += c; i++; }
+      }
+      if (field !== "" || row.length > 0 || started) endRow();
+      return rows;
+    }
+    const alphabet = ['"', '"', ",", ",", "\r", "\n", "\r\n", "a", "b", " ", "桜", '""'];
+    let seed = 7;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648);
+    for (let round = 0; round < 3000; round++) {
+      let text = round % 50 === 0 ? "\ufeff" : "";
+      const length = next() % 24;
+      for (let k = 0; k < length; k++) text += alphabet[next() % alphabet.length];
+      equal(JSON.stringify(core.parseCsv(text)), JSON.stringify(reference(text)), JSON.stringify(text));
+      const capped = new core.CsvReader(text);
+      const want = reference(text);
+      for (const fields of want) {
+        const row = capped.row(2);
+        equal(JSON.stringify(row), JSON.stringify({ fields: fields.slice(0, 2), count: fields.length }), JSON.stringify(text));
+      }
+      equal(capped.row(2), null, "the end");
+    }
+    const wide = new core.CsvReader(",".repeat(1000000) + "\nx\n");
+    const first = wide.row(50);
+    equal(first.count, 1000001, "fields counted");
+    equal(first.fields.length, 50, "fields kept");
+    equal(JSON.stringify(wide.row(50)), JSON.stringify({ fields: ["x"], count: 1 }));
+    equal(wide.row(50), null, "the end");
+  });
+  await test("photo headers: type and size of PNG, JPEG, WebP (VP8, VP8L, VP8X), GIF, BMP, HEIC and AVIF", async () => {
+    const be16 = (v) => [v >> 8, v & 255];
+    const be32 = (v) => [(v >>> 24) & 255, (v >>> 16) & 255, (v >>> 8) & 255, v & 255];
+    const le16 = (v) => [v & 255, v >> 8];
+    const le24 = (v) => [v & 255, (v >> 8) & 255, (v >> 16) & 255];
+    const le32 = (v) => [v & 255, (v >> 8) & 255, (v >> 16) & 255, (v >>> 24) & 255];
+    const text = (t) => [...Buffer.from(t, "latin1")];
+    const info = (bytes) => {
+      const i = core.imageInfo(new Uint8Array(bytes));
+      return `${i.type} ${i.width}x${i.height}`;
+    };
+    const pngHeader = (w, h) => [0x89, ...text("PNG\r\n\x1a\n"), ...be32(13), ...text("IHDR"), ...be32(w), ...be32(h), 8, 2, 0, 0, 0];
+    equal(info(pngHeader(20000, 20000)), "PNG 20000x20000", "PNG");
+    equal(info(pngHeader(0, 5)), "PNG nullxnull", "PNG of no pixels");
+    const app1 = [0xff, 0xe1, ...be16(2 + 3000), ...new Array(3000).fill(0xff)]; // EXIF-like, full of 0xFF
+    const sof = (marker, w, h) => [0xff, marker, ...be16(17), 8, ...be16(h), ...be16(w), 3, 1, 0x22, 0, 2, 0x11, 1, 3, 0x11, 1];
+    equal(info([0xff, 0xd8, ...app1, 0xff, 0xdb, ...be16(4), 0, 0, ...sof(0xc0, 8064, 6048)]), "JPEG 8064x6048", "baseline JPEG");
+    equal(info([0xff, 0xd8, 0xff, 0xff, ...sof(0xc2, 30000, 30000)]), "JPEG 30000x30000", "progressive, fill bytes");
+    equal(info([0xff, 0xd8, 0xff, 0xc4, ...be16(4), 0, 0, ...sof(0xc1, 640, 480)]), "JPEG 640x480", "after a DHT (C4)");
+    equal(info([0xff, 0xd8, 0xff, 0xda, ...be16(4), 0, 0, ...sof(0xc0, 640, 480)]), "JPEG nullxnull", "scan before the frame");
+    equal(info([0xff, 0xd8, 0xff, 0xe0, ...be16(1)]), "JPEG nullxnull", "a cut segment");
+    const riff = (chunk, body) => [...text("RIFF"), ...le32(4 + 8 + body.length), ...text("WEBP"), ...text(chunk), ...le32(body.length), ...body];
+    equal(info(riff("VP8 ", [0x10, 0x02, 0x00, 0x9d, 0x01, 0x2a, ...le16(16383), ...le16(12000)])), "WebP 16383x12000", "VP8");
+    const vp8l = (w, h) => { const bits = (w - 1) | ((h - 1) << 14); return [0x2f, ...le32(bits >>> 0), 0]; };
+    equal(info(riff("VP8L", vp8l(16384, 2))), "WebP 16384x2", "VP8L");
+    equal(info(riff("VP8X", [0x10, 0, 0, 0, ...le24(19999), ...le24(29999)])), "WebP 20000x30000", "VP8X");
+    equal(info([...text("GIF89a"), ...le16(65535), ...le16(100), 0, 0, 0, 0x3b]), "GIF 65535x100", "GIF");
+    // A frame larger than the screen it is on: the larger extent counts (after an extension and a color table).
+    const frame = [0x2c, ...le16(10), ...le16(20), ...le16(30000), ...le16(40000), 0x80, ...new Array(6).fill(0), 2, 2, 1, 2, 0];
+    equal(info([...text("GIF89a"), ...le16(1), ...le16(1), 0x80, 0, 0, ...new Array(6).fill(0), 0x21, 0xf9, 4, 0, 0, 0, 0, 0, ...frame, 0x3b]), "GIF 30010x40020", "GIF frame beyond its screen");
+    equal(info([...text("BM"), ...new Array(16).fill(0), ...le32(4000), ...le32(-3000 >>> 0)]), "BMP 4000x3000", "BMP (top-down)");
+    const box = (type, body) => [...be32(8 + body.length), ...text(type), ...body];
+    const ispe = (w, h) => box("ispe", [0, 0, 0, 0, ...be32(w), ...be32(h)]);
+    const heif = (brand, extents) => [
+      ...box("ftyp", [...text(brand), 0, 0, 0, 0, ...text("mif1"), ...text(brand)]),
+      ...box("meta", [0, 0, 0, 0, ...box("hdlr", new Array(24).fill(0)), ...box("iprp", [...box("ipco", [box("hvcC", [1, 2, 3]), ...extents.map(([w, h]) => ispe(w, h))].flat()), ...box("ipma", [0, 0, 0, 0])])]),
+      ...box("mdat", [1, 2, 3, 4]),
+    ];
+    equal(info(heif("heic", [[512, 512], [4032, 3024], [512, 512]])), "HEIC 4032x3024", "HEIC grid: the largest extent");
+    equal(info(heif("avif", [[20000, 20000]])), "AVIF 20000x20000", "AVIF");
+    equal(info(heif("mif1", [])), "HEIF nullxnull", "HEIF without an extent");
+    equal(info([...box("ftyp", [...text("isom"), 0, 0, 0, 0, ...text("mp41")])]), "null nullxnull", "an MP4 is no photo");
+    // Cut or looping boxes end the walk; they never hang it or read past the bytes.
+    equal(info([...box("ftyp", [...text("heic"), 0, 0, 0, 0]), ...be32(0), ...text("meta"), 0, 0, 0, 0, ...be32(3), ...text("iprp")]), "HEIC nullxnull", "cut boxes");
+    equal(info([1, 2, 3]), "null nullxnull", "three bytes");
+    // Boxes nested deep: the walk stops at the depth where a photo's properties are (no stack overflow).
+    let inner = ispe(100, 100);
+    for (let i = 0; i < 1000; i++) inner = box("ipco", inner);
+    equal(info([...box("ftyp", [...text("heic"), 0, 0, 0, 0]), ...box("meta", [0, 0, 0, 0, ...box("iprp", inner)])]), "HEIC nullxnull", "deep boxes");
+    const nested = new Uint8Array(12 * 200000 + 24);
+    nested.set([...box("ftyp", [...text("heic"), 0, 0, 0, 0])]);
+    for (let i = 0, at = 16; i < 200000; i++, at += 12) nested.set([...be32(nested.length - at), ...text("meta"), 0, 0, 0, 0], at);
+    equal(JSON.stringify(core.imageInfo(nested)), JSON.stringify({ type: "HEIC", width: null, height: null }), "meta in meta, 200,000 deep");
+    equal(core.photoTypeFromName("IMG_0001.HEIC"), "HEIC");
+    equal(core.photoTypeFromName("IMG_0001.jpeg"), "JPEG");
+    equal(core.photoTypeFromName("IMG_0001.webp"), "WebP");
+  });
+  await test("entry dates: 0x5455 first, else the DOS date as UTC, else none; the ZIP writer keeps them", async () => {
+    const mtime = Date.UTC(2026, 2, 15, 9, 30, 7) / 1000;
+    const timeField = (flags, seconds) => Buffer.concat([le(2, 0x5455), le(2, seconds === undefined ? 1 : 5), le(1, flags), ...(seconds === undefined ? [] : [le(4, seconds)])]);
+    const dos = (y, mo, d, h, mi, s) => ({ dosDate: ((y - 1980) << 9) | (mo << 5) | d, dosTime: (h << 11) | (mi << 5) | (s >> 1) });
+    const entries = backupEntries();
+    const dated = entries.map((entry) => {
+      if (entry.name === "records.csv") return { ...entry, centralExtra: timeField(1, mtime), ...dos(2001, 1, 1, 0, 0, 0) };
+      if (entry.name === "IMG_0001.jpg") return { ...entry, ...dos(2025, 12, 31, 23, 59, 58) };
+      if (entry.name === "manifest.json") return { ...entry, dosDate: 0, dosTime: 0 };
+      return { ...entry, centralExtra: timeField(0, 1), ...dos(2024, 2, 29, 12, 0, 0) }; // flag 0: no mtime
+    });
+    const backup = await core.readBackup(core.payloadSource(makeZip(dated)));
+    const when = Object.fromEntries(backup.files.map((f) => [f.name, f.modified]));
+    equal(when["records.csv"], mtime, "0x5455");
+    equal(when["IMG_0001.jpg"], Date.UTC(2025, 11, 31, 23, 59, 58) / 1000, "DOS as UTC");
+    equal(when["manifest.json"], null, "no date");
+    for (const file of backup.files.filter((f) => !["records.csv", "IMG_0001.jpg", "manifest.json"].includes(f.name)))
+      equal(file.modified, Date.UTC(2024, 1, 29, 12) / 1000, "0x5455 without its mtime bit: the DOS date");
+    const nothing = await core.readBackup(core.payloadSource(makeZip(entries.map((e) => ({ ...e, dosDate: (2 << 5) | 31 | (1 << 9) })))));
+    equal(nothing.files[0].modified, null, "31 February 1981 is no date");
+    // Written: the DOS date (UTC) and 0x5455 in the local header and the central record; read back the same.
+    const saved = core.buildZip(await Promise.all(backup.files.map(async (f) => ({ name: f.name, data: new Blob([await backup.read(f.name)]), crc32: f.crc32, modified: f.modified }))));
+    const zip = new Uint8Array(await saved.arrayBuffer());
+    const again = await core.readBackup(core.payloadSource(zip));
+    // An entry without a date was written as 1980-01-01 00:00, which reads back as no date.
+    equal(JSON.stringify(again.files.map((f) => f.modified)), JSON.stringify(backup.files.map((f) => f.modified)), "read back");
+    const undated = await core.readBackup(core.payloadSource(makeZip(entries)));
+    equal(JSON.stringify(undated.files.map((f) => f.modified)), JSON.stringify(undated.files.map(() => null)), "1980-01-01 00:00 is no date");
+    const epoch = await core.readBackup(core.payloadSource(makeZip(entries.map((e) => ({ ...e, centralExtra: timeField(1, 315532800) })))));
+    equal(epoch.files[0].modified, 315532800, "an extended timestamp of 1980-01-01 00:00 is that date");
+    const view = Buffer.from(zip);
+    let at = 0;
+    const seen = {};
+    while (view.readUInt32LE(at) === 0x04034b50) {
+      const nameLength = view.readUInt16LE(at + 26), extraLength = view.readUInt16LE(at + 28);
+      const name = view.toString("latin1", at + 30, at + 30 + nameLength);
+      seen[name] = { time: view.readUInt16LE(at + 10), date: view.readUInt16LE(at + 12), extra: view.subarray(at + 30 + nameLength, at + 30 + nameLength + extraLength).toString("hex") };
+      at += 30 + nameLength + extraLength + view.readUInt32LE(at + 18);
+    }
+    const records = seen["records.csv"];
+    equal(records.extra, "55540500" + "01" + le(4, mtime).toString("hex"), "local 0x5455");
+    equal(records.date, ((2026 - 1980) << 9) | (3 << 5) | 15, "DOS date");
+    equal(records.time, (9 << 11) | (30 << 5) | 3, "DOS time (two-second steps)");
+    equal(seen["manifest.json"].extra, "", "no date: no field");
+    equal(seen["manifest.json"].date, 0x21, "no date: 1980-01-01");
+    equal(seen["manifest.json"].time, 0, "no date: 00:00");
+    equal(core.dosDateTime(0).date, 0x21, "before 1980: 1980-01-01");
+    equal(core.dosDateTime(0xffffffff).date, (126 << 9) | (2 << 5) | 7, "the last u32 second: 2106-02-07");
   });
   await test("every error code has advice", async () => {
     for (const code of ["short_header", "bad_magic", "unsupported_version", "iterations_out_of_range", "chunk_size_out_of_range", "empty_payload", "too_many_chunks", "truncated", "trailing_data", "chunk_length_invalid", "auth_failed", "chunk_damaged", "zip_malformed", "unsafe_entry_name", "duplicate_entry", "unsupported_entry", "zip_limit_exceeded", "entry_corrupt", "manifest_invalid", "manifest_mismatch", "io"])

@@ -52,15 +52,24 @@ function quotedName(bytes) {
   return text + (bytes.length > 80 ? '…"' : '"');
 }
 
-/** A byte count for people: 1.2 GB, 345 KB, 12 bytes. */
+/**
+ * A byte count for people, in goshuin-tool's one unit system: under 1,024 bytes "1 byte" or "N bytes", else
+ * KiB, MiB, GiB, TiB (1,024-based) with one decimal below 10 ("4.0 MiB", "1.4 KiB") and a whole number from
+ * 10 ("18 MiB"), rounded half up as the tool rounds.
+ */
 function formatSize(bytes) {
-  if (bytes < 1000) return bytes + (bytes === 1 ? " byte" : " bytes");
-  var units = ["KB", "MB", "GB", "TB"];
+  bytes = Number(bytes);
+  if (bytes < 1024) return bytes === 1 ? "1 byte" : bytes + " bytes";
+  var units = ["KiB", "MiB", "GiB", "TiB"];
   var value = bytes;
   var unit = -1;
-  while (value >= 1000 && unit < units.length - 1) {
-    value /= 1000;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
     unit++;
   }
-  return (value >= 100 ? Math.round(value) : value.toFixed(1)) + " " + units[unit];
+  if (value < 10) {
+    var tenths = Math.round(value * 10);
+    return Math.floor(tenths / 10) + "." + (tenths % 10) + " " + units[unit];
+  }
+  return Math.round(value) + " " + units[unit];
 }

@@ -156,6 +156,34 @@ function applyCentralZip64(fields, sizes, name) {
   for (var i = 0; i < wanted.length; i++) sizes[wanted[i]] = u64le(data, 8 * i);
 }
 
+/**
+ * An entry's modification time in seconds since 1970 (UTC), or null: the mtime of the central record's
+ * extended-timestamp extra field (0x5455, flag bit 0, a u32le) when it has one, else its DOS date and time
+ * read as UTC; null when they are not a real date (0/0) or are 1980-01-01 00:00, the first DOS date, which
+ * writers use for "no date" (goshuin-tool seal dates every entry so). Never a reason to refuse an entry.
+ */
+function entryModified(fields, dosDate, dosTime) {
+  for (var i = 0; i < fields.length; i++) {
+    var data = fields[i].data;
+    if (fields[i].id === 0x5455 && data.length >= 5 && (data[0] & 1) !== 0) return u32le(data, 1);
+  }
+  return dosDateTimeSeconds(dosDate, dosTime);
+}
+
+function dosDateTimeSeconds(date, time) {
+  var year = 1980 + (date >>> 9);
+  var month = (date >>> 5) & 15;
+  var day = date & 31;
+  var hour = time >>> 11;
+  var minute = (time >>> 5) & 63;
+  var second = (time & 31) * 2;
+  if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return null;
+  if (date === 0x21 && time === 0) return null; // 1980-01-01 00:00: no date
+  var milliseconds = Date.UTC(year, month - 1, day, hour, minute, second);
+  if (new Date(milliseconds).getUTCDate() !== day) return null; // 31 February
+  return milliseconds / 1000;
+}
+
 function checkDeclaredSizes(name, method, compressed, uncompressed) {
   if (name === MANIFEST_NAME && uncompressed > BigInt(MANIFEST_MAX_SIZE))
     throw new GoshuinError("zip_limit_exceeded", "manifest.json declares " + uncompressed + " bytes; at most 16 MiB");
@@ -177,6 +205,8 @@ async function readCentralRecord(payload, offset, index, directoryEnd) {
   var madeBy = u16le(fixed, 4);
   var flags = u16le(fixed, 8);
   var method = u16le(fixed, 10);
+  var dosTime = u16le(fixed, 12);
+  var dosDate = u16le(fixed, 14);
   var crc = u32le(fixed, 16);
   var compressed = u32le(fixed, 20);
   var uncompressed = u32le(fixed, 24);
@@ -195,7 +225,8 @@ async function readCentralRecord(payload, offset, index, directoryEnd) {
   var name = String.fromCharCode.apply(null, nameBytes);
   checkEntryKind(name, flags, method, madeBy, attributes);
   var sizes = { compressed: BigInt(compressed), uncompressed: BigInt(uncompressed), offset: BigInt(localOffset) };
-  applyCentralZip64(extraFields(variable.subarray(nameLength, nameLength + extraLength), name), sizes, name);
+  var extras = extraFields(variable.subarray(nameLength, nameLength + extraLength), name);
+  applyCentralZip64(extras, sizes, name);
   if (startDisk !== 0) throw zipMalformed(name + " is on another disk");
   checkDeclaredSizes(name, method, sizes.compressed, sizes.uncompressed);
   return {
@@ -209,6 +240,7 @@ async function readCentralRecord(payload, offset, index, directoryEnd) {
       uncompressedSize: sizes.uncompressed,
       localHeaderOffset: sizes.offset,
       dataOffset: null,
+      modified: entryModified(extras, dosDate, dosTime),
     },
     next: offset + 46 + variableLength,
   };

@@ -129,11 +129,15 @@ class Backup {
     this.photos = manifest.photos.map(function (file) {
       return { name: file.name, size: file.size };
     });
-    /** Every entry as `goshuin-tool open --extract` writes it: manifest.json, records.csv, the photos. */
+    /**
+     * Every entry as `goshuin-tool open --extract` writes it: manifest.json, records.csv, the photos; each
+     * with its CRC-32 and its modification time from the central directory (seconds, UTC, or null).
+     */
     this.files = [{ name: MANIFEST_NAME, size: Number(byName.get(MANIFEST_NAME).uncompressedSize) }, this.records]
       .concat(this.photos)
       .map(function (file) {
-        return { name: file.name, size: file.size, crc32: byName.get(file.name).crc32 };
+        var entry = byName.get(file.name);
+        return { name: file.name, size: file.size, crc32: entry.crc32, modified: entry.modified };
       });
   }
 

@@ -1,10 +1,26 @@
 // A plain ZIP of verified files, for saving everything as one download: stored entries, Unix mode 0644,
-// 1980-01-01 00:00, no extra field but ZIP64 where a value does not fit 32 bits, no comment. Sizes and
-// CRC-32s are known before any data is written (the entries were verified), so the ZIP can be written
-// front to back as its data streams.
+// each entry's date from the backup (its DOS date and time in UTC and the same time in an extended-timestamp
+// field 0x5455, local and central; 1980-01-01 00:00 and no such field for an entry without a date), ZIP64
+// where a value does not fit 32 bits, no comment. Sizes and CRC-32s are known before any data is written
+// (the entries were verified), so the ZIP can be written front to back as its data streams.
+
+var DOS_EPOCH = { date: 0x21, time: 0 }; // 1980-01-01 00:00
+
+/** The DOS date and time (UTC) of `seconds` since 1970, within what DOS dates hold (1980 … 2107). */
+function dosDateTime(seconds) {
+  if (seconds === null || seconds === undefined || !(seconds >= 315532800)) return DOS_EPOCH;
+  var d = new Date(seconds * 1000);
+  var year = d.getUTCFullYear();
+  if (year > 2107) return { date: (127 << 9) | (12 << 5) | 31, time: (23 << 11) | (59 << 5) | 29 };
+  return {
+    date: ((year - 1980) << 9) | ((d.getUTCMonth() + 1) << 5) | d.getUTCDate(),
+    time: (d.getUTCHours() << 11) | (d.getUTCMinutes() << 5) | (d.getUTCSeconds() >> 1),
+  };
+}
 
 /**
- * The headers of a ZIP of `files` ([{ name (ASCII), size, crc32 }], in order): `locals[i]` goes before
+ * The headers of a ZIP of `files` ([{ name (ASCII), size, crc32, modified }], in order; `modified` in
+ * seconds since 1970, UTC, or null): `locals[i]` goes before
  * file i's data, `tail` (central directory and end records) after the last file. `limit` (tests only)
  * lowers the value from which ZIP64 fields are used.
  */
@@ -36,20 +52,28 @@ function zipPlan(files, limit) {
     var name = utf8Bytes(file.name);
     var size = file.size;
     var big = size >= limit;
-    var localExtra = big ? join([le(2, 1), le(2, 16), le(8, size), le(8, size)]) : new Uint8Array(0);
+    var modified = file.modified;
+    var dos = dosDateTime(modified);
+    var hasTime = typeof modified === "number" && modified >= 0 && modified <= U32_MAX;
+    // The extended timestamp: flags 1 (the modification time only), then the time; the same both places.
+    var timeField = hasTime ? join([le(2, 0x5455), le(2, 5), le(1, 1), le(4, modified)]) : new Uint8Array(0);
+    var localExtra = join([big ? join([le(2, 1), le(2, 16), le(8, size), le(8, size)]) : new Uint8Array(0), timeField]);
     var local = join([
-      le(4, SIG_LOCAL), le(2, big ? 45 : 20), le(2, 0), le(2, 0), le(2, 0), le(2, 0x21), le(4, file.crc32),
+      le(4, SIG_LOCAL), le(2, big ? 45 : 20), le(2, 0), le(2, 0), le(2, dos.time), le(2, dos.date), le(4, file.crc32),
       le(4, big ? U32_MAX : size), le(4, big ? U32_MAX : size), le(2, name.length), le(2, localExtra.length), name, localExtra,
     ]);
     var farOffset = offset >= limit;
     var extraValues = [];
     if (big) extraValues.push(le(8, size), le(8, size));
     if (farOffset) extraValues.push(le(8, offset));
-    var centralExtra = extraValues.length ? join([le(2, 1), le(2, 8 * extraValues.length)].concat(extraValues)) : new Uint8Array(0);
+    var centralExtra = join([
+      extraValues.length ? join([le(2, 1), le(2, 8 * extraValues.length)].concat(extraValues)) : new Uint8Array(0),
+      timeField,
+    ]);
     var version = big || farOffset ? 45 : 20;
     central.push(join([
       le(4, SIG_CENTRAL), le(2, 0x0300 | version), le(2, version), le(2, 0), le(2, 0),
-      le(2, 0), le(2, 0x21), le(4, file.crc32), le(4, big ? U32_MAX : size), le(4, big ? U32_MAX : size),
+      le(2, dos.time), le(2, dos.date), le(4, file.crc32), le(4, big ? U32_MAX : size), le(4, big ? U32_MAX : size),
       le(2, name.length), le(2, centralExtra.length), le(2, 0), le(2, 0), le(2, 0), le(4, 0o100644 * 65536),
       le(4, farOffset ? U32_MAX : offset), name, centralExtra,
     ]));
@@ -77,11 +101,11 @@ function zipPlan(files, limit) {
   return { locals: locals, tail: tailBytes, size: offset + tailBytes.length };
 }
 
-/** A ZIP of `files` ([{ name, data (Blob), crc32 }]) as one Blob. */
+/** A ZIP of `files` ([{ name, data (Blob), crc32, modified }]) as one Blob. */
 function buildZip(files, limit) {
   var plan = zipPlan(
     files.map(function (file) {
-      return { name: file.name, size: file.data.size, crc32: file.crc32 };
+      return { name: file.name, size: file.data.size, crc32: file.crc32, modified: file.modified };
     }),
     limit
   );

@@ -1,17 +1,31 @@
-// The page: the form, progress, errors, the records table, the photo grid and saving. Text from the backup
-// reaches the DOM only through textContent and attributes, never as HTML. Photos are decrypted when they
-// come near the screen and their blob URLs are revoked when far away, so memory stays flat.
+// The page: the form, progress, errors, the records table, the photo grid, the photo viewer and saving.
+// Text from the backup reaches the DOM only through textContent and attributes, never as HTML. Photos are
+// decrypted when they come near the screen and their blob URLs are revoked when far away, so memory stays
+// flat; none is decoded before its header said what it is and how many pixels it has. The table is built
+// a page of bounded size at a time, in slices between which the browser stays responsive, whatever
+// records.csv holds.
 (function () {
   "use strict";
   if (typeof document === "undefined") return; // the tests load this script in Node for GoshuinCore only
 
   var core = GoshuinCore;
-  var PREVIEW_LIMIT = 64 * 1048576; // photos larger than this are not previewed (saving still works)
+  var PREVIEW_LIMIT = 64 * 1048576; // photos and records.csv larger than this are not shown (saving still works)
   var THUMBNAIL_SIZE = 480; // pixels, the longer side of a photo as the grid shows it
   var KEPT_BYTES = 64 * 1048576; // what the grid's images may hold, beyond the ones near the screen
   var KEPT_PHOTOS = 400;
-  var TABLE_LIMIT = 50000; // records shown in the table (a backup's records.csv has far fewer)
+  var PREVIEW_PIXELS = 64000000; // the largest photo decoded for a preview (a 48-megapixel phone photo is 49)
+  var DECODE_PIXELS = 64000000; // pixels being decoded at once, the grid and the viewer together
+  var TABLE_COLUMNS = 50; // columns shown (the others are in records.csv)
+  var PAGE_CELLS = 6000; // cells in one page of the table (columns × rows)
+  var PAGE_ROWS = 500; // records in one page of the table, at most
+  var KEPT_FIELDS = 1000000; // fields of records.csv kept for the table's pages
+  var SHORT_CELL = 32; // characters: a cell up to this long stays on one line
+  var NOTE_CELL = 160; // characters (or more than 3 line breaks): a note, shown clamped with "Show all"
+  var NOTE_PREVIEW = 600; // characters of a clamped note in the page
+  var NOTE_LIMIT = 100000; // characters of a note shown in full
+  var SLICE_MS = 12; // work between two yields to the browser
   var PHOTO_TYPES = { jpg: "image/jpeg", jpeg: "image/jpeg", png: "image/png", heic: "image/heic", heif: "image/heif", webp: "image/webp" };
+  var SNIFFED_TYPES = { JPEG: "image/jpeg", PNG: "image/png", WebP: "image/webp", GIF: "image/gif", BMP: "image/bmp", HEIC: "image/heic", HEIF: "image/heif", AVIF: "image/avif" };
 
   function byId(id) {
     return document.getElementById(id);
@@ -25,6 +39,8 @@
   var statusText = byId("status-text");
   var alertBox = byId("error");
   var result = byId("result");
+  var dropZone = byId("drop-zone");
+  var viewer = byId("viewer");
 
   var session = null; // the opened backup and what the page made from it
   var controller = null; // the AbortController of the running task
@@ -35,6 +51,42 @@
     if (attributes) for (var key in attributes) node.setAttribute(key, attributes[key]);
     if (text !== undefined) node.textContent = text;
     return node;
+  }
+
+  function count(n, one, many) {
+    return n.toLocaleString("en-US") + " " + (n === 1 ? one : many);
+  }
+
+  function now() {
+    return performance.now();
+  }
+
+  // ---- yielding to the browser between slices of work (not throttled in a background tab, unlike setTimeout)
+
+  var yieldChannel = new MessageChannel();
+  var yieldWaiting = [];
+  yieldChannel.port1.onmessage = function () {
+    var resolve = yieldWaiting.shift();
+    if (resolve) resolve();
+  };
+  function yieldToBrowser() {
+    if (typeof scheduler !== "undefined" && scheduler && typeof scheduler.yield === "function") return scheduler.yield();
+    return new Promise(function (resolve) {
+      yieldWaiting.push(resolve);
+      yieldChannel.port2.postMessage(0);
+    });
+  }
+  /** A slicer: `await slicer.pause(signal)` yields when the current slice has run SLICE_MS. */
+  function slicer() {
+    var started = now();
+    return {
+      pause: async function (signal) {
+        if (now() - started < SLICE_MS) return;
+        await yieldToBrowser();
+        if (signal && signal.aborted) throw new core.GoshuinError("interrupted", "stopped");
+        started = now();
+      },
+    };
   }
 
   // ---- status, progress, errors
@@ -58,20 +110,19 @@
     setStatus("", null, true);
   }
 
+  /** The alert: first what happened and what to do, in words; then the code and details in small type. */
   function showError(error, focus, title) {
     var failure = core.asGoshuinError(error);
     if (failure.code === "internal") console.error(error); // a bug of this page: keep its stack for the console
     alertBox.replaceChildren();
-    var line = element("p");
-    line.append(element("strong", null, (title || "Could not open the backup") + ": "), element("code", { class: "code" }, failure.code));
-    if (failure.chunkIndex !== undefined) line.append(" (chunk " + failure.chunkIndex + ")");
-    alertBox.append(line, element("p", null, core.advice(failure.code)));
-    if (failure.detail) alertBox.append(element("p", { class: "detail" }, "Details: " + failure.detail));
+    var lead = element("p", { class: "error-lead" });
+    lead.append(element("strong", null, (title || "Could not open the backup") + "."), " " + core.advice(failure.code));
+    var code = element("p", { class: "error-code" });
+    code.append("Code ", element("code", { class: "code" }, failure.code));
+    if (failure.chunkIndex !== undefined) code.append(" (chunk " + failure.chunkIndex + ")");
+    if (failure.detail) code.append(" · ", element("span", { class: "detail" }, "Details: " + failure.detail));
+    alertBox.append(lead, code);
     if (focus) focus.focus();
-  }
-
-  function showNote(text) {
-    alertBox.replaceChildren(element("p", null, text));
   }
 
   function clearError() {
@@ -84,13 +135,15 @@
     fileInput.disabled = value;
     passphrase.disabled = value;
     cancelButton.hidden = !value;
-    result.querySelectorAll(".save-action").forEach(function (button) {
+    document.querySelectorAll(".save-action").forEach(function (button) {
       button.disabled = value;
     });
   }
 
+  var taskFocus = null; // what had the focus when a save started, to give it back
   function startTask() {
     controller = new AbortController();
+    taskFocus = document.activeElement;
     setBusy(true);
     return controller.signal;
   }
@@ -98,15 +151,37 @@
   function endTask() {
     controller = null;
     setBusy(false);
+    // A button disabled while it worked lost the focus to the page: it gets it back.
+    var active = document.activeElement;
+    if ((active === null || active === document.body) && taskFocus && taskFocus.isConnected && !taskFocus.disabled) taskFocus.focus();
+    taskFocus = null;
   }
 
   cancelButton.addEventListener("click", function () {
     if (controller) controller.abort();
   });
 
+  /** A promise that fails with `interrupted` when `signal` is aborted. */
+  function whenAborted(signal) {
+    return new Promise(function (resolve, reject) {
+      var stop = function () {
+        reject(new core.GoshuinError("interrupted", "stopped"));
+      };
+      if (signal.aborted) stop();
+      else signal.addEventListener("abort", stop, { once: true });
+    });
+  }
+
+  /** Stop, said calmly in the status line: nothing is wrong with the backup. */
+  function showStopped(text) {
+    clearError();
+    setStatus(text, null, true);
+  }
+
   // ---- opening
 
   function resetResult() {
+    closeViewer(false);
     if (session) {
       session.closed = true;
       if (session.observer) session.observer.disconnect();
@@ -154,6 +229,7 @@
     if (busy) return;
     resetResult();
     clearError();
+    clearStatus();
     document.body.dataset.state = "opening";
     var file = fileInput.files && fileInput.files[0];
     if (!file) {
@@ -167,36 +243,62 @@
       return;
     }
     var signal = startTask();
+    cancelButton.focus(); // Open is disabled now; the one thing to do is Stop
     var secret = core.utf8Bytes(passphrase.value);
     var failedCode = null;
     setStatus("Checking the file's structure…", undefined, true);
     try {
-      var backup = await core.openBackup(core.blobSource(file), secret, { signal: signal, onProgress: onProgress });
+      // Stop answers at once, even during the key derivation (which WebCrypto cannot interrupt): the
+      // opening that goes on in the background ends at its next check of the signal, and is dropped.
+      var opening = core.openBackup(core.blobSource(file), secret, {
+        signal: signal,
+        onProgress: function (stage, done, total, header) {
+          if (!signal.aborted) onProgress(stage, done, total, header); // a dropped opening says nothing
+        },
+      });
+      opening.catch(function () {});
+      var backup = await Promise.race([opening, whenAborted(signal)]);
       secret.fill(0);
-      setStatus("Showing the records and photos…", undefined, true);
-      var recordsBytes = backup.records.size <= PREVIEW_LIMIT ? await backup.read(core.RECORDS_NAME, signal) : null;
+      setStatus("Reading the records…", undefined, true);
+      var records = null;
+      if (backup.records.size <= PREVIEW_LIMIT) {
+        var recordsBytes = await backup.read(core.RECORDS_NAME, signal);
+        var text = new TextDecoder("utf-8").decode(recordsBytes);
+        recordsBytes = null;
+        records = await readRecords(text, backup.photos, signal);
+      }
       if (signal.aborted) throw new core.GoshuinError("interrupted", "stopped");
-      showBackup(backup, recordsBytes);
+      showBackup(backup, records);
+      await showRecordsPage(0, signal);
+      if (signal.aborted) throw new core.GoshuinError("interrupted", "stopped");
       passphrase.value = "";
       clearStatus();
       document.body.dataset.state = "opened";
-      byId("result-heading").focus();
+      observePhotos(session);
     } catch (error) {
       secret.fill(0);
       resetResult();
       clearStatus();
-      document.body.dataset.state = "failed";
-      showError(error);
       failedCode = core.asGoshuinError(error).code;
+      if (failedCode === "interrupted") {
+        document.body.dataset.state = "stopped";
+        showStopped("Stopped. Nothing was kept. Open the backup again when you like.");
+      } else {
+        document.body.dataset.state = "failed";
+        showError(error);
+      }
     } finally {
+      taskFocus = null;
       endTask();
     }
-    if (failedCode === "auth_failed") {
+    if (failedCode === null) {
+      byId("result-heading").focus();
+    } else if (failedCode === "auth_failed") {
       passphrase.focus(); // to type it again at once
       passphrase.select();
     } else if (failedCode === "interrupted") {
       openButton.focus();
-    } else if (failedCode !== null) {
+    } else {
       fileInput.focus(); // most likely, another file is needed
     }
   }
@@ -206,16 +308,107 @@
     open();
   });
 
-  // A file dropped anywhere on the page is taken as the backup (and the browser does not navigate to it).
+  // A file dropped anywhere on the page is taken as the backup (and the browser does not navigate to it);
+  // while one is dragged over the page, the page shows that it can be dropped anywhere.
+  var dragDepth = 0;
+  function carriesFiles(event) {
+    var types = event.dataTransfer && event.dataTransfer.types;
+    return !!types && Array.prototype.indexOf.call(types, "Files") >= 0;
+  }
+  function showDropZone(shown) {
+    dropZone.hidden = !shown;
+    document.body.classList.toggle("dragging", shown);
+  }
+  document.addEventListener("dragenter", function (event) {
+    if (!carriesFiles(event) || busy || viewer.open) return;
+    dragDepth++;
+    showDropZone(true);
+  });
+  document.addEventListener("dragleave", function (event) {
+    if (!carriesFiles(event)) return;
+    dragDepth = Math.max(0, dragDepth - 1);
+    if (dragDepth === 0) showDropZone(false);
+  });
   document.addEventListener("dragover", function (event) {
     event.preventDefault();
+    if (event.dataTransfer) event.dataTransfer.dropEffect = busy ? "none" : "copy";
   });
   document.addEventListener("drop", function (event) {
     event.preventDefault();
-    if (busy || !event.dataTransfer || event.dataTransfer.files.length === 0) return;
+    dragDepth = 0;
+    showDropZone(false);
+    if (busy || viewer.open || !event.dataTransfer || event.dataTransfer.files.length === 0) return;
     fileInput.files = event.dataTransfer.files;
     passphrase.focus();
   });
+
+  // ---- records.csv, read in slices
+
+  function photoKey(name) {
+    return name.toLowerCase();
+  }
+
+  /**
+   * The table's rows from records.csv: at most TABLE_COLUMNS fields of each row and KEPT_FIELDS fields in
+   * all are kept, every row is counted; and for each photo that a record names, that record's date.
+   */
+  async function readRecords(text, photos, signal) {
+    var reader = new core.CsvReader(text);
+    var slice = slicer();
+    var photoNames = new Set(
+      photos.map(function (photo) {
+        return photoKey(photo.name);
+      })
+    );
+    var header = reader.row(TABLE_COLUMNS);
+    var records = { header: header ? header.fields : [], totalColumns: header ? header.count : 0, rows: [], count: 0, photoDates: new Map() };
+    if (!header) return records;
+    var dateColumn = -1;
+    header.fields.forEach(function (name, index) {
+      if (dateColumn < 0 && /date|day|日付/i.test(name.trim())) dateColumn = index;
+    });
+    var kept = 0;
+    var widest = header.count;
+    for (;;) {
+      var row = reader.row(TABLE_COLUMNS);
+      if (row === null) break;
+      records.count++;
+      if ((records.count & 1023) === 0) setStatus("Reading the records… " + Math.floor((reader.at / text.length) * 100) + "%", reader.at / text.length);
+      if (row.count > widest) widest = row.count;
+      if (kept < KEPT_FIELDS) {
+        records.rows.push(row.fields);
+        kept += Math.max(1, row.fields.length);
+        if (photoNames.size > 0) namePhotos(row.fields, dateColumn, photoNames, records.photoDates);
+      }
+      if ((records.count & 63) === 0) await slice.pause(signal);
+    }
+    records.totalColumns = widest;
+    return records;
+  }
+
+  /** The photos a record names (a field that is, or lists, photo names), each with the record's date. */
+  function namePhotos(fields, dateColumn, photoNames, dates) {
+    var date = dateColumn >= 0 ? fields[dateColumn] : undefined;
+    if (!date) {
+      for (var i = 0; i < fields.length; i++) {
+        if (/^\d{4}-\d{2}-\d{2}/.test(fields[i])) {
+          date = fields[i];
+          break;
+        }
+      }
+    }
+    if (!date) return;
+    date = date.trim().slice(0, 64);
+    for (var f = 0; f < fields.length; f++) {
+      var field = fields[f];
+      if (field.length > 2000 || field.indexOf(".") < 0) continue;
+      var words = field.split(/[\s,;|]+/);
+      for (var w = 0; w < words.length; w++) {
+        var key = photoKey(words[w]);
+        if (photoNames.has(key) && !dates.has(key)) dates.set(key, date);
+      }
+    }
+  }
 
   // ---- showing a backup
 
@@ -223,18 +416,16 @@
     return createdAt.slice(0, 10) + " " + createdAt.slice(11, 16) + " UTC";
   }
 
-  function showBackup(backup, recordsBytes) {
-    session = { backup: backup, photos: [], downloads: [], observer: null, closed: false, kept: [] };
-    var rows = recordsBytes ? core.parseCsv(new TextDecoder("utf-8").decode(recordsBytes)) : null;
-    var recordCount = rows ? Math.max(0, rows.length - 1) : null;
-    var shownRows = rows ? Math.min(rows.length, TABLE_LIMIT + 1) : 0;
+  function showBackup(backup, records) {
+    session = { backup: backup, records: records, photos: [], downloads: [], observer: null, closed: false, kept: [], table: null };
+    var recordCount = records ? records.count : null;
 
     var heading = element("h2", { id: "result-heading", tabindex: "-1" }, "Backup of " + backupTitle(backup.createdAt));
     var summary = element(
       "p",
       { class: "summary" },
-      (recordCount === null ? "" : recordCount + (recordCount === 1 ? " record, " : " records, ")) +
-        backup.photos.length + (backup.photos.length === 1 ? " photo" : " photos") + ", " +
+      (recordCount === null ? "" : count(recordCount, "record", "records") + ", ") +
+        count(backup.photos.length, "photo", "photos") + ", " +
         core.formatSize(backup.files.reduce(function (sum, f) { return sum + f.size; }, 0)) +
         " in all. Every file was checked against the backup's list of contents."
     );
@@ -253,63 +444,290 @@
     buttons.append(zipButton, recordsButton);
 
     var recordsHeading = element("h3", { id: "records-heading" }, "Records");
-    var scroll = element("div", { class: "table-scroll", tabindex: "0", role: "region", "aria-labelledby": "records-heading" });
-    var table = element("table", { id: "records" });
-    var thead = element("thead");
-    var tbody = element("tbody");
-    table.append(thead, tbody);
-    if (rows && rows.length > 0) {
-      var headerRow = element("tr");
-      rows[0].forEach(function (cell) {
-        headerRow.append(element("th", { scope: "col" }, cell));
-      });
-      thead.append(headerRow);
-      var fragment = document.createDocumentFragment();
-      for (var r = 1; r < shownRows; r++) {
-        var tr = element("tr");
-        for (var c = 0; c < Math.max(rows[r].length, rows[0].length); c++) tr.append(element("td", null, rows[r][c] === undefined ? "" : rows[r][c]));
-        fragment.append(tr);
-      }
-      tbody.append(fragment);
+    result.append(heading, summary, buttons, recordsHeading);
+    if (records === null) {
+      result.append(element("p", { class: "empty" }, "records.csv is too large to show here; save it to open it in a spreadsheet."));
+    } else {
+      result.append.apply(result, recordsTable(records));
     }
-    scroll.append(table);
-    var recordsNote =
-      rows === null
-        ? element("p", { class: "empty" }, "records.csv is too large to show here; save it to open it in a spreadsheet.")
-        : shownRows < rows.length
-          ? element("p", { class: "empty" }, "The first " + TABLE_LIMIT.toLocaleString("en-US") + " records are shown; save records.csv for all of them.")
-          : null;
 
     var photosHeading = element("h3", { id: "photos-heading" }, "Photos");
     var list = element("ul", { id: "photos", "aria-labelledby": "photos-heading" });
-    backup.photos.forEach(function (photo) {
-      var item = element("li");
+    backup.photos.forEach(function (photo, index) {
+      var item = element("li", { "data-state": "waiting" });
       var figure = element("figure");
-      var frame = element("div", { class: "frame" });
+      var noteId = "photo-note-" + index;
+      var date = records ? records.photoDates.get(photoKey(photo.name)) : undefined;
+      var frame = element("button", {
+        type: "button",
+        class: "frame",
+        "aria-label": "View " + photo.name + (date ? ", " + date : ""),
+        "aria-describedby": noteId,
+        "aria-haspopup": "dialog",
+      });
       var img = element("img", { alt: photo.name, decoding: "async" });
-      frame.append(img);
+      var note = element("span", { class: "tile-note", id: noteId }, "Loading preview…");
+      frame.append(img, note);
+      frame.addEventListener("click", function () {
+        openViewer(index);
+      });
       var caption = element("figcaption");
       var save = element("button", { type: "button", class: "save-action", "aria-label": "Save " + photo.name }, "Save");
       save.addEventListener("click", function () {
         saveOne(photo.name);
       });
-      caption.append(element("span", null, photo.name), save);
+      caption.append(element("span", { class: "name" }, photo.name), element("span", { class: "size" }, core.formatSize(photo.size)), save);
       figure.append(frame, caption);
       item.append(figure);
       list.append(item);
-      session.photos.push({ name: photo.name, size: photo.size, item: item, img: img, url: null, state: "idle", visible: false });
+      session.photos.push({
+        index: index, name: photo.name, size: photo.size, date: date, item: item, frame: frame, img: img, note: note,
+        url: null, state: "waiting", visible: false, verdict: null,
+      });
     });
 
-    result.append(heading, summary, buttons, recordsHeading);
-    if (recordsNote) result.append(recordsNote);
-    result.append(scroll, photosHeading);
+    result.append(photosHeading);
     if (backup.photos.length === 0) result.append(element("p", { class: "empty" }, "This backup has no photos."));
     result.append(list);
     result.hidden = false;
-    observePhotos(session);
   }
 
-  // ---- photos, decrypted near the screen
+  // ---- the records table: pages of at most PAGE_CELLS cells, built in slices
+
+  function recordsTable(records) {
+    var columns = Math.min(TABLE_COLUMNS, Math.max(records.header.length, records.totalColumns));
+    var perPage = Math.max(1, Math.min(PAGE_ROWS, Math.floor(PAGE_CELLS / Math.max(1, columns))));
+    var table = {
+      records: records,
+      columns: columns,
+      perPage: perPage,
+      pages: Math.max(1, Math.ceil(records.rows.length / perPage)),
+      page: 0,
+      token: 0,
+    };
+    session.table = table;
+    var parts = [];
+    var notes = [];
+    if (records.totalColumns > columns)
+      notes.push("The first " + columns + " of " + records.totalColumns.toLocaleString("en-US") + " columns are shown.");
+    if (records.rows.length < records.count)
+      notes.push("The first " + records.rows.length.toLocaleString("en-US") + " of " + count(records.count, "record", "records") + " can be shown here.");
+    if (notes.length) parts.push(element("p", { class: "empty", id: "records-note" }, notes.join(" ") + " Save records.csv for all of it."));
+
+    var nav = element("div", { class: "table-nav" });
+    table.range = element("p", { id: "records-range", "aria-live": "polite" });
+    nav.append(table.range);
+    if (table.pages > 1) {
+      table.previous = element("button", { type: "button", id: "records-previous" }, "Previous " + perPage.toLocaleString("en-US"));
+      table.next = element("button", { type: "button", id: "records-next" }, "Next " + perPage.toLocaleString("en-US"));
+      table.previous.addEventListener("click", function () {
+        turnPage(-1);
+      });
+      table.next.addEventListener("click", function () {
+        turnPage(1);
+      });
+      nav.append(table.previous, table.next);
+    }
+    if (table.pages > 1) parts.push(nav);
+
+    var scroll = element("div", { class: "table-scroll", tabindex: "0", role: "region", "aria-labelledby": "records-heading" });
+    var tableElement = element("table", { id: "records" });
+    var thead = element("thead");
+    table.body = element("tbody");
+    tableElement.append(thead, table.body);
+    if (records.header.length > 0 || records.totalColumns > 0) {
+      var headerRow = element("tr");
+      for (var c = 0; c < columns; c++) headerRow.append(element("th", { scope: "col" }, records.header[c] === undefined ? "" : records.header[c]));
+      thead.append(headerRow);
+    }
+    scroll.append(tableElement);
+    parts.push(scroll);
+    return parts;
+  }
+
+  async function turnPage(step) {
+    var table = session && session.table;
+    if (!table) return;
+    var page = Math.max(0, Math.min(table.pages - 1, table.page + step));
+    if (page === table.page) return;
+    var focused = document.activeElement;
+    try {
+      await showRecordsPage(page, null);
+    } catch (error) {
+      if (core.asGoshuinError(error).code !== "interrupted") throw error;
+    }
+    if (focused && focused.disabled) (step < 0 ? table.next : table.previous).focus();
+  }
+
+  /** Page `page` of the table, its rows built off the document in slices, then put in place at once. */
+  async function showRecordsPage(page, signal) {
+    var table = session && session.table;
+    if (!table) return;
+    var token = ++table.token;
+    var rows = table.records.rows;
+    var first = page * table.perPage;
+    var last = Math.min(rows.length, first + table.perPage);
+    var body = element("tbody");
+    var slice = slicer();
+    for (var r = first; r < last; r++) {
+      var fields = rows[r];
+      var tr = element("tr");
+      for (var c = 0; c < table.columns; c++) tr.append(cell(fields[c] === undefined ? "" : fields[c]));
+      body.append(tr);
+      await slice.pause(signal);
+      if (token !== table.token || session === null || session.table !== table) return;
+    }
+    table.body.replaceWith(body);
+    table.body = body;
+    table.page = page;
+    table.range.textContent =
+      rows.length === 0
+        ? "No records."
+        : table.pages === 1
+          ? count(rows.length, "record", "records") + "."
+          : "Records " + (first + 1).toLocaleString("en-US") + "–" + last.toLocaleString("en-US") + " of " + rows.length.toLocaleString("en-US") + ".";
+    if (table.previous) {
+      table.previous.disabled = page === 0;
+      table.next.disabled = page === table.pages - 1;
+    }
+  }
+
+  function lineBreaks(text) {
+    var n = 0;
+    for (var at = text.indexOf("\n"); at >= 0 && n < 4; at = text.indexOf("\n", at + 1)) n++;
+    return n;
+  }
+
+  /**
+   * One cell. Short text stays on one line; longer text with spaces wraps at spaces only; a long note is
+   * clamped to four lines with a button that shows all of it. A word is never broken inside (only a
+   * "word" wider than a note's column, such as a long link, breaks where it overflows).
+   */
+  function cell(text) {
+    var td = element("td");
+    if (text.length <= SHORT_CELL && text.indexOf("\n") < 0 && text.indexOf("\r") < 0) {
+      td.textContent = text;
+      return td;
+    }
+    if (text.length <= NOTE_CELL && lineBreaks(text) <= 3) {
+      td.className = "wrap";
+      td.textContent = text;
+      return td;
+    }
+    td.className = "note";
+    td.dataset.expanded = "false";
+    var clamp = element("div", { class: "clamp" }, text.length > NOTE_PREVIEW ? text.slice(0, NOTE_PREVIEW) + "…" : text);
+    var more = element("button", { type: "button", class: "more", "aria-expanded": "false" }, "Show all");
+    more.addEventListener("click", function () {
+      var expand = td.dataset.expanded === "false";
+      td.dataset.expanded = expand ? "true" : "false";
+      more.setAttribute("aria-expanded", expand ? "true" : "false");
+      more.textContent = expand ? "Show less" : "Show all";
+      if (!expand) clamp.textContent = text.length > NOTE_PREVIEW ? text.slice(0, NOTE_PREVIEW) + "…" : text;
+      else if (text.length > NOTE_LIMIT)
+        clamp.textContent = text.slice(0, NOTE_LIMIT) + "… (" + (text.length - NOTE_LIMIT).toLocaleString("en-US") + " more characters: save records.csv to read them)";
+      else clamp.textContent = text;
+    });
+    td.append(clamp, more);
+    return td;
+  }
+
+  // ---- photos: their headers read, then decoded within a bound, near the screen
+
+  var decoding = { pixels: 0, waiting: [] };
+  /** Waits until `pixels` more pixels may be decoded (one photo alone may always be). */
+  function acquirePixels(pixels) {
+    pixels = Math.min(pixels, DECODE_PIXELS);
+    return new Promise(function (resolve) {
+      function attempt() {
+        if (decoding.pixels === 0 || decoding.pixels + pixels <= DECODE_PIXELS) {
+          decoding.pixels += pixels;
+          resolve(function release() {
+            decoding.pixels -= pixels;
+            var waiting = decoding.waiting.splice(0);
+            waiting.forEach(function (next) {
+              next();
+            });
+          });
+          return true;
+        }
+        return false;
+      }
+      if (!attempt()) decoding.waiting.push(function again() {
+        if (!attempt()) decoding.waiting.push(again);
+      });
+    });
+  }
+
+  /**
+   * What the page can do with a photo's bytes: { state: "decodable", info } or { state: "unsupported" |
+   * "large", info, text }, the sentence for a person.
+   */
+  function judgePhoto(name, bytes) {
+    var info;
+    try {
+      info = core.imageInfo(bytes);
+    } catch (error) {
+      info = { type: null, width: null, height: null }; // bytes no reader of headers makes sense of
+    }
+    var type = info.type || core.photoTypeFromName(name);
+    if (info.type === null || info.width === null)
+      return { state: "unsupported", info: info, text: type + ": this browser can't show a preview. Save keeps the original photo." };
+    if (info.width * info.height > PREVIEW_PIXELS)
+      return {
+        state: "large",
+        info: info,
+        text: type + ", " + info.width.toLocaleString("en-US") + " × " + info.height.toLocaleString("en-US") +
+          " pixels: too large to preview here. Save keeps the original photo.",
+      };
+    return { state: "decodable", info: info };
+  }
+
+  /**
+   * The photo decoded at most `maxSide` pixels on its longer side, as an ImageBitmap, or null when this
+   * browser cannot decode it. Its header was read: it is within PREVIEW_PIXELS.
+   */
+  async function decodePhoto(blob, info, maxSide) {
+    if (typeof createImageBitmap !== "function") return null;
+    var release = await acquirePixels(info.width * info.height);
+    try {
+      var scale = Math.min(1, maxSide / Math.max(info.width, info.height));
+      // One side only, so that the other follows the photo's orientation (EXIF) and the aspect stays.
+      var options = info.width >= info.height
+        ? { resizeWidth: Math.max(1, Math.round(info.width * scale)), resizeQuality: "high" }
+        : { resizeHeight: Math.max(1, Math.round(info.height * scale)), resizeQuality: "high" };
+      try {
+        return await createImageBitmap(blob, options);
+      } catch (error) {
+        // Some browsers decode a type in <img> that createImageBitmap refuses (Safari and HEIC).
+        var url = URL.createObjectURL(blob);
+        try {
+          var image = new Image();
+          image.src = url;
+          await image.decode();
+          return await createImageBitmap(image, options);
+        } catch (error2) {
+          return null;
+        } finally {
+          URL.revokeObjectURL(url);
+        }
+      }
+    } finally {
+      release();
+    }
+  }
+
+  /** The photo as a Blob of the type its bytes are (a PNG named .HEIC is a PNG), else its name's. */
+  function photoBlob(name, bytes, info) {
+    var extension = name.split(".")[1].toLowerCase();
+    return new Blob([bytes], { type: (info && SNIFFED_TYPES[info.type]) || PHOTO_TYPES[extension] || "application/octet-stream" });
+  }
+
+  function setTile(photo, state, text) {
+    photo.state = state;
+    photo.item.dataset.state = state;
+    photo.note.textContent = text;
+  }
 
   function observePhotos(current) {
     var byItem = new Map();
@@ -322,7 +740,7 @@
       while (active < 2 && queue.length > 0 && !current.closed) {
         var photo = queue.shift();
         if (!photo.visible) {
-          photo.state = "idle";
+          setTile(photo, "waiting", "Loading preview…");
           continue;
         }
         active++;
@@ -333,30 +751,44 @@
       }
     }
     async function load(photo) {
-      photo.state = "loading";
+      setTile(photo, "loading", "Loading preview…");
       if (photo.size > PREVIEW_LIMIT) {
-        photo.state = "large";
+        setTile(photo, "large", core.photoTypeFromName(photo.name) + ", " + core.formatSize(photo.size) + ": too large to preview here. Save keeps the original photo.");
         return;
       }
       try {
         var bytes = await current.backup.read(photo.name);
         if (current.closed) return;
-        var extension = photo.name.split(".")[1].toLowerCase();
-        var original = new Blob([bytes], { type: PHOTO_TYPES[extension] || "application/octet-stream" });
+        var verdict = judgePhoto(photo.name, bytes);
+        photo.verdict = verdict;
+        if (verdict.state !== "decodable") {
+          setTile(photo, verdict.state, verdict.text);
+          return;
+        }
+        var original = photoBlob(photo.name, bytes, verdict.info);
         bytes = null;
-        // The grid shows a small copy, so what it holds does not grow with the photos' size; a photo this
-        // browser cannot decode here is given as it is (Safari shows HEIC), or shows its name.
-        var shown = (await thumbnail(original)) || original;
+        var shown = await thumbnail(original, verdict.info);
         if (current.closed) return;
+        if (shown === null) {
+          verdict = { state: "unsupported", info: verdict.info, text: verdict.info.type + ": this browser can't show a preview. Save keeps the original photo." };
+          photo.verdict = verdict;
+          setTile(photo, verdict.state, verdict.text);
+          return;
+        }
         photo.url = URL.createObjectURL(shown);
         photo.keptBytes = shown.size;
         photo.img.src = photo.url;
-        photo.state = "shown";
+        try {
+          await photo.img.decode();
+        } catch (error) {}
+        if (current.closed || photo.url === null) return;
+        setTile(photo, "shown", "");
         current.kept.push(photo);
         trim();
       } catch (error) {
         if (current.closed) return;
         fail(error, "Could not show " + photo.name);
+        if (!current.closed) setTile(photo, "error", "This photo could not be shown. Save keeps the original photo.");
       }
     }
     function trim() {
@@ -373,7 +805,7 @@
         photo.img.removeAttribute("src");
         URL.revokeObjectURL(photo.url);
         photo.url = null;
-        photo.state = "idle";
+        setTile(photo, "waiting", "Loading preview…");
         total -= photo.keptBytes;
         current.kept.splice(i, 1);
       }
@@ -383,7 +815,7 @@
         changes.forEach(function (change) {
           var photo = byItem.get(change.target);
           photo.visible = change.isIntersecting;
-          if (photo.visible && photo.state === "idle") {
+          if (photo.visible && photo.state === "waiting") {
             photo.state = "queued";
             queue.push(photo);
           }
@@ -398,14 +830,9 @@
   }
 
   /** A JPEG of at most THUMBNAIL_SIZE pixels made from the photo `blob`, or null when it does not decode. */
-  async function thumbnail(blob) {
-    if (typeof createImageBitmap !== "function") return null;
-    var bitmap;
-    try {
-      bitmap = await createImageBitmap(blob);
-    } catch (error) {
-      return null;
-    }
+  async function thumbnail(blob, info) {
+    var bitmap = await decodePhoto(blob, info, THUMBNAIL_SIZE);
+    if (bitmap === null) return null;
     try {
       var scale = Math.min(1, THUMBNAIL_SIZE / Math.max(bitmap.width, bitmap.height));
       var canvas = document.createElement("canvas");
@@ -425,14 +852,165 @@
     }
   }
 
+  // ---- the photo viewer: one photo at the window's size, decoded one at a time
+
+  var viewerState = { index: -1, token: 0, loading: Promise.resolve() };
+  var viewerTitle = byId("viewer-title");
+  var viewerDate = byId("viewer-date");
+  var viewerPosition = byId("viewer-position");
+  var viewerStage = byId("viewer-stage");
+  var viewerCanvas = byId("viewer-image");
+  var viewerMessage = byId("viewer-message");
+
+  function openViewer(index) {
+    if (!session || session.photos.length === 0) return;
+    if (!viewer.open) {
+      if (typeof viewer.showModal === "function") viewer.showModal();
+      else viewer.setAttribute("open", "");
+      byId("viewer-close").focus();
+    }
+    showInViewer(index);
+  }
+
+  function clearViewerImage() {
+    viewerCanvas.hidden = true;
+    viewerCanvas.width = 1;
+    viewerCanvas.height = 1; // the decoded pixels go
+  }
+
+  /** Closes the viewer: its decoded photo goes; the focus goes back to the photo it showed last. */
+  function closeViewer(returnFocus) {
+    viewerState.token++;
+    var index = viewerState.index;
+    viewerState.index = -1;
+    clearViewerImage();
+    viewerStage.dataset.state = "empty";
+    if (viewer.open) {
+      if (typeof viewer.close === "function") viewer.close();
+      else viewer.removeAttribute("open");
+    }
+    if (returnFocus && index >= 0 && session && session.photos[index]) {
+      var frame = session.photos[index].frame;
+      frame.focus();
+      if (typeof frame.scrollIntoView === "function") frame.scrollIntoView({ block: "nearest" });
+    }
+  }
+
+  async function showInViewer(index) {
+    var current = session;
+    var total = current.photos.length;
+    index = ((index % total) + total) % total; // previous from the first is the last, and back
+    var photo = current.photos[index];
+    var token = ++viewerState.token;
+    viewerState.index = index;
+    viewerTitle.textContent = photo.name;
+    viewerDate.textContent = photo.date ? "Record of " + photo.date : "";
+    viewerPosition.textContent = (index + 1).toLocaleString("en-US") + " of " + total.toLocaleString("en-US");
+    viewerCanvas.setAttribute("aria-label", photo.name);
+    clearViewerImage();
+    viewerStage.dataset.state = "loading";
+    viewerMessage.textContent = "Loading " + photo.name + "…";
+    var stillCurrent = function () {
+      return token === viewerState.token && session === current && !current.closed;
+    };
+    // One photo at a time: this one is read only once the one before it is done, and not at all when
+    // another was asked for meanwhile (arrows held down read one photo, the last).
+    var before = viewerState.loading;
+    var finished;
+    viewerState.loading = new Promise(function (resolve) {
+      finished = resolve;
+    });
+    try {
+      await before;
+      if (!stillCurrent()) return;
+      await loadIntoViewer(current, photo, stillCurrent);
+    } finally {
+      finished();
+    }
+  }
+
+  async function loadIntoViewer(current, photo, stillCurrent) {
+    try {
+      if (photo.size > PREVIEW_LIMIT) {
+        viewerStage.dataset.state = "large";
+        viewerMessage.textContent = core.photoTypeFromName(photo.name) + ", " + core.formatSize(photo.size) + ": too large to preview here. Save keeps the original photo.";
+        return;
+      }
+      var bytes = await current.backup.read(photo.name);
+      if (!stillCurrent()) return;
+      var verdict = judgePhoto(photo.name, bytes);
+      if (verdict.state !== "decodable") {
+        viewerStage.dataset.state = verdict.state;
+        viewerMessage.textContent = verdict.text;
+        return;
+      }
+      var blob = photoBlob(photo.name, bytes, verdict.info);
+      bytes = null;
+      var ratio = window.devicePixelRatio || 1;
+      var side = Math.ceil(Math.max(viewerStage.clientWidth, viewerStage.clientHeight, 320) * ratio);
+      var bitmap = await decodePhoto(blob, verdict.info, side);
+      if (!stillCurrent()) {
+        if (bitmap) bitmap.close();
+        return;
+      }
+      if (bitmap === null) {
+        viewerStage.dataset.state = "unsupported";
+        viewerMessage.textContent = verdict.info.type + ": this browser can't show a preview. Save keeps the original photo.";
+        return;
+      }
+      viewerCanvas.width = bitmap.width;
+      viewerCanvas.height = bitmap.height;
+      viewerCanvas.getContext("2d").drawImage(bitmap, 0, 0);
+      bitmap.close();
+      viewerCanvas.hidden = false;
+      viewerMessage.textContent = "";
+      viewerStage.dataset.state = "shown";
+    } catch (error) {
+      if (!stillCurrent()) return;
+      viewerStage.dataset.state = "error";
+      viewerMessage.textContent = "This photo could not be shown. Save keeps the original photo.";
+      var failure = core.asGoshuinError(error);
+      if (failure.code !== "interrupted") {
+        closeViewer(false);
+        fail(failure, "Could not show " + photo.name);
+      }
+    }
+  }
+
+  byId("viewer-prev").addEventListener("click", function () {
+    if (viewerState.index >= 0) showInViewer(viewerState.index - 1);
+  });
+  byId("viewer-next").addEventListener("click", function () {
+    if (viewerState.index >= 0) showInViewer(viewerState.index + 1);
+  });
+  byId("viewer-save").addEventListener("click", function () {
+    if (session && viewerState.index >= 0) saveOne(session.photos[viewerState.index].name);
+  });
+  byId("viewer-close").addEventListener("click", function () {
+    closeViewer(true);
+  });
+  // Esc closes the dialog (the browser's own close); then the page tidies up and gives the focus back.
+  viewer.addEventListener("close", function () {
+    if (viewerState.index >= 0) closeViewer(true);
+  });
+  viewer.addEventListener("keydown", function (event) {
+    if (event.altKey || event.ctrlKey || event.metaKey || viewerState.index < 0) return;
+    if (event.key === "ArrowLeft" || event.key === "ArrowRight") {
+      event.preventDefault();
+      showInViewer(viewerState.index + (event.key === "ArrowLeft" ? -1 : 1));
+    } else if (event.key === "Escape" && !(typeof viewer.showModal === "function")) {
+      closeViewer(true);
+    }
+  });
+
   /** A backup that fails a check after it was shown (its file changed on disk): nothing of it stays. */
   function fail(error, title) {
     var failure = core.asGoshuinError(error);
     if (failure.code === "interrupted") {
-      showNote("Stopped. The file that was being written was discarded.");
+      showStopped("Stopped. Nothing was saved: the file that was being written was discarded.");
       return;
     }
-    if (failure.code === "io" || failure.code === "no_space" || failure.code === "internal") {
+    if (failure.code === "io" || failure.code === "no_space" || failure.code === "internal" || failure.code === "browser_limit") {
       showError(failure, null, title);
       return;
     }
@@ -447,7 +1025,7 @@
     var url = URL.createObjectURL(blob);
     var link = element("a", { href: url, download: name });
     link.hidden = true;
-    document.body.append(link);
+    (viewer.open ? viewer : document.body).append(link);
     link.click();
     link.remove();
     // The download holds the data once it started; the URL goes after a minute, or when the page is reset.
@@ -605,7 +1183,7 @@
     // Elsewhere the ZIP is a download built in memory, in parts of at most limits.zipPart bytes of data.
     await runSave(current, async function (signal, progress) {
       var files = current.backup.files.map(function (file, index) {
-        return { name: file.name, size: file.size, crc32: file.crc32, index: index };
+        return { name: file.name, size: file.size, crc32: file.crc32, modified: file.modified, index: index };
       });
       var groups = core.splitForZips(files, core.limits.zipPart);
       for (var g = 0; g < groups.length; g++) {
@@ -617,7 +1195,7 @@
           await current.backup.stream(file.name, function (piece) {
             parts.push(new Blob([piece]));
           }, signal, progress.counter(file.index));
-          entries.push({ name: file.name, data: new Blob(parts), crc32: file.crc32 });
+          entries.push({ name: file.name, data: new Blob(parts), crc32: file.crc32, modified: file.modified });
         }
         var zip = core.buildZip(entries);
         entries = null;
