@@ -45,7 +45,7 @@ _goshuin_tool() {
     local -a options
     case $command in
     seal)
-        options=(-o --output --iterations --chunk-size --passphrase-file --passphrase-fd
+        options=(-o --output --iterations --chunk-size --leave-out-unsupported --passphrase-file --passphrase-fd
             --force -q --quiet --json -h --help)
         ;;
     open)

@@ -67,7 +67,7 @@ package struct FolderScan {
                 if leavingOutUnsupported {
                     leftOut.append(LeftOut(name: DisplayText.escaped(name), reason: unsupported))
                 } else {
-                    problems.append("\(DisplayText.quoted(name)) is \(unsupported)")
+                    problems.append("\(DisplayText.quoted(name)): it is \(unsupported)")
                 }
                 continue
             }

@@ -52,14 +52,22 @@ public struct Verification: Sendable {
         // The final chunk says whether the payload is a ZIP, read in a buffer of its own size: a payload that
         // is not one never costs more than opening it does. A final chunk that fails leaves the verdict to
         // the pass over every chunk.
+        var needsTail = false
         if !requiringBackup {
             switch try DecryptingReader.finalBytes(input, header: header, key: key, count: 22) {
             case .authentic(let tail) where !isZipEndRecord(tail): return .other
             case .failsAuthentication: return .other
-            case .authentic, .chunkTooShort: break
+            case .chunkTooShort: needsTail = true
+            case .authentic: break
             }
         }
         let reader = try DecryptingReader(input, header: header, key: key, authenticatingFinalChunkFirst: true)
+        // A final chunk shorter than an end record: the payload's last bytes span two chunks (or it is shorter).
+        if needsTail {
+            guard reader.size >= 22, let tail = try reader.readExactly(at: reader.size - 22, count: 22),
+                isZipEndRecord(tail)
+            else { return .other }
+        }
         let manifest = try reader.checkingContainerFirst { () throws -> Manifest? in
             let archive = try BackupArchive(reader)
             guard requiringBackup || archive.directory.entry(named: Manifest.fileName) != nil else { return nil }

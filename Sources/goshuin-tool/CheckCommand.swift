@@ -123,7 +123,13 @@ enum CheckCommand: ToolCommand {
             let computed = result.computed.map {
                 "  computed here: key \(Hex.encode($0.key)), file SHA-256 \(Hex.encode($0.fileSha256))\n"
             }
-            return "\(label) \(name)\n" + groupedByReaders(result.problems).map(problemText).joined() + (computed ?? "")
+            let problems = groupedByReaders(result.problems)
+            // One problem fits the vector's line; several follow it, one each.
+            if problems.count == 1, problems[0].firstDifferentHexDigit == nil, computed == nil {
+                return "\(label) \(name): \(DisplayText.escaped(problems[0].description))\n"
+            }
+            let count = problems.count == 1 ? "1 problem" : "\(problems.count) problems"
+            return "\(label) \(name): \(count)\n" + problems.map(problemText).joined() + (computed ?? "")
         }
     }
 

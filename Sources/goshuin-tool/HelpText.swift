@@ -11,31 +11,41 @@ enum HelpText {
             + "commands: \(GoshuinTool.commands.map { $0.name }.joined(separator: ", ")); 'goshuin-tool help' explains them\n"
     }
 
-    static let exitStatuses = """
-        EXIT STATUS
-          0   success
-          1   check: a vector failed or is malformed
-          64  usage error (a wrong option, a missing passphrase source, a refused passphrase)
-          65  the input is malformed or not authentic (wrong passphrase, damaged or cut file)
-          66  the input does not exist or cannot be read
-          71  the system refused the memory the command needs (a memory limit)
-          73  the output cannot be created, or exists and --force was not given
-          74  reading or writing failed, a full disk included
-          130 stopped by SIGINT, SIGTERM or SIGHUP (what it had started to write is removed)
-        """
+    /// The exit statuses, in order, as a definition list.
+    static let exitStatuses: [(term: String, text: String)] = [
+        ("0", "success"),
+        ("1", "check: a vector failed or is malformed"),
+        ("64", "usage error (a wrong option, a missing passphrase source, a refused passphrase)"),
+        ("65", "the input is malformed or not authentic (wrong passphrase, damaged or cut file, not a backup)"),
+        ("66", "the input does not exist or cannot be read"),
+        ("71", "the system refused the memory the command needs (a memory limit)"),
+        ("73", "the output cannot be created, or exists and --force was not given"),
+        ("74", "reading or writing failed, a full disk included"),
+        ("130", "stopped by SIGINT, SIGTERM or SIGHUP (what it had started to write is removed)"),
+    ]
 
-    static let passphrase = """
-        PASSPHRASE
-          Never given as an argument. In this order of preference:
-            --passphrase-file PATH   the first line of PATH, without its CR/LF
-            --passphrase-fd N        the first line read from file descriptor N
-            GOSHUIN_PASSPHRASE       the environment variable
-            otherwise a prompt on the terminal (/dev/tty), with echo off.
-          The passphrase is used as its exact bytes: no trimming, no Unicode normalization. At most 4096 bytes
-          from any source. Sealing refuses an empty one and warns about one under 10 characters: a forgotten
-          passphrase cannot be recovered, by anyone. Without any source and without a terminal, the command
-          stops with a usage error.
-        """
+    /// The passphrase's sources, in the order they are looked for.
+    static let passphraseSources: [(term: String, text: String)] = [
+        ("--passphrase-file PATH", "the first line of PATH, without its CR/LF"),
+        ("--passphrase-fd N", "the first line read from file descriptor N"),
+        ("GOSHUIN_PASSPHRASE", "the environment variable (set but empty is a usage error)"),
+        ("otherwise", "a prompt on the terminal (/dev/tty), with echo off"),
+    ]
+
+    /// The PASSPHRASE section.
+    static var passphrase: String {
+        "PASSPHRASE\n" + paragraphs("Never given as an argument. The first of these that is given is used:", indent: 2)
+            + definitions(passphraseSources, indent: 4)
+            + paragraphs(
+                "The passphrase is used as its exact bytes: no trimming, no Unicode normalization. At most 4096 bytes"
+                    + " from any source. Sealing refuses an empty one and warns about one under 10 characters: a"
+                    + " forgotten passphrase cannot be recovered, by anyone. It is asked for only once the input and"
+                    + " the output passed their checks; without any source and without a terminal, the command then"
+                    + " stops with a usage error.", indent: 2)
+    }
+
+    /// The EXIT STATUS section.
+    static var exitStatusSection: String { "EXIT STATUS\n" + definitions(exitStatuses, indent: 2) }
 
     static var overview: String {
         var text = """
@@ -58,17 +68,17 @@ enum HelpText {
 
             EXAMPLES
               goshuin-tool seal my-backup/ -o backup.goshuin   # asks the passphrase twice
-              goshuin-tool verify backup.goshuin               # checks chunks and photos
+              goshuin-tool verify backup.goshuin --backup      # every chunk and every photo
               goshuin-tool open backup.goshuin --extract restored/
               goshuin-tool inspect backup.goshuin              # no passphrase needed
 
             """
-        return text + "\n" + wrap(passphrase) + "\n\n" + wrap(exitStatuses) + "\n"
+        return text + "\n" + passphrase + "\n" + exitStatusSection
     }
 
     static func help(for command: CommandSpec) -> String {
-        var text = wrap("goshuin-tool \(command.name) — \(command.summary)") + "\n\nUSAGE\n"
-        text += hanging("  ", command.usage)
+        let title = words("goshuin-tool \(command.name) — \(command.summary)", width: width).joined(separator: "\n")
+        var text = title + "\n\nUSAGE\n" + hanging("  ", command.usage)
         text += "\nDESCRIPTION\n" + paragraphs(command.discussion, indent: 2)
         text += "\nOPTIONS\n"
         for option in command.options {
@@ -76,11 +86,12 @@ enum HelpText {
             names += option.name.rawValue + (option.valueName.map { " \($0)" } ?? "")
             text += hanging("  " + names.padding(optionColumn - 2), option.help)
         }
-        text += "\nEXAMPLES\n" + command.examples.map { "  " + $0 }.joined(separator: "\n") + "\n"
+        let examples = command.examples.map { "  " + $0 }.joined(separator: "\n")
+        text += "\nEXAMPLES\n" + examples + "\n"
         if command.options.contains(where: { $0.name == .passphraseFile }) {
-            text += "\n" + wrap(passphrase) + "\n"
+            text += "\n" + passphrase
         }
-        return text + "\n" + wrap(exitStatuses) + "\n"
+        return text + "\n" + exitStatusSection
     }
 
     /// Where option descriptions start.
@@ -114,16 +125,22 @@ enum HelpText {
         }.joined(separator: "\n")
     }
 
-    /// Each line of `text` wrapped to the width, its continuation lines indented like it plus two.
-    static func wrap(_ text: String) -> String {
-        text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
-            let indent = line.prefix { $0 == " " }.count
-            let lines = words(String(line.dropFirst(indent)), width: width - indent - 2)
-            guard !lines.isEmpty else { return "" }
-            let first = String(repeating: " ", count: indent) + lines[0]
-            let rest = lines.dropFirst().map { String(repeating: " ", count: indent + 2) + $0 }
-            return ([first] + rest).joined(separator: "\n")
-        }.joined(separator: "\n")
+    /// A definition list: each term at `indent`, its text beside it in a column that lines up for every
+    /// term (two spaces after the longest), wrapped with its continuation lines in that column; a term too
+    /// long for that column has its text on the next line.
+    static func definitions(_ items: [(term: String, text: String)], indent: Int) -> String {
+        let longest = items.map { $0.term.count }.max() ?? 0
+        let column = min(indent + longest + 2, max(indent + 8, width / 2))
+        let pad = String(repeating: " ", count: column)
+        return items.map { item in
+            let lead = String(repeating: " ", count: indent) + item.term
+            let lines = words(item.text, width: width - column)
+            guard lead.count + 2 <= column else {
+                return lead + "\n" + lines.map { pad + $0 }.joined(separator: "\n") + "\n"
+            }
+            let first = lead.padding(column) + (lines.first ?? "")
+            return ([first] + lines.dropFirst().map { pad + $0 }).joined(separator: "\n") + "\n"
+        }.joined()
     }
 
     /// The words of `text` on lines of at most `width` characters (a longer word stands alone).

@@ -22,7 +22,8 @@ enum Paths {
                 code: .inputNotFound, "cannot read \(DisplayText.quoted(path)): \(error)", hint: "check the path",
                 status: .noInput)
         case .success(let found) where found.kind == .directory:
-            throw ToolError.usage("\(DisplayText.quoted(path)) is a directory; \(command) takes a file", command: command)
+            throw ToolError.usage(
+                "\(DisplayText.quoted(path)) is a directory; \(command) takes a file", command: command)
         case .success:
             break
         }
@@ -99,7 +100,7 @@ enum Paths {
             : "give the name of a new file"
         throw ToolError(
             code: GoshuinError.Code.outputExists.rawValue,
-            "\(name) is \(found.kind); -o writes a regular file, and never replaces anything else", hint: hint,
+            "\(name) is \(found.kind), not a regular file; -o writes one, and never replaces anything else", hint: hint,
             status: .cannotCreate)
     }
 

@@ -73,8 +73,11 @@ import Testing
                 atPath: ToolRunner.packageRoot + "/KnownAnswer/" + file, toPath: fixture.path + "/their-vectors/" + file
             )
         }
+        // The root of a clone, where `check` with no folder checks the clone's KnownAnswer/.
         try FileManager.default.createSymbolicLink(
             atPath: fixture.path + "/KnownAnswer", withDestinationPath: ToolRunner.packageRoot + "/KnownAnswer")
+        try FileManager.default.createSymbolicLink(
+            atPath: fixture.path + "/Package.swift", withDestinationPath: ToolRunner.packageRoot + "/Package.swift")
         return fixture
     }
 

@@ -25,6 +25,30 @@ import Testing
         #expect(version.status == 0 && version.stdout.hasPrefix("goshuin-tool "))
     }
 
+    /// After the install (its layout: PREFIX/bin and PREFIX/share/bash-completion/completions), a new login
+    /// shell completes the commands on <Tab><Tab>, through Debian's bash-completion.
+    @Test func tabTabCompletesTheCommandsInANewLoginShell() throws {
+        let prefix = directory.path + "/prefix"
+        let completions = prefix + "/share/bash-completion/completions"
+        try FileManager.default.createDirectory(atPath: prefix + "/bin", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: completions, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: ToolRunner.toolPath, toPath: prefix + "/bin/goshuin-tool")
+        try FileManager.default.copyItem(
+            atPath: ToolRunner.packageRoot + "/Completions/goshuin-tool.bash", toPath: completions + "/goshuin-tool")
+        let session = try TerminalSession(
+            in: directory.path, command: "bash -l -i",
+            environment: [
+                "PATH": prefix + "/bin:/usr/bin:/bin", "XDG_DATA_DIRS": prefix + "/share:/usr/share",
+                "HOME": directory.path,
+            ])
+        session.type("goshuin-tool \t\t")
+        #expect(session.wait(for: "inspect"), "\(session.screen)")
+        // The line typed so far is erased (Ctrl-U) before `exit`.
+        session.typeControl("U")
+        let screen = session.finish()
+        for command in Self.commands { #expect(screen.contains(command), "\(command) not offered: \(screen)") }
+    }
+
     @Test func usageErrorsPointAtHelp() throws {
         let none = try run([])
         #expect(none.status == 64 && none.stdout.isEmpty && none.stderr.contains("goshuin-tool help"))

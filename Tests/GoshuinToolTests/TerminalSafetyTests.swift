@@ -77,7 +77,8 @@ import Testing
         let result = try ToolRunner.run(
             ["verify", "c.goshuin", "--backup"], in: directory.path, environment: environment)
         #expect(result.status == 65 && result.stderr.contains("manifest_invalid"), "\(result.stderr)")
-        #expect(result.stderr.contains(#"duplicate key "x\" is fine; the backup verified \"""#), "\(result.stderr)")
+        // Refused as a key a backup may not hold, before it is seen twice: quoted either way.
+        #expect(result.stderr.contains(#"key "x\" is fine; the backup verified \"""#), "\(result.stderr)")
     }
 
     /// A vector's file name holding invisible characters is shown with them escaped.
