@@ -18,6 +18,9 @@ public struct ZipEntry: Equatable, Sendable {
     package let centralRecordOffset: UInt64
     /// The entry's position in the central directory.
     package let index: Int
+    /// When the file was last modified, in seconds since 1970 (UTC), from the extended timestamp field or
+    /// the DOS fields; `nil` when the entry says nothing of it.
+    package let modificationTime: Int?
 }
 
 /// The result of a strict structure scan: every entry, in central-directory order, found by name in

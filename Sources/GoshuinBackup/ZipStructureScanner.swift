@@ -11,12 +11,6 @@ package enum ZipStructureScanner {
     /// The largest ratio of inflated to deflated size accepted for one entry.
     package static let maximumCompressionRatio: UInt64 = 200
 
-    private static let endRecordSignature: UInt32 = 0x0605_4B50
-    private static let zip64EndRecordSignature: UInt32 = 0x0606_4B50
-    private static let zip64LocatorSignature: UInt32 = 0x0706_4B50
-    private static let centralRecordSignature: UInt32 = 0x0201_4B50
-    private static let localHeaderSignature: UInt32 = 0x0403_4B50
-
     /// Scans `source` and returns its entries; throws the first rule broken: the end records and the
     /// central directory (``scanCentralDirectory(_:)``), then every local header in file order
     /// (``ZipTiling``). Entry data is not read.
@@ -73,43 +67,37 @@ package enum ZipStructureScanner {
     /// comment holding a second record would make them read other offsets than the ones this scan checked.
     private static func readEndRecords(_ source: RandomAccessSource) throws -> EndRecords {
         let size = source.size
-        guard size >= 22, let tail = try source.readExactly(at: size - 22, count: 22) else {
-            throw GoshuinError.zipMalformed("too short to be a ZIP")
-        }
-        var signature = ByteCursor(tail[...])
-        guard signature.littleEndian(UInt32.self) == endRecordSignature, tail[20] == 0, tail[21] == 0 else {
+        let length = UInt64(ZipEndRecord.fixedLength)
+        guard size >= length, let tail = try source.readExactly(at: size - length, count: ZipEndRecord.fixedLength)
+        else { throw GoshuinError.zipMalformed("too short to be a ZIP") }
+        var cursor = ByteCursor(tail)
+        guard let end = ZipEndRecord(&cursor), end.commentLength == 0 else {
             throw GoshuinError.zipMalformed(
                 "what the file holds does not end like a ZIP: it holds a single file, not a backup (or a ZIP with a"
                     + " comment, or with data after it)")
         }
-        var record = ByteCursor(tail[4...])
-        guard let disk = record.littleEndian(UInt16.self), let directoryDisk = record.littleEndian(UInt16.self),
-            let entriesOnDisk = record.littleEndian(UInt16.self),
-            let entries = record.littleEndian(UInt16.self), let directorySize = record.littleEndian(UInt32.self),
-            let directoryOffset = record.littleEndian(UInt32.self)
-        else { throw GoshuinError.zipMalformed("the end record is cut") }
-        let endOffset = size - 22
-        let atLimit =
-            [disk, directoryDisk, entriesOnDisk, entries].contains(0xFFFF)
-            || directorySize == 0xFFFF_FFFF || directoryOffset == 0xFFFF_FFFF
-        guard atLimit else {
-            guard disk == 0, directoryDisk == 0, entriesOnDisk == entries else {
+        let endOffset = size - length
+        guard end.hasFieldAtLimit else {
+            guard end.diskNumber == 0, end.directoryDisk == 0, end.entriesOnDisk == end.entries else {
                 throw GoshuinError.zipMalformed("multi-disk ZIPs are not backups")
             }
-            guard UInt64(directoryOffset) + UInt64(directorySize) == endOffset else {
+            guard UInt64(end.directoryOffset) + UInt64(end.directorySize) == endOffset else {
                 throw GoshuinError.zipMalformed("the central directory does not end where the end record starts")
             }
             return EndRecords(
-                entryCount: UInt64(entries), directoryOffset: UInt64(directoryOffset), directoryEnd: endOffset)
+                entryCount: UInt64(end.entries), directoryOffset: UInt64(end.directoryOffset), directoryEnd: endOffset)
         }
         let zip64 = try readZip64EndRecords(source, classicEndOffset: endOffset)
         // A field of the end record that is not at its limit must agree with the ZIP64 record (whose disk
         // numbers are 0 and whose two counts are equal).
-        guard disk == 0xFFFF || disk == 0, directoryDisk == 0xFFFF || directoryDisk == 0,
-            entriesOnDisk == 0xFFFF || UInt64(entriesOnDisk) == zip64.entryCount,
-            entries == 0xFFFF || UInt64(entries) == zip64.entryCount,
-            directoryOffset == 0xFFFF_FFFF || UInt64(directoryOffset) == zip64.directoryOffset,
-            directorySize == 0xFFFF_FFFF || UInt64(directorySize) == zip64.directoryEnd - zip64.directoryOffset
+        let limit16 = ZipRecord.limit16
+        let limit32 = ZipRecord.limit32
+        guard end.diskNumber == limit16 || end.diskNumber == 0,
+            end.directoryDisk == limit16 || end.directoryDisk == 0,
+            end.entriesOnDisk == limit16 || UInt64(end.entriesOnDisk) == zip64.entryCount,
+            end.entries == limit16 || UInt64(end.entries) == zip64.entryCount,
+            end.directoryOffset == limit32 || UInt64(end.directoryOffset) == zip64.directoryOffset,
+            end.directorySize == limit32 || UInt64(end.directorySize) == zip64.directoryEnd - zip64.directoryOffset
         else { throw GoshuinError.zipMalformed("the end record and the ZIP64 end record disagree") }
         return zip64
     }
@@ -118,59 +106,51 @@ package enum ZipStructureScanner {
         -> EndRecords
     {
         // The 56-byte ZIP64 end record, then the 20-byte locator, then the classic record: nothing between.
-        guard classicEndOffset >= 76, let locatorBytes = try source.readExactly(at: classicEndOffset - 20, count: 20)
+        let recordLength = UInt64(Zip64EndRecord.fixedLength)
+        let locatorLength = UInt64(Zip64Locator.fixedLength)
+        guard classicEndOffset >= recordLength + locatorLength,
+            let locatorBytes = try source.readExactly(
+                at: classicEndOffset - locatorLength, count: Zip64Locator.fixedLength)
         else { throw GoshuinError.zipMalformed("the ZIP64 end records are missing") }
-        var locator = ByteCursor(locatorBytes[...])
-        guard locator.littleEndian(UInt32.self) == zip64LocatorSignature, locator.littleEndian(UInt32.self) == 0,
-            let recordOffset = locator.littleEndian(UInt64.self),
-            locator.littleEndian(UInt32.self) == 1, recordOffset == classicEndOffset - 76,
-            let recordBytes = try source.readExactly(at: recordOffset, count: 56)
+        var locatorCursor = ByteCursor(locatorBytes)
+        guard let locator = Zip64Locator(&locatorCursor), locator.directoryDisk == 0, locator.totalDisks == 1,
+            locator.recordOffset == classicEndOffset - locatorLength - recordLength,
+            let recordBytes = try source.readExactly(at: locator.recordOffset, count: Zip64EndRecord.fixedLength)
         else { throw GoshuinError.zipMalformed("the ZIP64 locator is invalid") }
-        var record = ByteCursor(recordBytes[...])
-        guard record.littleEndian(UInt32.self) == zip64EndRecordSignature,
-            let recordSize = record.littleEndian(UInt64.self), recordSize == 44
-        else {
+        var recordCursor = ByteCursor(recordBytes)
+        guard let record = Zip64EndRecord(&recordCursor), record.recordSize == Zip64EndRecord.statedSize else {
             throw GoshuinError.zipMalformed("the ZIP64 end record is invalid or has extensible data")
         }
-        record.skip(4)
         // One disk: both disk numbers 0, and as many entries on this disk as in all.
-        guard record.littleEndian(UInt32.self) == 0, record.littleEndian(UInt32.self) == 0,
-            let entriesOnDisk = record.littleEndian(UInt64.self),
-            let entries = record.littleEndian(UInt64.self), entriesOnDisk == entries,
-            let directorySize = record.littleEndian(UInt64.self),
-            let directoryOffset = record.littleEndian(UInt64.self)
-        else { throw GoshuinError.zipMalformed("the ZIP64 end record is invalid") }
-        let (directoryEnd, overflow) = directoryOffset.addingReportingOverflow(directorySize)
-        guard !overflow, directoryEnd == recordOffset else {
+        guard record.diskNumber == 0, record.directoryDisk == 0, record.entriesOnDisk == record.entries else {
+            throw GoshuinError.zipMalformed("the ZIP64 end record is invalid")
+        }
+        let (directoryEnd, overflow) = record.directoryOffset.addingReportingOverflow(record.directorySize)
+        guard !overflow, directoryEnd == locator.recordOffset else {
             throw GoshuinError.zipMalformed("the central directory does not end where the ZIP64 end record starts")
         }
-        return EndRecords(entryCount: entries, directoryOffset: directoryOffset, directoryEnd: recordOffset)
+        return EndRecords(
+            entryCount: record.entries, directoryOffset: record.directoryOffset, directoryEnd: locator.recordOffset)
     }
 
     private static func readCentralRecord(
         _ source: RandomAccessSource, at offset: UInt64, index: Int, directoryEnd: UInt64
     ) throws -> (record: ZipEntry, next: UInt64) {
-        guard offset + 46 <= directoryEnd, let fixed = try source.readExactly(at: offset, count: 46) else {
-            throw GoshuinError.zipMalformed("central directory record \(index) is cut")
-        }
-        var reader = ByteCursor(fixed[...])
-        guard reader.littleEndian(UInt32.self) == centralRecordSignature, let madeBy = reader.littleEndian(UInt16.self),
-            reader.littleEndian(UInt16.self) != nil,
-            let flags = reader.littleEndian(UInt16.self), let method = reader.littleEndian(UInt16.self),
-            reader.littleEndian(UInt32.self) != nil,
-            let crc = reader.littleEndian(UInt32.self),
-            let compressed32 = reader.littleEndian(UInt32.self), let uncompressed32 = reader.littleEndian(UInt32.self),
-            let nameLength = reader.littleEndian(UInt16.self),
-            let extraLength = reader.littleEndian(UInt16.self), let commentLength = reader.littleEndian(UInt16.self),
-            let startDisk = reader.littleEndian(UInt16.self),
-            reader.littleEndian(UInt16.self) != nil, let externalAttributes = reader.littleEndian(UInt32.self),
-            let localOffset32 = reader.littleEndian(UInt32.self)
-        else { throw GoshuinError.zipMalformed("central directory record \(index) is invalid") }
-        let variableLength = Int(nameLength) + Int(extraLength) + Int(commentLength)
-        guard offset + 46 + UInt64(variableLength) <= directoryEnd,
-            let variable = try source.readExactly(at: offset + 46, count: variableLength)
+        let fixedLength = UInt64(ZipCentralRecord.fixedLength)
+        guard offset + fixedLength <= directoryEnd,
+            let fixed = try source.readExactly(at: offset, count: ZipCentralRecord.fixedLength)
         else { throw GoshuinError.zipMalformed("central directory record \(index) is cut") }
-        let nameBytes = Array(variable[0..<Int(nameLength)])
+        var cursor = ByteCursor(fixed)
+        guard let record = ZipCentralRecord(&cursor) else {
+            throw GoshuinError.zipMalformed("central directory record \(index) is invalid")
+        }
+        let nameLength = Int(record.nameLength)
+        let extraLength = Int(record.extraLength)
+        let variableLength = nameLength + extraLength + Int(record.commentLength)
+        guard offset + fixedLength + UInt64(variableLength) <= directoryEnd,
+            let variable = try source.readExactly(at: offset + fixedLength, count: variableLength)
+        else { throw GoshuinError.zipMalformed("central directory record \(index) is cut") }
+        let nameBytes = Array(variable[0..<nameLength])
         guard EntryName.isSafeEntryName(nameBytes) else {
             throw GoshuinError(
                 .unsafeEntryName,
@@ -178,19 +158,32 @@ package enum ZipStructureScanner {
             )
         }
         let name = String(decoding: nameBytes, as: UTF8.self)
-        try checkEntryKind(name: name, flags: flags, method: method, madeBy: madeBy, attributes: externalAttributes)
+        try checkEntryKind(
+            name: name, flags: record.flags, method: record.method, madeBy: record.versionMadeBy,
+            attributes: record.externalAttributes)
         var sizes = (
-            compressed: UInt64(compressed32), uncompressed: UInt64(uncompressed32), offset: UInt64(localOffset32)
+            compressed: UInt64(record.compressedSize), uncompressed: UInt64(record.uncompressedSize),
+            offset: UInt64(record.localHeaderOffset)
         )
-        try readZip64Extra(variable[Int(nameLength)..<Int(nameLength) + Int(extraLength)], into: &sizes, name: name)
-        guard startDisk == 0 else { throw GoshuinError.zipMalformed("\(name) is on another disk") }
+        let extra = try ZipExtraFields(variable[nameLength..<nameLength + extraLength], name: name)
+        try readZip64Values(extra, into: &sizes, name: name)
+        guard record.diskNumberStart == 0 else { throw GoshuinError.zipMalformed("\(name) is on another disk") }
         try checkDeclaredSizes(
-            name: name, method: method, compressed: sizes.compressed, uncompressed: sizes.uncompressed)
+            name: name, method: record.method, compressed: sizes.compressed, uncompressed: sizes.uncompressed)
         let entry = ZipEntry(
-            name: name, method: method, crc32: crc, compressedSize: sizes.compressed,
+            name: name, method: record.method, crc32: record.crc32, compressedSize: sizes.compressed,
             uncompressedSize: sizes.uncompressed, localHeaderOffset: sizes.offset, centralRecordOffset: offset,
-            index: index)
-        return (entry, offset + 46 + UInt64(variableLength))
+            index: index,
+            modificationTime: extra.modificationTime.map { Int($0) }
+                ?? modificationTime(dosTime: record.modificationTime, dosDate: record.modificationDate))
+        return (entry, offset + fixedLength + UInt64(variableLength))
+    }
+
+    /// The time DOS fields say, except 1980-01-01 00:00, the earliest, which says nothing (the toolkit's
+    /// first writer gave it to every entry).
+    private static func modificationTime(dosTime: UInt16, dosDate: UInt16) -> Int? {
+        guard (dosTime, dosDate) != DOSTime.earliest else { return nil }
+        return DOSTime.decode(time: dosTime, date: dosDate)
     }
 
     /// Refuses encryption, data descriptors, methods other than stored and deflate, directories, links and
@@ -212,8 +205,7 @@ package enum ZipStructureScanner {
         if attributes & 0x10 != 0 {
             throw GoshuinError(.unsupportedEntry, "\(name) is a directory entry")
         }
-        let unixHost: UInt16 = 3
-        if madeBy >> 8 == unixHost {
+        if madeBy >> 8 == ZipRecord.unixHost {
             let fileType = (attributes >> 16) & 0o170000
             guard fileType == 0 || fileType == 0o100000 else {
                 throw GoshuinError(
@@ -225,13 +217,13 @@ package enum ZipStructureScanner {
     /// Takes the 64-bit sizes and offset from the ZIP64 extra field where the 32-bit fields are at their
     /// limit, in the order uncompressed, compressed, offset: the field holds exactly those values, and a
     /// field at its limit without its value is refused.
-    private static func readZip64Extra(
-        _ extra: ArraySlice<UInt8>, into sizes: inout (compressed: UInt64, uncompressed: UInt64, offset: UInt64),
+    private static func readZip64Values(
+        _ extra: ZipExtraFields, into sizes: inout (compressed: UInt64, uncompressed: UInt64, offset: UInt64),
         name: String
     ) throws {
-        var field = try zip64Field(extra, name: name)
+        var field = extra.zip64
         func value(_ current: UInt64) throws -> UInt64 {
-            guard current == 0xFFFF_FFFF else { return current }
+            guard current == UInt64(ZipRecord.limit32) else { return current }
             guard let value = field?.littleEndian(UInt64.self) else {
                 throw GoshuinError.zipMalformed("\(name) lacks a ZIP64 value it needs")
             }
@@ -271,18 +263,14 @@ package enum ZipStructureScanner {
         throws -> UInt64
     {
         guard entry.localHeaderOffset <= directoryOffset,
-            let fixed = try source.readExactly(at: entry.localHeaderOffset, count: 30)
+            let fixed = try source.readExactly(at: entry.localHeaderOffset, count: ZipLocalHeader.fixedLength)
         else { throw GoshuinError.zipMalformed("\(entry.name)'s local header is outside the file") }
-        var reader = ByteCursor(fixed[...])
-        guard reader.littleEndian(UInt32.self) == localHeaderSignature, reader.littleEndian(UInt16.self) != nil,
-            let flags = reader.littleEndian(UInt16.self),
-            let method = reader.littleEndian(UInt16.self), reader.littleEndian(UInt32.self) != nil,
-            let crc = reader.littleEndian(UInt32.self),
-            let compressed = reader.littleEndian(UInt32.self), let uncompressed = reader.littleEndian(UInt32.self),
-            let nameLength = reader.littleEndian(UInt16.self),
-            let extraLength = reader.littleEndian(UInt16.self)
-        else { throw GoshuinError.zipMalformed("\(entry.name)'s local header is invalid") }
-        guard let localName = try source.readExactly(at: entry.localHeaderOffset + 30, count: Int(nameLength)),
+        var cursor = ByteCursor(fixed)
+        guard let header = ZipLocalHeader(&cursor) else {
+            throw GoshuinError.zipMalformed("\(entry.name)'s local header is invalid")
+        }
+        let nameOffset = entry.localHeaderOffset + UInt64(ZipLocalHeader.fixedLength)
+        guard let localName = try source.readExactly(at: nameOffset, count: Int(header.nameLength)),
             localName.elementsEqual(entry.name.utf8)
         else {
             throw GoshuinError.zipMalformed(
@@ -290,10 +278,11 @@ package enum ZipStructureScanner {
         }
         guard
             let extra = try source.readExactly(
-                at: entry.localHeaderOffset + 30 + UInt64(nameLength), count: Int(extraLength))
+                at: nameOffset + UInt64(header.nameLength), count: Int(header.extraLength))
         else { throw GoshuinError.zipMalformed("\(entry.name)'s local extra field is cut") }
-        var zip64Values = try zip64Field(extra[...], name: entry.name)
-        let usesZip64 = compressed == 0xFFFF_FFFF || uncompressed == 0xFFFF_FFFF
+        var zip64Values = try ZipExtraFields(extra[...], name: entry.name).zip64
+        let limit = ZipRecord.limit32
+        let usesZip64 = header.compressedSize == limit || header.uncompressedSize == limit
         // Where the local header defers to its ZIP64 field, that field holds exactly both sizes
         // (APPNOTE 4.5.3).
         let zip64Agrees =
@@ -301,34 +290,18 @@ package enum ZipStructureScanner {
             || (zip64Values?.littleEndian(UInt64.self) == entry.uncompressedSize
                 && zip64Values?.littleEndian(UInt64.self) == entry.compressedSize
                 && zip64Values?.isAtEnd == true)
-        guard method == entry.method, flags & 0x0049 == 0, crc == entry.crc32,
-            compressed == 0xFFFF_FFFF || UInt64(compressed) == entry.compressedSize,
-            uncompressed == 0xFFFF_FFFF || UInt64(uncompressed) == entry.uncompressedSize, zip64Agrees
+        guard header.method == entry.method, header.flags & 0x0049 == 0, header.crc32 == entry.crc32,
+            header.compressedSize == limit || UInt64(header.compressedSize) == entry.compressedSize,
+            header.uncompressedSize == limit || UInt64(header.uncompressedSize) == entry.uncompressedSize, zip64Agrees
         else {
             throw GoshuinError.zipMalformed("\(entry.name)'s local header disagrees with the central directory")
         }
-        let dataOffset = entry.localHeaderOffset + 30 + UInt64(nameLength) + UInt64(extraLength)
+        let dataOffset = nameOffset + UInt64(header.nameLength) + UInt64(header.extraLength)
         let (end, overflow) = dataOffset.addingReportingOverflow(entry.compressedSize)
         guard !overflow, end <= directoryOffset else {
             throw GoshuinError.zipMalformed("\(entry.name)'s data runs into the central directory")
         }
         return dataOffset
-    }
-
-    /// The values of the ZIP64 extra field (identifier 1) among `extra`'s fields, `nil` when there is none.
-    /// The fields must tile `extra` exactly, and there is at most one ZIP64 field.
-    private static func zip64Field(_ extra: ArraySlice<UInt8>, name: String) throws -> ByteCursor? {
-        var reader = ByteCursor(extra)
-        var zip64Values: ByteCursor?
-        while !reader.isAtEnd {
-            guard let identifier = reader.littleEndian(UInt16.self), let length = reader.littleEndian(UInt16.self),
-                let field = reader.cursor(over: Int(length))
-            else { throw GoshuinError.zipMalformed("\(name) has a malformed extra field") }
-            guard identifier == 0x0001 else { continue }
-            guard zip64Values == nil else { throw GoshuinError.zipMalformed("\(name) has two ZIP64 extra fields") }
-            zip64Values = field
-        }
-        return zip64Values
     }
 }
 

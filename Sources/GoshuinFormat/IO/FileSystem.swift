@@ -151,6 +151,11 @@ package enum FileSystem {
     /// The effective user ID of this process.
     package static var effectiveUserID: UInt32 { SystemCall.effectiveUserID }
 
+    /// `seconds` since 1970 in UTC: year, month 1–12, day, hour, minute, second.
+    package static func utcDate(_ seconds: Int) -> (
+        year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int
+    ) { SystemCall.utcDate(seconds) }
+
     /// `seconds` since 1970 as `YYYY-MM-DDTHH:MM:SSZ`.
     package static func timestamp(_ seconds: Int) -> String {
         let date = SystemCall.utcDate(seconds)
