@@ -4,7 +4,7 @@ import PackageDescription
 // One module per layer, each looking only down (Spec/decisions/0013):
 //   goshuin-tool, goshuin-vectors       the command-line tools
 //   GoshuinVectors                      known-answer vectors: format, checker, generator
-//   GoshuinBackup                       the backup payload: manifest, names, ZIP scan, read and write
+//   GoshuinBackup                       the backup payload: manifest, names, ZIP records, scan, read and write
 //   GoshuinFormat                       the container; its internals (Crypto, IO, Encoding) at package access
 let package = Package(
     name: "goshuin-toolkit",
@@ -23,12 +23,18 @@ let package = Package(
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]
         ),
-        // zlib and its contrib minizip 1.1 from Debian's zlib1g-dev and libminizip-dev. Only GoshuinBackup
+        // zlib from Debian's zlib1g-dev: inflate and deflate. Only GoshuinBackup imports it.
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
+        // libdeflate from Debian's libdeflate-dev: its CRC-32 (Spec/decisions/0016). Only GoshuinBackup
         // imports it.
         .systemLibrary(
-            name: "CMinizip",
-            pkgConfig: "minizip",
-            providers: [.apt(["libminizip-dev", "zlib1g-dev"])]
+            name: "CDeflate",
+            pkgConfig: "libdeflate",
+            providers: [.apt(["libdeflate-dev"])]
         ),
         // The C library declarations Swift's Glibc module lacks (prctl, extended attributes). Only
         // Sources/GoshuinFormat/IO/SystemCall_glibc.swift imports it.
@@ -39,7 +45,7 @@ let package = Package(
         ),
         .target(
             name: "GoshuinBackup",
-            dependencies: ["GoshuinFormat", "CMinizip"]
+            dependencies: ["GoshuinFormat", "CZlib", "CDeflate"]
         ),
         .target(
             name: "GoshuinVectors",

@@ -1,4 +1,3 @@
-internal import CMinizip
 import GoshuinFormat
 
 /// A backup ZIP opened for reading over any ``RandomAccessSource`` (the decrypting reader, so the
@@ -153,7 +152,7 @@ package final class BackupArchive {
 private final class EntryCheck {
     private let entry: ZipEntry
     private let hasher: SHA256Hasher
-    private var checksum = crc32(0, nil, 0)
+    private var checksum = CRC32()
     private var total: UInt64 = 0
 
     init(_ entry: ZipEntry) throws {
@@ -167,7 +166,7 @@ private final class EntryCheck {
             throw GoshuinError(
                 .entryCorrupt, "\(entry.name) holds more than the \(entry.uncompressedSize) bytes it declares")
         }
-        checksum = crc32(checksum, bytes.baseAddress?.assumingMemoryBound(to: Bytef.self), uInt(bytes.count))
+        checksum.update(bytes)
         try hasher.update(bytes)
     }
 
@@ -176,7 +175,7 @@ private final class EntryCheck {
             throw GoshuinError(
                 .entryCorrupt, "\(entry.name) holds \(total) bytes, not the \(entry.uncompressedSize) it declares")
         }
-        guard UInt32(checksum) == entry.crc32 else {
+        guard checksum.value == entry.crc32 else {
             throw GoshuinError.entryCorrupt("\(entry.name) fails its CRC-32")
         }
         return try hasher.finalize()

@@ -111,6 +111,8 @@ package enum BackupExtractor {
             try output.closeAfter {
                 try describingFailure("cannot write \(entry.name)") {
                     try read { bytes in try output.writeAll(bytes) }
+                    // The photo's own date, as the backup keeps it.
+                    if let modified = entry.modificationTime { try output.setModificationTime(modified) }
                     try output.sync()
                 }
             }
@@ -186,6 +188,12 @@ private final class StagingFolder {
         Temporaries.unmark(folder.descriptor)
         try describingFailure("cannot sync the extracted folder") { try folder.sync() }
         try BackupExtractor.requireEmptyOrAbsent(destinationName, in: parent, path: destinationPath)
+        // An empty folder the restore replaces keeps its permissions; a new one stays private (0700).
+        if let existing = try? parent.status(of: destinationName), existing.kind == .directory {
+            try describingFailure("cannot set the extracted folder's permissions") {
+                try folder.descriptor.setPermissions(existing.permissions)
+            }
+        }
         guard parent.stillNames(identity, name) else {
             throw GoshuinError(
                 .io, "the folder being extracted into was moved or replaced; nothing was put at the destination")

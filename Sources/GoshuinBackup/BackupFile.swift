@@ -6,11 +6,10 @@ import GoshuinFormat
 /// As with ``GoshuinFile``, the passphrase argument is evaluated only after every check that needs no key
 /// passed, so an interactive caller can ask for it then.
 public enum BackupFile {
-    /// Packs the backup folder `folder` into a backup ZIP and seals it into a new `.goshuin` file at
-    /// `outputPath`.
+    /// Checks the backup folder `folder` whole, then seals it into a new `.goshuin` file at `outputPath`
+    /// in one pass (``BackupFolder``): no plaintext temporary, so the free space needed is the backup's size.
     ///
-    /// The ZIP is written to a private unnamed file beside the output, never under a name. Every file that
-    /// may not be in a backup is reported at once (`unexpected_file`, one line each in
+    /// Every file that may not be in a backup is reported at once (`unexpected_file`, one line each in
     /// ``GoshuinError/details``) before the passphrase is asked for.
     /// - Returns: the manifest sealed.
     @discardableResult
@@ -18,18 +17,9 @@ public enum BackupFile {
         folder: String, outputPath: String, passphrase: @autoclosure () throws -> Passphrase,
         parameters: SealParameters = SealParameters(), replaceExisting: Bool = false, progress: ProgressHandler? = nil
     ) throws -> Manifest {
-        try AtomicOutput.checkDestination(outputPath, replaceExisting: replaceExisting)
-        let packed = try FileSystem.anonymousFile(in: FileSystem.parentDirectory(of: outputPath))
-        return try packed.closeAfter {
-            let manifest = try BackupPacker.pack(folder: folder, into: packed).manifest
-            let length = try ContainerStructure.regularFileSize(of: packed)
-            try withAtomicOutput(to: outputPath, replaceExisting: replaceExisting) { output in
-                try ContainerSealer.seal(
-                    from: packed, plaintextLength: length, to: output,
-                    passphrase: passphrase(), parameters: parameters, progress: progress)
-            }
-            return manifest
-        }
+        try BackupFolder(checking: folder).seal(
+            to: outputPath, passphrase: passphrase(), parameters: parameters, replaceExisting: replaceExisting,
+            progress: progress)
     }
 
     /// Extracts the backup sealed in `inputPath` into `folder`, which must not exist or be an empty folder;

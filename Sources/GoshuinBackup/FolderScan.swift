@@ -24,6 +24,9 @@ package struct FolderScan {
     package let directory: OpenDirectory
     /// The photos' names, in byte order.
     package let photoNames: [String]
+    /// What the folder check found of each file it will pack (records.csv, the photos, a manifest.json), by
+    /// name, without following a link: a file is judged again against this when it is read.
+    package let statuses: [String: FileStatus]
     /// What is left out, in byte order of the names: the operating system's files always, and with
     /// `leavingOutUnsupported`, what a backup cannot hold.
     package let leftOut: [LeftOut]
@@ -51,6 +54,7 @@ package struct FolderScan {
         var photosByFoldedName: [String: String] = [:]
         var hasRecords = false
         var hasManifest = false
+        var statuses: [String: FileStatus] = [:]
         for raw in names {
             if Self.isOperatingSystemLitter(raw) {
                 leftOut.append(LeftOut(name: DisplayText.escaped(bytes: raw), reason: Self.operatingSystemFile))
@@ -60,10 +64,11 @@ package struct FolderScan {
                 problems.append("\(DisplayText.quoted(bytes: raw)): its name is not valid UTF-8; rename it")
                 continue
             }
-            let kind = try describingFailure("cannot examine \(DisplayText.quoted(name))") {
+            let found = try describingFailure("cannot examine \(DisplayText.quoted(name))") {
                 try directory.status(of: name)
-            }?.kind
-            if let unsupported = Self.whatABackupCannotHold(name, kind: kind) {
+            }
+            statuses[name] = found
+            if let unsupported = Self.whatABackupCannotHold(name, kind: found?.kind) {
                 if leavingOutUnsupported {
                     leftOut.append(LeftOut(name: DisplayText.escaped(name), reason: unsupported))
                 } else {
@@ -109,6 +114,18 @@ package struct FolderScan {
         photoNames = photos
         self.leftOut = leftOut
         self.hasManifest = hasManifest
+        let packed = Set(photos + [Manifest.recordsName] + (hasManifest ? [Manifest.fileName] : []))
+        self.statuses = statuses.filter { packed.contains($0.key) }
+    }
+
+    /// The bytes of the files packed as they are: records.csv and the photos.
+    package var dataSize: UInt64 {
+        ([Manifest.recordsName] + photoNames).reduce(0) { $0 + UInt64(max(0, statuses[$1]?.size ?? 0)) }
+    }
+
+    /// The newest modification time of the files packed: a backup's `createdAt` when the folder keeps none.
+    package var newestModification: Int {
+        ([Manifest.recordsName] + photoNames).compactMap { statuses[$0]?.modified }.max() ?? 0
     }
 
     /// Whether `name` is a file an operating system leaves in folders: Finder's `.DS_Store` and its

@@ -1,4 +1,4 @@
-internal import CMinizip
+internal import CZlib
 import GoshuinFormat
 
 /// zlib's raw inflate (RFC 1951, no zlib or gzip wrapper) for one entry's data, fed in pieces.
@@ -35,7 +35,7 @@ final class RawInflater {
         while true {
             stream.next_out = output.baseAddress?.assumingMemoryBound(to: Bytef.self)
             stream.avail_out = uInt(output.count)
-            let status = CMinizip.inflate(&stream, Z_NO_FLUSH)
+            let status = CZlib.inflate(&stream, Z_NO_FLUSH)
             let produced = output.count - Int(stream.avail_out)
             if produced > 0 { try emit(UnsafeRawBufferPointer(rebasing: output[0..<produced])) }
             switch status {

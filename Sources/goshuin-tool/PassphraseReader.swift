@@ -56,7 +56,7 @@ struct PassphraseReader {
             if confirm { try Self.checkForSealing(given.bytes) }
             return given
         }
-        let prompt = try TerminalPrompt()
+        let prompt = try TerminalPrompt(command: command)
         let first = try prompt.ask("Passphrase: ")
         if confirm {
             try Self.checkForSealing(first)

@@ -51,25 +51,9 @@ enum SealCommand: ToolCommand {
         let passphraseReader = try PassphraseReader(arguments, command: name)
         let force = arguments.has(.force)
         if inputPath != "-", FileSystem.isDirectory(inputPath) {
-            try Paths.checkOutput(outputPath, input: nil, force: force, binary: true, command: name)
-            let (packed, result) = try packFolder(
-                inputPath, besides: outputPath, leavingOutUnsupported: arguments.has(.leaveOutUnsupported))
-            warnIfWrittenInto(inputPath, outputPath)
-            return try packed.closeAfter {
-                try seal(
-                    packed, to: outputPath, what: "records.csv and \(photos(result.manifest.photos.count))",
-                    force: force, passphraseReader, parameters, context.reporter,
-                    extra: [
-                        ("photoCount", .integer(result.manifest.photos.count)),
-                        (
-                            "leftOut",
-                            .array(
-                                result.leftOut.map {
-                                    .object([("name", .string($0.name)), ("reason", .string($0.reason))])
-                                })
-                        ),
-                    ])
-            }
+            return try sealFolder(
+                inputPath, to: outputPath, leavingOutUnsupported: arguments.has(.leaveOutUnsupported), force: force,
+                passphraseReader, parameters, context.reporter)
         }
         let input = inputPath == "-" ? nil : try Paths.openInput(inputPath, command: name)
         defer { try? input?.close() }
@@ -86,8 +70,7 @@ enum SealCommand: ToolCommand {
     /// passphrase once the input and the output passed their checks; returns the JSON summary.
     private static func seal(
         _ payload: FileDescriptor, to outputPath: String, what: String, force: Bool,
-        _ passphraseReader: PassphraseReader, _ parameters: SealParameters, _ reporter: ProgressReporter,
-        extra: [(key: String, value: JSONValue)] = []
+        _ passphraseReader: PassphraseReader, _ parameters: SealParameters, _ reporter: ProgressReporter
     ) throws -> CommandResult {
         guard let length = try describingFailure("cannot examine the input", { try payload.regularFileSize() }) else {
             throw usage("INPUT must be a regular file (or - for standard input)")
@@ -108,7 +91,7 @@ enum SealCommand: ToolCommand {
                 ("chunkCount", .integer(header.chunkCount)),
                 ("kdfIterations", .integer(header.kdfIterations)),
                 ("chunkSize", .integer(header.chunkSize)),
-            ] + extra))
+            ]))
     }
 
     /// `1 photo`, `N photos`: how a result line counts photos, sealing and restoring alike.
@@ -152,35 +135,57 @@ enum SealCommand: ToolCommand {
         return overflow ? nil : UInt32(exactly: product)
     }
 
-    /// Packs a backup folder into a private, already unlinked temporary file beside the output (so the
-    /// space needed is on the output's disk), ready to be sealed.
-    private static func packFolder(_ folder: String, besides outputPath: String, leavingOutUnsupported: Bool) throws
-        -> (FileDescriptor, BackupPacker.Packed)
-    {
-        let directory = outputPath == "-" ? FileSystem.temporaryDirectory : FileSystem.parentDirectory(of: outputPath)
-        let packed = try FileSystem.anonymousFile(in: directory)
-        do {
-            let result = try BackupPacker.pack(
-                folder: folder, into: packed, leavingOutUnsupported: leavingOutUnsupported)
-            reportLeftOut(result.leftOut)
-            try describingFailure("cannot read the packed backup") { try packed.seek(to: 0) }
-            return (packed, result)
-        } catch {
-            try? packed.close()
-            throw error
+    /// `seal FOLDER`: the folder checked whole (its files' names, kinds and sizes: nothing it refuses
+    /// needs a photo read), what it holds said at once, then the passphrase, then the backup written in one
+    /// pass into the output alone.
+    private static func sealFolder(
+        _ folderPath: String, to outputPath: String, leavingOutUnsupported: Bool, force: Bool,
+        _ passphraseReader: PassphraseReader, _ parameters: SealParameters, _ reporter: ProgressReporter
+    ) throws -> CommandResult {
+        try Paths.checkOutput(outputPath, input: nil, force: force, binary: true, command: name)
+        let folder = try BackupFolder(checking: folderPath, leavingOutUnsupported: leavingOutUnsupported)
+        reportLeftOut(folder.leftOut)
+        let contents = "records.csv and \(photos(folder.photoCount))"
+        Console.notice("\(Paths.describe(folderPath)) holds \(contents), \(ProgressReporter.size(folder.dataSize))")
+        warnIfWrittenInto(folderPath, outputPath)
+        let header = try parameters.makeHeader(plaintextLength: folder.payloadSize)
+        let outputFolder =
+            outputPath == "-" ? FileSystem.temporaryDirectory : FileSystem.parentDirectory(of: outputPath)
+        try FileSystem.requireSpace(header.fileSize, at: outputFolder, for: "sealing this backup")
+        let manifest = try Paths.writeOutput(outputPath, force: force, input: nil) { output in
+            try folder.seal(
+                into: output, header: header, passphrase: passphraseReader.read(confirm: true),
+                progress: reporter.handler)
         }
+        Console.result(
+            "sealed \(contents) into \(Paths.describe(outputPath)), \(ProgressReporter.size(header.fileSize))")
+        let leftOut = folder.leftOut.map {
+            JSONValue.object([("name", .string($0.name)), ("reason", .string($0.reason))])
+        }
+        return CommandResult(
+            summary: summary([
+                ("output", .string(outputPath)),
+                ("plaintextLength", .integer(header.plaintextLength)),
+                ("fileSize", .integer(header.fileSize)),
+                ("chunkCount", .integer(header.chunkCount)),
+                ("kdfIterations", .integer(header.kdfIterations)),
+                ("chunkSize", .integer(header.chunkSize)),
+                ("createdAt", .string(manifest.createdAt)),
+                ("photoCount", .integer(manifest.photos.count)),
+                ("leftOut", .array(leftOut)),
+            ]))
     }
 
     /// Says, on standard error, what was left out of the backup: the operating system's files on one line,
     /// and each file a backup cannot hold on a line with why.
-    static func reportLeftOut(_ leftOut: [FolderScan.LeftOut]) {
-        let made = leftOut.filter { $0.reason == FolderScan.operatingSystemFile }.map(\.name)
+    static func reportLeftOut(_ leftOut: [BackupFolder.LeftOut]) {
+        let made = leftOut.filter { $0.reason == BackupFolder.operatingSystemFileReason }.map(\.name)
         if !made.isEmpty {
             Console.notice(
                 "left out \(made.count) \(made.count == 1 ? "file" : "files") the operating system made:"
                     + " \(made.joined(separator: ", "))")
         }
-        let unsupported = leftOut.filter { $0.reason != FolderScan.operatingSystemFile }
+        let unsupported = leftOut.filter { $0.reason != BackupFolder.operatingSystemFileReason }
         guard !unsupported.isEmpty else { return }
         Console.notice(
             "left out \(unsupported.count) \(unsupported.count == 1 ? "file" : "files") a backup cannot hold"
@@ -192,8 +197,10 @@ enum SealCommand: ToolCommand {
     /// backup existed, but the next seal of the folder would refuse the backup found in it.
     static func warnIfWrittenInto(_ folder: String, _ outputPath: String) {
         guard outputPath != "-",
-            case .success(let parent) = FileSystem.statusFollowingLinks(ofPath: FileSystem.parentDirectory(of: outputPath)),
-            case .success(let sealed) = FileSystem.statusFollowingLinks(ofPath: folder), parent.identity == sealed.identity
+            case .success(let parent) = FileSystem.statusFollowingLinks(
+                ofPath: FileSystem.parentDirectory(of: outputPath)),
+            case .success(let sealed) = FileSystem.statusFollowingLinks(ofPath: folder),
+            parent.identity == sealed.identity
         else { return }
         Console.notice(
             "warning: the backup is written into the folder it backs up; move it out before the folder is sealed"

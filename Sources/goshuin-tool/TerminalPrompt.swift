@@ -6,11 +6,11 @@ struct TerminalPrompt {
     private let terminal: ControllingTerminal
 
     /// The controlling terminal to ask on, or a usage error saying how else to give the passphrase.
-    init() throws(ToolError) {
+    init(command: String) throws(ToolError) {
         guard let terminal = ControllingTerminal() else {
             throw .usage(
                 "no passphrase: there is no terminal to ask on; use --passphrase-file, --passphrase-fd or"
-                    + " \(PassphraseReader.environmentVariable)")
+                    + " \(PassphraseReader.environmentVariable)", command: command)
         }
         self.terminal = terminal
     }

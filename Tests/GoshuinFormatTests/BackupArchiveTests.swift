@@ -226,17 +226,18 @@ import Testing
                 == "manifest_invalid")
     }
 
-    /// The deflated bytes of `records` as the packer writes them (minizip, zlib default level).
+    /// The deflated bytes of `records` as the packer writes them (zlib's raw deflate, default level).
     static func deflatedRecords(_ records: [UInt8]) throws -> [UInt8] {
         let directory = TemporaryDirectory()
         directory.write("records.csv", records)
         let packed = try FileSystem.anonymousFile()
         return try packed.closeAfter {
-            try BackupPacker.pack(folder: directory.path, into: packed)
+            try BackupFolder(checking: directory.path).pack(into: packed)
             let source = try FileSource(packed)
             let archive = try BackupArchive(source)
             let entry = try #require(archive.directory.entry(named: "records.csv"))
-            let start = entry.localHeaderOffset + 30 + UInt64(entry.name.utf8.count)
+            let start = try ZipStructureScanner.checkLocalHeader(
+                source, entry, directoryOffset: archive.directory.centralDirectoryOffset)
             return try #require(try source.readExactly(at: start, count: Int(entry.compressedSize)))
         }
     }

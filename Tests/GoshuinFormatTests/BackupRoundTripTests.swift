@@ -23,7 +23,7 @@ import Testing
     {
         let packed = try FileSystem.anonymousFile(in: directory.path)
         return try packed.closeAfter {
-            let manifest = try BackupPacker.pack(folder: folder, into: packed).manifest
+            let manifest = try BackupFolder(checking: folder).pack(into: packed)
             try packed.seek(to: 0)
             let size = try #require(try packed.regularFileSize())
             try withAtomicOutput(to: directory.file("backup.goshuin"), replaceExisting: false) { output in
@@ -51,8 +51,8 @@ import Testing
         // Packing the extracted folder gives the same ZIP: createdAt is kept from its manifest.
         let first = try FileSystem.anonymousFile()
         let second = try FileSystem.anonymousFile()
-        try BackupPacker.pack(folder: directory.file("out"), into: first)
-        try BackupPacker.pack(folder: directory.file("out"), into: second)
+        try BackupFolder(checking: directory.file("out")).pack(into: first)
+        try BackupFolder(checking: directory.file("out")).pack(into: second)
         let firstBytes = try #require(try FileSource(first).readExactly(at: 0, count: Int(try FileSource(first).size)))
         let secondBytes = try #require(
             try FileSource(second).readExactly(at: 0, count: Int(try FileSource(second).size)))
@@ -92,7 +92,7 @@ import Testing
             directory.write("folder/" + name, [1])
             let output = try FileSystem.anonymousFile()
             #expect {
-                try output.closeAfter { try BackupPacker.pack(folder: folder, into: output) }
+                try output.closeAfter { try BackupFolder(checking: folder).pack(into: output) }
             } throws: { error in
                 let error = error as? GoshuinError
                 return error?.code == .unexpectedFile && error?.details.count == 1
@@ -103,7 +103,7 @@ import Testing
         try FileManager.default.createSymbolicLink(atPath: folder + "/link.jpg", withDestinationPath: "/etc/passwd")
         let output = try FileSystem.anonymousFile()
         #expect(throws: GoshuinError(.unexpectedFile, "")) {
-            try output.closeAfter { try BackupPacker.pack(folder: folder, into: output) }
+            try output.closeAfter { try BackupFolder(checking: folder).pack(into: output) }
         }
     }
 
@@ -115,7 +115,7 @@ import Testing
             // The packer re-reads what it wrote, so it needs a readable descriptor: pack, then copy.
             let packed = try FileSystem.anonymousFile()
             try packed.closeAfter {
-                try BackupPacker.pack(folder: folder, into: packed)
+                try BackupFolder(checking: folder).pack(into: packed)
                 try packed.seek(to: 0)
                 try output.copyAll(from: packed, reading: "the packed ZIP", writing: "the copy")
             }

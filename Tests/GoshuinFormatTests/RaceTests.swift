@@ -116,7 +116,7 @@ import Testing
         for _ in 0..<300 {
             let output = try FileSystem.anonymousFile()
             defer { try? output.close() }
-            guard (try? BackupPacker.pack(folder: folder, into: output)) != nil else { continue }
+            guard (try? BackupFolder(checking: folder).pack(into: output)) != nil else { continue }
             sealed += 1
             let size = Int(try #require(try output.regularFileSize()))
             let zip = try #require(try FileSource(output).readExactly(at: 0, count: size))

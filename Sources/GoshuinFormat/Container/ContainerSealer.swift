@@ -33,7 +33,16 @@ public enum ContainerSealer {
         workerCount: Int = ParallelChunks.defaultWorkerCount, progress: ProgressHandler? = nil
     ) throws -> Header {
         let header = try parameters.makeHeader(plaintextLength: plaintextLength)
-        let passphrase = try passphrase()
+        let key = try KeyDerivation.deriveKey(
+            passphrase: try checkedForSealing(passphrase()), header: header, progress: progress)
+        try ChunkPipeline.seal(
+            from: input, to: output, key: key, header: header, workerCount: workerCount, progress: progress)
+        return header
+    }
+
+    /// `passphrase`, if a writer may seal with it: `empty_passphrase` for an empty one (it protects nothing),
+    /// `passphrase_too_long` past ``Passphrase/maximumLength`` bytes (no source could give it to open).
+    package static func checkedForSealing(_ passphrase: Passphrase) throws -> Passphrase {
         guard !passphrase.isEmpty else {
             throw GoshuinError(.emptyPassphrase, "an empty passphrase protects nothing; nothing was written")
         }
@@ -42,10 +51,7 @@ public enum ContainerSealer {
                 .passphraseTooLong,
                 "the passphrase is longer than \(Passphrase.maximumLength) bytes, the most any source takes")
         }
-        let key = try KeyDerivation.deriveKey(passphrase: passphrase, header: header, progress: progress)
-        try ChunkPipeline.seal(
-            from: input, to: output, key: key, header: header, workerCount: workerCount, progress: progress)
-        return header
+        return passphrase
     }
 
     /// Seals `header.plaintextLength` bytes from `input`'s position into `output` in order, with an already

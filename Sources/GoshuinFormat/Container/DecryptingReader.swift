@@ -26,6 +26,11 @@ public final class DecryptingReader: RandomAccessSource {
     /// Decrypted chunks, least recently used first; each slot's memory is reused once the cache is full.
     private var cache: [(index: UInt64, slot: AllocatedBytes)] = []
     private let cacheLimit: Int
+    /// Decrypts the next chunk on another thread while the caller reads in order; `nil` where the memory
+    /// budget leaves no room for its two buffers.
+    private let prefetcher: ChunkPrefetcher?
+    /// The chunk decrypted last, to tell reading in order from jumping about.
+    private var lastChunk: UInt64?
 
     /// Opens the regular file open at `fileDescriptor` for reading at any offset; the descriptor must stay
     /// open while the reader is used.
@@ -58,12 +63,14 @@ public final class DecryptingReader: RandomAccessSource {
     {
         self.header = header
         let layout = header.layout
-        // The decrypting record counts against the budget too, hence one buffer more than cached.
-        cacheLimit = max(
-            1,
-            ChunkMemoryBudget.bufferCount(wanted: Self.cachedChunkLimit + 1, bufferSize: layout.largestRecordLength)
-                - 1)
+        // The decrypting record counts against the budget too, hence one buffer more than cached; the
+        // prefetcher's record and slot come only where the budget holds them and two cached chunks.
+        let budget = ChunkMemoryBudget.bufferCount(
+            wanted: Self.cachedChunkLimit + 3, bufferSize: layout.largestRecordLength)
+        let prefetching = layout.chunkCount > 1 && budget >= 5
+        cacheLimit = max(1, min(Self.cachedChunkLimit, budget - 1 - (prefetching ? 2 : 0)))
         reader = try ChunkReader(input: input, header: header, key: key)
+        prefetcher = prefetching ? try ChunkPrefetcher(input: input, header: header, key: key) : nil
         if authenticatingFinalChunkFirst { _ = try chunk(layout.chunkCount - 1) }
     }
 
@@ -139,18 +146,37 @@ public final class DecryptingReader: RandomAccessSource {
         }
         decryptionCount += 1
         lowestChunkDecrypted = min(lowestChunkDecrypted ?? index, index)
-        guard let plaintext = try reader.authenticate(chunk: index) else {
-            throw try ChunkVerdict.error(failing: index, chunkCount: header.layout.chunkCount) {
-                try reader.authenticates(chunk: $0)
-            }
+        defer {
+            // Reading in order: the next chunk is decrypted meanwhile, on the other thread.
+            if let prefetcher, lastChunk.map({ $0 + 1 == index }) ?? (index == 0) { prefetcher.prefetch(index + 1) }
+            lastChunk = index
         }
-        let slot =
+        let freeSlot = { [self] in
             cache.count >= cacheLimit
-            ? cache.removeFirst().slot
-            : try AllocatedBytes(count: header.layout.largestChunkLength, wipesOnRelease: true)
+                ? cache.removeFirst().slot
+                : try AllocatedBytes(count: header.layout.largestChunkLength, wipesOnRelease: true)
+        }
+        switch try prefetcher?.take(index, replacement: freeSlot) {
+        case .authentic(let slot)?:
+            cache.append((index, slot))
+            return UnsafeRawBufferPointer(rebasing: slot.bytes[0..<length])
+        case .failsAuthentication?:
+            throw try verdict(failing: index)
+        case nil:
+            break
+        }
+        guard let plaintext = try reader.authenticate(chunk: index) else { throw try verdict(failing: index) }
+        let slot = try freeSlot()
         UnsafeMutableRawBufferPointer(rebasing: slot.bytes[0..<length]).copyMemory(
             from: UnsafeRawBufferPointer(plaintext))
         cache.append((index, slot))
         return UnsafeRawBufferPointer(rebasing: slot.bytes[0..<length])
+    }
+
+    /// The file's verdict when chunk `index` fails (``ChunkVerdict``), the chunks before it tried in order.
+    private func verdict(failing index: UInt64) throws -> GoshuinError {
+        try ChunkVerdict.error(failing: index, chunkCount: header.layout.chunkCount) {
+            try reader.authenticates(chunk: $0)
+        }
     }
 }

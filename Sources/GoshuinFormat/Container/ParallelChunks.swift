@@ -10,6 +10,10 @@ package enum ParallelChunks {
     /// Workers used by default: the online processors, at most 8.
     package static var defaultWorkerCount: Int { max(1, min(SystemCall.onlineProcessorCount, 8)) }
 
+    /// The stack of each worker thread the toolkit starts: enough for the chunk code, small enough that a
+    /// memory limit which leaves room for the chunk buffers leaves room for the threads.
+    package static let workerStackSize = 512 << 10
+
     /// Seals the first `header.plaintextLength` bytes of the regular file `input` into `output` (header
     /// included), with `workerCount` workers.
     package static func seal(
@@ -72,10 +76,6 @@ package enum ParallelChunks {
 
     /// One parallel pass over every chunk: the shared state of the workers.
     private final class Run: Sendable {
-        /// The stack of each worker thread beyond the first: enough for the chunk code, small enough that a
-        /// memory limit which leaves room for the chunk buffers leaves room for the threads.
-        static let workerStackSize = 512 << 10
-
         let layout: ContainerLayout
         // Called only while `bytesDone` is locked, so from one worker at a time.
         private nonisolated(unsafe) let progress: ProgressHandler?
@@ -108,7 +108,7 @@ package enum ParallelChunks {
                 wanted: max(1, min(workerCount, Int(min(layout.chunkCount, 64)))), size: layout.largestRecordLength)
             let workers = try buffers.map { try makeWorker($0) }
             let shared = SharedWorkers(workers)
-            WorkerThreads.run(workers.count, stackSize: Self.workerStackSize) { worker in
+            WorkerThreads.run(workers.count, stackSize: ParallelChunks.workerStackSize) { worker in
                 self.work(shared.workers[worker])
             }
             if let failure = error.withLock({ $0 }) { throw failure }

@@ -134,6 +134,16 @@ package struct FileDescriptor: Hashable, Sendable {
     /// file holds one. The lock lasts while any descriptor of this open file does.
     package func lockExclusively() throws(Errno) -> Bool { try SystemCall.lockExclusively(rawValue) }
 
+    /// Sets the file's access and modification times to `seconds` since 1970 (`futimens(2)`).
+    package func setModificationTime(_ seconds: Int) throws(Errno) {
+        try SystemCall.setTimes(rawValue, seconds: seconds)
+    }
+
+    /// Sets the file's permission bits (`fchmod(2)`).
+    package func setPermissions(_ permissions: UInt32) throws(Errno) {
+        try SystemCall.setPermissions(rawValue, permissions)
+    }
+
     /// Flushes the file's data and metadata to storage (`fsync(2)`).
     package func sync() throws(Errno) { try SystemCall.sync(rawValue) }
 }

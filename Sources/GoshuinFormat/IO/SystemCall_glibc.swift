@@ -115,6 +115,17 @@ enum SystemCall {
     /// Removes the extended attribute `name` from the open file `descriptor`, if it has one.
     static func removeAttribute(_ descriptor: Int32, _ name: String) { _ = fremovexattr(descriptor, name) }
 
+    /// Sets the access and modification times of the open file `descriptor` to `seconds` since 1970.
+    static func setTimes(_ descriptor: Int32, seconds: Int) throws(Errno) {
+        var times = [timespec(tv_sec: seconds, tv_nsec: 0), timespec(tv_sec: seconds, tv_nsec: 0)]
+        _ = try retryOnInterrupt { futimens(descriptor, &times) }
+    }
+
+    /// Sets the permission bits of the open file or folder `descriptor`.
+    static func setPermissions(_ descriptor: Int32, _ permissions: UInt32) throws(Errno) {
+        _ = try retryOnInterrupt { fchmod(descriptor, mode_t(permissions)) }
+    }
+
     static func isTerminal(_ descriptor: Int32) -> Bool { isatty(descriptor) == 1 }
 
     static func isOpen(_ descriptor: Int32) -> Bool { fcntl(descriptor, F_GETFD) != -1 }
@@ -340,6 +351,36 @@ enum SystemCall {
         let body: () -> Void
         init(_ body: @escaping () -> Void) { self.body = body }
     }
+
+    // MARK: - Locks
+
+    /// A mutex and a condition variable, allocated once and never moved (pthread objects must not be).
+    struct Condition: @unchecked Sendable {
+        // @unchecked: the pthread objects are made for use from several threads.
+        fileprivate let mutex: UnsafeMutablePointer<pthread_mutex_t>
+        fileprivate let condition: UnsafeMutablePointer<pthread_cond_t>
+    }
+
+    static func makeCondition() -> Condition {
+        let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+        let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+        pthread_mutex_init(mutex, nil)
+        pthread_cond_init(condition, nil)
+        return Condition(mutex: mutex, condition: condition)
+    }
+
+    static func destroy(_ condition: Condition) {
+        pthread_cond_destroy(condition.condition)
+        pthread_mutex_destroy(condition.mutex)
+        condition.condition.deallocate()
+        condition.mutex.deallocate()
+    }
+
+    static func lock(_ condition: Condition) { pthread_mutex_lock(condition.mutex) }
+    static func unlock(_ condition: Condition) { pthread_mutex_unlock(condition.mutex) }
+    /// Waits for a broadcast, the mutex released meanwhile and held again on return.
+    static func wait(_ condition: Condition) { pthread_cond_wait(condition.condition, condition.mutex) }
+    static func broadcast(_ condition: Condition) { pthread_cond_broadcast(condition.condition) }
 
     // MARK: - Signals
 

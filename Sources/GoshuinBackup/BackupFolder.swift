@@ -1,0 +1,267 @@
+import GoshuinFormat
+
+/// A backup folder checked whole and laid out as its ZIP, ready to seal: making one reads no photo (names,
+/// kinds and sizes, records.csv and a kept manifest's `createdAt`), so a folder that cannot be sealed is
+/// refused at once, and the backup's exact size is known. ``seal(to:passphrase:parameters:replaceExisting:progress:)``
+/// then asks for the passphrase and writes the backup in one pass, into the output alone: no plaintext
+/// temporary anywhere, so sealing needs free space for the backup and no more (`Spec/backup-v1.md` §5,
+/// `Spec/decisions/0015`).
+public struct BackupFolder {
+    /// A file of the folder left out of the backup, and why.
+    public struct LeftOut: Equatable, Sendable {
+        /// Its name.
+        public let name: String
+        /// Why it is left out.
+        public let reason: String
+    }
+
+    /// The folder's files as the check found them.
+    package let scan: FolderScan
+    /// records.csv, read now when small enough.
+    let records: RecordsPlan
+    /// The backup's `createdAt`.
+    let createdAt: String
+    /// Where every part of the ZIP lies.
+    let layout: BackupZipLayout
+
+    /// The number of photos the backup will hold.
+    public var photoCount: Int { scan.photoNames.count }
+    /// The bytes of records.csv and the photos.
+    public var dataSize: UInt64 { scan.dataSize }
+    /// The size of the backup's ZIP, the payload that is sealed.
+    public var payloadSize: UInt64 { layout.size }
+    /// The files left out: the operating system's (`.DS_Store` …), and with `leavingOutUnsupported` those a
+    /// backup cannot hold.
+    public var leftOut: [LeftOut] { scan.leftOut.map { LeftOut(name: $0.name, reason: $0.reason) } }
+    /// What a left-out file's reason is when the operating system made it.
+    public static var operatingSystemFileReason: String { FolderScan.operatingSystemFile }
+
+    /// Checks the folder at `path` and lays out its backup.
+    ///
+    /// - Parameter leavingOutUnsupported: leave out, instead of refusing, every file a backup cannot hold
+    ///   (a video, an edit sidecar, a subfolder, a link); a photo whose name only needs a rename is refused
+    ///   either way.
+    /// - Throws: `unexpected_file` listing every file that may not be in a backup, `zip_limit_exceeded` for
+    ///   more photos than a backup holds, `manifest_invalid` for a kept manifest that does not parse, `io`.
+    public init(checking path: String, leavingOutUnsupported: Bool = false) throws {
+        scan = try FolderScan(path, leavingOutUnsupported: leavingOutUnsupported)
+        let recordsStatus = try Self.status(of: Manifest.recordsName, in: scan)
+        records = try RecordsPlan(scan: scan, status: recordsStatus)
+        createdAt = try scan.hasManifest ? Self.keptCreatedAt(scan) : FileSystem.timestamp(scan.newestModification)
+        var entries = [
+            BackupZipLayout.Entry(
+                name: Manifest.recordsName, method: records.method, compressedSize: records.compressedSize,
+                uncompressedSize: UInt64(recordsStatus.size), modificationTime: recordsStatus.modified)
+        ]
+        var placeholders: [Manifest.FileEntry] = []
+        for name in scan.photoNames {
+            let status = try Self.status(of: name, in: scan)
+            let size = UInt64(status.size)
+            entries.append(
+                BackupZipLayout.Entry(
+                    name: name, method: 0, compressedSize: size, uncompressedSize: size,
+                    modificationTime: status.modified))
+            placeholders.append(Manifest.FileEntry(name: name, size: size, sha256: Self.unknownDigest))
+        }
+        // Every field of the manifest has its final width already: its size is known before any hash.
+        let manifestLength = try Manifest(
+            createdAt: createdAt,
+            records: Manifest.FileEntry(
+                name: Manifest.recordsName, size: UInt64(recordsStatus.size), sha256: Self.unknownDigest),
+            photos: placeholders
+        ).encode().count
+        entries.append(
+            BackupZipLayout.Entry(
+                name: Manifest.fileName, method: 0, compressedSize: UInt64(manifestLength),
+                uncompressedSize: UInt64(manifestLength), modificationTime: Self.seconds(of: createdAt)))
+        layout = BackupZipLayout(entries)
+    }
+
+    /// Seals the backup into a new `.goshuin` file at `outputPath`, asking for the passphrase (evaluating
+    /// `passphrase`) only once the destination and the free space for the backup were checked.
+    ///
+    /// - Returns: the manifest sealed.
+    @discardableResult
+    public func seal(
+        to outputPath: String, passphrase: @autoclosure () throws -> Passphrase,
+        parameters: SealParameters = SealParameters(), replaceExisting: Bool = false, progress: ProgressHandler? = nil
+    ) throws -> Manifest {
+        try AtomicOutput.checkDestination(outputPath, replaceExisting: replaceExisting)
+        let header = try parameters.makeHeader(plaintextLength: payloadSize)
+        try FileSystem.requireSpace(
+            header.fileSize, at: FileSystem.parentDirectory(of: outputPath), for: "sealing this backup")
+        return try withAtomicOutput(to: outputPath, replaceExisting: replaceExisting) { output in
+            try seal(into: output, header: header, passphrase: passphrase(), progress: progress)
+        }
+    }
+
+    /// Seals the backup into the empty regular file open at `output`, with `header` (made for
+    /// ``payloadSize``); `passphrase` is evaluated first.
+    package func seal(
+        into output: FileDescriptor, header: Header, passphrase: @autoclosure () throws -> Passphrase,
+        progress: ProgressHandler?
+    ) throws -> Manifest {
+        precondition(header.plaintextLength == payloadSize, "a header made for this backup")
+        let key = try KeyDerivation.deriveKey(
+            passphrase: try ContainerSealer.checkedForSealing(passphrase()), header: header, progress: progress)
+        let sealer = try StreamingSealer(
+            into: output, header: header, key: key, workerCount: ParallelChunks.defaultWorkerCount, progress: progress)
+        let manifest = try BackupZipWriter(folder: self).write(into: sealer)
+        try sealer.finish()
+        return manifest
+    }
+
+    /// Writes the backup's ZIP, unsealed, into the empty file open at `output`: what sealing encrypts.
+    @discardableResult
+    package func pack(into output: FileDescriptor) throws -> Manifest {
+        try BackupZipWriter(folder: self).write(into: try FileZipSink(output))
+    }
+
+    // MARK: - The folder's files, judged again as they are read
+
+    /// Opens the packed file `name` without following a link, and checks on what was opened that it is the
+    /// file the folder check found, unchanged.
+    func openChecked(_ name: String) throws -> FileDescriptor {
+        let file: FileDescriptor
+        do {
+            // Non-blocking: a named pipe swapped in must not block the open; it is refused just below.
+            file = try scan.directory.openFile(name, [.readOnly, .nonBlocking])
+        } catch .tooManyLinks {
+            throw changed(name, "it is a symbolic link now")
+        } catch {
+            throw error.goshuinError("cannot open \(DisplayText.quoted(name))")
+        }
+        do {
+            let opened = try describingFailure("cannot examine \(DisplayText.quoted(name))") { try file.status() }
+            guard let found = scan.statuses[name], opened.kind == .regular, opened.identity == found.identity else {
+                throw changed(name, "it was replaced by another file")
+            }
+            guard opened.size == found.size, opened.modified == found.modified else {
+                throw changed(name, "its size or modification time is not what the folder check found")
+            }
+            return file
+        } catch {
+            try? file.close()
+            throw error
+        }
+    }
+
+    /// Throws unless `file`, the packed file `name`, gave exactly its size (`read` bytes, then its end) and
+    /// still has the size and time the folder check found.
+    func requireUnchanged(_ name: String, _ file: FileDescriptor, read: UInt64) throws {
+        guard let found = scan.statuses[name] else { throw changed(name, "it was not found by the folder check") }
+        guard read == UInt64(found.size) else { throw changed(name, "it became shorter as it was read") }
+        var probe: UInt8 = 0
+        let extra = try describingFailure("cannot read \(DisplayText.quoted(name))") {
+            try withUnsafeMutableBytes(of: &probe) { try file.read(into: $0) }
+        }
+        guard extra == 0 else { throw changed(name, "it grew as it was read") }
+        let after = try describingFailure("cannot examine \(DisplayText.quoted(name))") { try file.status() }
+        guard after.size == found.size, after.modified == found.modified else {
+            throw changed(name, "it was written to as it was read")
+        }
+    }
+
+    /// The refusal of a file that changed between the folder check and its reading.
+    func changed(_ name: String, _ how: String) -> GoshuinError {
+        GoshuinError(
+            .io,
+            "\(DisplayText.quoted(name)) changed while the backup was being made (\(how)); nothing was sealed: seal"
+                + " again once nothing is writing into the folder")
+    }
+
+    // MARK: - Planning
+
+    /// The digest written in the manifest's place holder: every digest has its width.
+    private static let unknownDigest = [UInt8](repeating: 0, count: 32)
+
+    private static func status(of name: String, in scan: FolderScan) throws -> FileStatus {
+        guard let status = scan.statuses[name] else {
+            throw GoshuinError(.io, "\(DisplayText.quoted(name)) vanished while the folder was checked")
+        }
+        return status
+    }
+
+    /// The `createdAt` of the folder's `manifest.json` (a folder extracted from a backup).
+    private static func keptCreatedAt(_ scan: FolderScan) throws -> String {
+        let file = try scan.directory.openFile(Manifest.fileName, [.readOnly, .nonBlocking])
+        return try file.closeAfter {
+            guard try file.status().kind == .regular else {
+                throw GoshuinError(.unexpectedFile, "manifest.json is not a regular file")
+            }
+            return try Manifest.parse(
+                try FileSystem.readAll(file, maximumSize: Manifest.maximumSize, name: Manifest.fileName)
+            ).createdAt
+        }
+    }
+
+    /// The seconds since 1970 of a `createdAt` timestamp.
+    private static func seconds(of timestamp: String) -> Int? {
+        let digits = Array(timestamp.utf8)
+        func number(_ range: Range<Int>) -> Int {
+            digits[range].reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
+        }
+        guard Manifest.isTimestamp(timestamp) else { return nil }
+        return DOSTime.daysSince1970(year: number(0..<4), month: number(5..<7), day: number(8..<10)) * 86_400
+            + number(11..<13) * 3_600 + number(14..<16) * 60 + number(17..<19)
+    }
+}
+
+/// records.csv as it will be written: deflated when it is small enough to read now and deflates within the
+/// reader's ratio limit, otherwise stored and read as it is written, like a photo.
+struct RecordsPlan {
+    /// The most of records.csv read into memory to be deflated: a larger one is stored.
+    static let inMemoryLimit = 16 << 20
+
+    /// What is written.
+    enum Content {
+        /// Held in memory: the bytes written (deflated or as they are), the CRC-32 and SHA-256 of the file.
+        case inMemory(stored: [UInt8], crc32: UInt32, sha256: [UInt8])
+        /// Read from the file as it is written.
+        case streamed
+    }
+
+    let content: Content
+    let method: UInt16
+    let compressedSize: UInt64
+
+    init(scan: FolderScan, status: FileStatus) throws {
+        let size = UInt64(max(0, status.size))
+        guard size <= UInt64(Self.inMemoryLimit) else {
+            (content, method, compressedSize) = (.streamed, 0, size)
+            return
+        }
+        let folder = try BackupFolderReader(scan: scan)
+        let bytes = try folder.readWhole(Manifest.recordsName, expected: status)
+        let deflated = try RawDeflate.deflate(bytes)
+        // A margin below the reader's limit: it refuses an entry that inflates more than 200 times.
+        let deflates = UInt64(deflated.count) * (ZipStructureScanner.maximumCompressionRatio - 10) >= size
+        content = .inMemory(
+            stored: deflates ? deflated : bytes, crc32: CRC32.of(bytes), sha256: try SHA256Hasher.hash(bytes))
+        method = deflates ? 8 : 0
+        compressedSize = UInt64(deflates ? deflated.count : bytes.count)
+    }
+}
+
+/// Reads a small file of a checked folder whole, judged against what the check found.
+private struct BackupFolderReader {
+    let scan: FolderScan
+
+    func readWhole(_ name: String, expected: FileStatus) throws -> [UInt8] {
+        let file = try describingFailure("cannot open \(DisplayText.quoted(name))") {
+            try scan.directory.openFile(name, [.readOnly, .nonBlocking])
+        }
+        return try file.closeAfter {
+            let opened = try describingFailure("cannot examine \(DisplayText.quoted(name))") { try file.status() }
+            guard opened.kind == .regular, opened.identity == expected.identity, opened.size == expected.size else {
+                throw GoshuinError(
+                    .io, "\(DisplayText.quoted(name)) changed while the folder was checked; nothing was sealed")
+            }
+            let bytes = try FileSystem.readAll(file, maximumSize: RecordsPlan.inMemoryLimit, name: name)
+            guard bytes.count == Int(expected.size) else {
+                throw GoshuinError(.io, "\(DisplayText.quoted(name)) changed as it was read; nothing was sealed")
+            }
+            return bytes
+        }
+    }
+}
