@@ -14,7 +14,9 @@ package final class BackupArchive {
     package let directory: ZipDirectory
     private let source: RandomAccessSource
     /// The size of the pieces read from the source and inflated into.
-    static let pieceSize = 1 << 16
+    static let pieceSize = 1 << 20
+    /// The buffer deflated data is inflated into, made once for every entry read.
+    private var inflated: AllocatedBytes?
 
     /// Scans the end records and the central directory of `source`
     /// (``ZipStructureScanner/scanCentralDirectory(_:)``): this touches only the end of the ZIP.
@@ -66,33 +68,34 @@ package final class BackupArchive {
     private func read(_ entry: ZipEntry, dataOffset: UInt64, into sink: (UnsafeRawBufferPointer) throws -> Void)
         throws -> [UInt8]
     {
-        var offset = dataOffset
-        let input = try AllocatedBytes(count: Self.pieceSize, wipesOnRelease: true)
-        let output = try AllocatedBytes(count: Self.pieceSize, wipesOnRelease: true)
         let check = try EntryCheck(entry)
-        let inflater = entry.method == 0 ? nil : try RawInflater()
+        var inflating: (inflater: RawInflater, output: AllocatedBytes)?
+        if entry.method != 0 {
+            if inflated == nil { inflated = try AllocatedBytes(count: Self.pieceSize, wipesOnRelease: true) }
+            if let buffer = inflated { inflating = (try RawInflater(), buffer) }
+        }
         var remaining = entry.compressedSize
-        repeat {
+        func emit(_ bytes: UnsafeRawBufferPointer) throws {
+            try check.add(bytes)
+            try sink(bytes)
+        }
+        // The data as the source lends it: the decrypted chunks themselves, for a backup.
+        let whole = try source.forEachPiece(at: dataOffset, count: entry.compressedSize) { piece in
             try Interruption.check()
-            let count = Int(min(remaining, UInt64(Self.pieceSize)))
-            let piece = UnsafeMutableRawBufferPointer(rebasing: input.bytes[0..<count])
-            guard try source.readExactly(at: offset, into: piece) else {
-                throw GoshuinError.zipMalformed("\(entry.name)'s data runs past the end of the file")
-            }
-            offset += UInt64(count)
-            remaining -= UInt64(count)
-            func emit(_ bytes: UnsafeRawBufferPointer) throws {
-                try check.add(bytes)
-                try sink(bytes)
-            }
-            if let inflater {
-                try inflater.inflate(
-                    UnsafeRawBufferPointer(piece), isLast: remaining == 0, into: output.bytes, name: entry.name,
-                    emit: emit)
+            remaining -= UInt64(piece.count)
+            if let (inflater, output) = inflating {
+                try inflater.inflate(piece, isLast: remaining == 0, into: output.bytes, name: entry.name, emit: emit)
             } else {
-                try emit(UnsafeRawBufferPointer(piece))
+                try emit(piece)
             }
-        } while remaining > 0
+        }
+        guard whole else { throw GoshuinError.zipMalformed("\(entry.name)'s data runs past the end of the file") }
+        if entry.compressedSize == 0, let (inflater, output) = inflating {
+            // Deflate data of no bytes has no final block.
+            try inflater.inflate(
+                UnsafeRawBufferPointer(start: nil, count: 0), isLast: true, into: output.bytes, name: entry.name,
+                emit: emit)
+        }
         return try check.finish()
     }
 

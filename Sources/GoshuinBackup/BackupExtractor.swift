@@ -106,19 +106,17 @@ package enum BackupExtractor {
     ) throws {
         let total = archive.directory.totalUncompressedSize
         var done: UInt64 = 0
+        // Written on a thread of its own while this one checks; every byte is on disk before the folder
+        // moves into place (the writer is drained first), and the files' dates are the backup's.
+        let writer = try BackgroundWriter()
         try archive.readEveryEntry(checkedAgainst: manifest) { entry, read in
-            let output = try staging.createFile(entry.name)
-            try output.closeAfter {
-                try describingFailure("cannot write \(entry.name)") {
-                    try read { bytes in try output.writeAll(bytes) }
-                    // The photo's own date, as the backup keeps it.
-                    if let modified = entry.modificationTime { try output.setModificationTime(modified) }
-                    try output.sync()
-                }
-            }
+            writer.begin(try staging.createFile(entry.name), name: entry.name)
+            try read { bytes in try writer.write(bytes) }
+            try writer.end(modificationTime: entry.modificationTime)
             done += entry.uncompressedSize
             progress?(.payload(bytesDone: done, bytesTotal: total))
         }
+        try writer.drain()
     }
 }
 

@@ -104,9 +104,11 @@ public struct BackupFolder {
         precondition(header.plaintextLength == payloadSize, "a header made for this backup")
         let key = try KeyDerivation.deriveKey(
             passphrase: try ContainerSealer.checkedForSealing(passphrase()), header: header, progress: progress)
+        let writer = BackupZipWriter(folder: self)
         let sealer = try StreamingSealer(
-            into: output, header: header, key: key, workerCount: ParallelChunks.defaultWorkerCount, progress: progress)
-        let manifest = try BackupZipWriter(folder: self).write(into: sealer)
+            into: output, header: header, key: key, workerCount: ParallelChunks.defaultWorkerCount,
+            observer: writer.digests, progress: progress)
+        let manifest = try writer.write(into: sealer)
         try sealer.finish()
         return manifest
     }
@@ -114,7 +116,16 @@ public struct BackupFolder {
     /// Writes the backup's ZIP, unsealed, into the empty file open at `output`: what sealing encrypts.
     @discardableResult
     package func pack(into output: FileDescriptor) throws -> Manifest {
-        try BackupZipWriter(folder: self).write(into: try FileZipSink(output))
+        let writer = BackupZipWriter(folder: self)
+        return try writer.write(into: try FileZipSink(output, observer: writer.digests))
+    }
+
+    /// The layout's indices of the entries whose data is read from the folder as it is written: the
+    /// photos, and records.csv when it is too large to hold.
+    var filesReadAsWritten: [Int] {
+        let photos = Array(layout.entries.indices.dropFirst().dropLast())
+        if case .streamed = records.content { return [0] + photos }
+        return photos
     }
 
     // MARK: - The folder's files, judged again as they are read
@@ -136,8 +147,9 @@ public struct BackupFolder {
             guard let found = scan.statuses[name], opened.kind == .regular, opened.identity == found.identity else {
                 throw changed(name, "it was replaced by another file")
             }
-            guard opened.size == found.size, opened.modified == found.modified else {
-                throw changed(name, "its size or modification time is not what the folder check found")
+            guard opened.isUnchanged(comparedTo: found) else {
+                throw changed(
+                    name, "it was replaced or written to: its size or modification time is not the checked one")
             }
             return file
         } catch {
@@ -157,9 +169,7 @@ public struct BackupFolder {
         }
         guard extra == 0 else { throw changed(name, "it grew as it was read") }
         let after = try describingFailure("cannot examine \(DisplayText.quoted(name))") { try file.status() }
-        guard after.size == found.size, after.modified == found.modified else {
-            throw changed(name, "it was written to as it was read")
-        }
+        guard after.isUnchanged(comparedTo: found) else { throw changed(name, "it was written to as it was read") }
     }
 
     /// The refusal of a file that changed between the folder check and its reading.

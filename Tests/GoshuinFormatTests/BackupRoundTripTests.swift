@@ -145,3 +145,75 @@ import Testing
         return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 }
+
+/// A photo that changes between the folder check and its reading is refused, and nothing is left: the
+/// size, the time, the file itself (swapped), for a photo read once and for one read twice (over 16 MiB).
+@Suite struct ChangedWhileSealingTests {
+    let directory = TemporaryDirectory()
+
+    func seal(_ change: (String) throws -> Void, photoSize: Int = 1_000) throws -> GoshuinError? {
+        let folder = directory.file("folder")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        directory.write("folder/records.csv", Array("a\n".utf8))
+        directory.write("folder/IMG_0001.jpg", Fixtures.payload(photoSize))
+        let checked = try BackupFolder(checking: folder)
+        try change(folder + "/IMG_0001.jpg")
+        let output = directory.file("b.goshuin")
+        defer { try? FileManager.default.removeItem(atPath: output) }
+        do {
+            try checked.seal(
+                to: output, passphrase: Passphrase(Fixtures.passphrase), parameters: Fixtures.parameters())
+        } catch let error as GoshuinError {
+            #expect(!FileManager.default.fileExists(atPath: output), "nothing is left")
+            #expect(directory.entries == ["folder"], "no temporary: \(directory.entries)")
+            return error
+        }
+        return nil
+    }
+
+    @Test(arguments: [1_000, 17 << 20])
+    func aPhotoChangedAfterTheCheckIsRefused(photoSize: Int) throws {
+        #expect(try seal({ _ in }, photoSize: photoSize) == nil, "unchanged, it seals")
+        let grown = try seal(
+            { path in
+                let handle = try #require(FileHandle(forWritingAtPath: path))
+                handle.seekToEndOfFile()
+                handle.write(Data([1]))
+                try handle.close()
+            }, photoSize: photoSize)
+        #expect(grown?.code == .io && grown?.message.contains("changed while the backup was being made") == true)
+        let touched = try seal(
+            { path in
+                var times = [timespec(tv_sec: 1_000_000, tv_nsec: 0), timespec(tv_sec: 1_000_000, tv_nsec: 0)]
+                #expect(utimensat(AT_FDCWD, path, &times, 0) == 0)
+            }, photoSize: photoSize)
+        #expect(touched?.code == .io, "\(String(describing: touched))")
+        let swapped = try seal(
+            { path in
+                let bytes = Fixtures.readBytes(path)
+                try FileManager.default.removeItem(atPath: path)
+                _ = FileManager.default.createFile(atPath: path, contents: Data(bytes))
+            }, photoSize: photoSize)
+        #expect(swapped?.code == .io && swapped?.message.contains("replaced") == true, "\(String(describing: swapped))")
+    }
+
+    /// An empty photo and records.csv too large to hold in memory (stored, read as it is written) seal and
+    /// extract whole.
+    @Test func anEmptyPhotoAndLargeRecordsRoundTrip() throws {
+        let folder = directory.file("folder")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let records = Fixtures.payload((16 << 20) + 5)
+        directory.write("folder/records.csv", records)
+        directory.write("folder/IMG_0001.jpg", [])
+        directory.write("folder/IMG_0002.jpg", Fixtures.payload(5_000))
+        try BackupFile.seal(
+            folder: folder, outputPath: directory.file("b.goshuin"), passphrase: Passphrase(Fixtures.passphrase),
+            parameters: Fixtures.parameters(chunkSize: 1 << 20))
+        try BackupFile.extract(
+            inputPath: directory.file("b.goshuin"), into: directory.file("out"),
+            passphrase: Passphrase(Fixtures.passphrase))
+        #expect(Fixtures.readBytes(directory.file("out/records.csv")) == records)
+        #expect(Fixtures.readBytes(directory.file("out/IMG_0001.jpg")).isEmpty)
+        #expect(Fixtures.readBytes(directory.file("out/IMG_0002.jpg")) == Fixtures.payload(5_000))
+    }
+}

@@ -5,7 +5,8 @@
 final class ChunkPrefetcher {
     /// What a prefetch gave.
     enum Outcome {
-        /// The chunk's plaintext, in a buffer now the caller's.
+        /// The chunk's record, decrypted in place (its plaintext after the length prefix), in a buffer now the
+        /// caller's.
         case authentic(AllocatedBytes)
         /// The chunk does not authenticate.
         case failsAuthentication
@@ -14,11 +15,11 @@ final class ChunkPrefetcher {
     private let state: SharedState
     private var thread: SystemCall.Thread?
 
-    /// A prefetcher reading `input`'s chunks with its own cipher and record buffer, and a slot to decrypt
-    /// into; `nil` when the system refuses the thread.
+    /// A prefetcher reading `input`'s chunks with its own cipher, and a record-sized slot to decrypt in;
+    /// `nil` when the system refuses the thread.
     init?(input: FileDescriptor, header: Header, key: SecretBytes) throws {
         let reader = try ChunkReader(input: input, header: header, key: key)
-        let slot = try AllocatedBytes(count: header.layout.largestChunkLength, wipesOnRelease: true)
+        let slot = try AllocatedBytes(count: header.layout.largestRecordLength, wipesOnRelease: true)
         state = SharedState(reader: reader, slot: slot, layout: header.layout)
         let state = self.state
         guard let thread = SystemCall.startThread(stackSize: ParallelChunks.workerStackSize, { state.run() }) else {
@@ -36,7 +37,7 @@ final class ChunkPrefetcher {
     func prefetch(_ index: UInt64) { state.request(index) }
 
     /// Chunk `index`'s outcome, waiting for it, when it is the one prefetched; `nil` otherwise. The caller
-    /// gives `replacement`, a buffer of the largest chunk's length, for the next prefetch.
+    /// gives `replacement`, a buffer of the largest record's length, for the next prefetch.
     func take(_ index: UInt64, replacement: () throws -> AllocatedBytes) throws -> Outcome? {
         try state.take(index, replacement: replacement)
     }
@@ -106,15 +107,8 @@ final class ChunkPrefetcher {
                 }
                 guard let (index, target) = next else { return }
                 do {
-                    let authentic: Bool
-                    if let plaintext = try reader.authenticate(chunk: index) {
-                        UnsafeMutableRawBufferPointer(rebasing: target.bytes[0..<plaintext.count]).copyMemory(
-                            from: UnsafeRawBufferPointer(plaintext))
-                        secureZero(plaintext)
-                        authentic = true
-                    } else {
-                        authentic = false
-                    }
+                    // Decrypted in the slot itself: the reader takes the slot as it is.
+                    let authentic = try reader.authenticate(chunk: index, in: target) != nil
                     lock.withLock { done = (index, authentic) }
                 } catch {
                     lock.withLock { self.error = error }

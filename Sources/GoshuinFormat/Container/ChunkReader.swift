@@ -4,22 +4,31 @@ final class ChunkReader {
     let layout: ContainerLayout
     private let input: FileDescriptor
     private let cipher: ChunkCipher
-    /// One chunk record; the plaintext is decrypted in place after the length prefix.
-    private let record: AllocatedBytes
+    /// The record buffer of ``authenticate(chunk:)``, made when first needed (given, or allocated then).
+    private var record: AllocatedBytes?
 
-    /// A reader of `input`'s chunks; `record` is the buffer to use (one is allocated when not given).
+    /// A reader of `input`'s chunks; `record` is the buffer to use (one is allocated when first needed when
+    /// not given).
     init(input: FileDescriptor, header: Header, key: SecretBytes, record: AllocatedBytes? = nil) throws {
         self.input = input
         layout = header.layout
         cipher = try ChunkCipher(key: key, header: header)
-        self.record = try record ?? AllocatedBytes(count: layout.largestRecordLength, wipesOnRelease: true)
+        self.record = record
     }
 
     /// Chunk `index`'s plaintext if it authenticates, `nil` if it does not. The buffer is valid until the
     /// next call.
     func authenticate(chunk index: UInt64) throws -> UnsafeMutableRawBufferPointer? {
+        if record == nil { record = try AllocatedBytes(count: layout.largestRecordLength, wipesOnRelease: true) }
+        guard let record else { preconditionFailure("allocated above") }
+        return try authenticate(chunk: index, in: record)
+    }
+
+    /// Chunk `index`'s plaintext, decrypted in `buffer` (at least the chunk's record long), if it
+    /// authenticates; `nil` if it does not. The plaintext lies at ``ContainerLayout/prefixLength`` in it.
+    func authenticate(chunk index: UInt64, in buffer: AllocatedBytes) throws -> UnsafeMutableRawBufferPointer? {
         try Interruption.check()
-        let recordBytes = UnsafeMutableRawBufferPointer(rebasing: record.bytes[0..<layout.recordLength(ofChunk: index)])
+        let recordBytes = UnsafeMutableRawBufferPointer(rebasing: buffer.bytes[0..<layout.recordLength(ofChunk: index)])
         let received = try describingFailure("cannot read the input") {
             try input.readFully(into: recordBytes, atOffset: Int64(layout.recordOffset(ofChunk: index)))
         }

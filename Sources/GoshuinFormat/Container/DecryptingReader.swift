@@ -23,7 +23,8 @@ public final class DecryptingReader: RandomAccessSource {
     package private(set) var lowestChunkDecrypted: UInt64?
 
     private let reader: ChunkReader
-    /// Decrypted chunks, least recently used first; each slot's memory is reused once the cache is full.
+    /// Decrypted chunks, least recently used first: each a record decrypted in place, its plaintext after
+    /// the length prefix; a slot's memory is reused once the cache is full.
     private var cache: [(index: UInt64, slot: AllocatedBytes)] = []
     private let cacheLimit: Int
     /// Decrypts the next chunk on another thread while the caller reads in order; `nil` where the memory
@@ -128,6 +129,26 @@ public final class DecryptingReader: RandomAccessSource {
         return .authentic(Array(plaintext.suffix(count)))
     }
 
+    /// Hands `body` the payload's bytes at `offset` straight from the decrypted chunks, a chunk's part at a
+    /// time: no copy. Each piece is valid during its call.
+    package func forEachPiece(at offset: UInt64, count: UInt64, _ body: (UnsafeRawBufferPointer) throws -> Void)
+        throws -> Bool
+    {
+        let layout = header.layout
+        var position = offset
+        let end = offset.addingReportingOverflow(count)
+        guard !end.overflow else { return false }
+        while position < min(end.partialValue, size) {
+            let index = layout.chunkIndex(containing: position)
+            let plaintext = try chunk(index)
+            let start = Int(position - layout.plaintextOffset(ofChunk: index))
+            let length = Int(min(UInt64(plaintext.count - start), end.partialValue - position))
+            try body(UnsafeRawBufferPointer(rebasing: plaintext[start..<start + length]))
+            position += UInt64(length)
+        }
+        return end.partialValue <= size
+    }
+
     /// Authenticates every chunk, in order, keeping none: throws the file's verdict (``ChunkVerdict``) when
     /// one fails. For a reader that found a fault in the payload and must first know that the container
     /// opens.
@@ -139,10 +160,14 @@ public final class DecryptingReader: RandomAccessSource {
     /// next call.
     private func chunk(_ index: UInt64) throws -> UnsafeRawBufferPointer {
         let length = header.layout.plaintextLength(ofChunk: index)
+        func plaintext(_ slot: AllocatedBytes) -> UnsafeRawBufferPointer {
+            UnsafeRawBufferPointer(
+                rebasing: slot.bytes[ContainerLayout.prefixLength..<ContainerLayout.prefixLength + length])
+        }
         if let hit = cache.firstIndex(where: { $0.index == index }) {
             let entry = cache.remove(at: hit)
             cache.append(entry)
-            return UnsafeRawBufferPointer(rebasing: entry.slot.bytes[0..<length])
+            return plaintext(entry.slot)
         }
         decryptionCount += 1
         lowestChunkDecrypted = min(lowestChunkDecrypted ?? index, index)
@@ -154,23 +179,22 @@ public final class DecryptingReader: RandomAccessSource {
         let freeSlot = { [self] in
             cache.count >= cacheLimit
                 ? cache.removeFirst().slot
-                : try AllocatedBytes(count: header.layout.largestChunkLength, wipesOnRelease: true)
+                : try AllocatedBytes(count: header.layout.largestRecordLength, wipesOnRelease: true)
         }
         switch try prefetcher?.take(index, replacement: freeSlot) {
         case .authentic(let slot)?:
             cache.append((index, slot))
-            return UnsafeRawBufferPointer(rebasing: slot.bytes[0..<length])
+            return plaintext(slot)
         case .failsAuthentication?:
             throw try verdict(failing: index)
         case nil:
             break
         }
-        guard let plaintext = try reader.authenticate(chunk: index) else { throw try verdict(failing: index) }
+        // Decrypted in place in the slot that caches it: no copy.
         let slot = try freeSlot()
-        UnsafeMutableRawBufferPointer(rebasing: slot.bytes[0..<length]).copyMemory(
-            from: UnsafeRawBufferPointer(plaintext))
+        guard try reader.authenticate(chunk: index, in: slot) != nil else { throw try verdict(failing: index) }
         cache.append((index, slot))
-        return UnsafeRawBufferPointer(rebasing: slot.bytes[0..<length])
+        return plaintext(slot)
     }
 
     /// The file's verdict when chunk `index` fails (``ChunkVerdict``), the chunks before it tried in order.

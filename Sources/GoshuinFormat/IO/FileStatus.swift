@@ -12,16 +12,28 @@ package struct FileStatus: Sendable {
     package let permissions: UInt32
     /// The last modification, in seconds since 1970.
     package let modified: Int
+    /// The nanoseconds of the last modification past ``modified``: two writes in one second differ here.
+    package let modifiedNanoseconds: Int
 
     /// A status with every field given.
-    package init(kind: FileKind, size: Int64, identity: FileIdentity, owner: UInt32, permissions: UInt32, modified: Int)
-    {
+    package init(
+        kind: FileKind, size: Int64, identity: FileIdentity, owner: UInt32, permissions: UInt32, modified: Int,
+        modifiedNanoseconds: Int = 0
+    ) {
         self.kind = kind
         self.size = size
         self.identity = identity
         self.owner = owner
         self.permissions = permissions
         self.modified = modified
+        self.modifiedNanoseconds = modifiedNanoseconds
+    }
+
+    /// Whether `other` is this file with the same content as far as `stat` can tell: the same file, size and
+    /// modification instant.
+    package func isUnchanged(comparedTo other: FileStatus) -> Bool {
+        identity == other.identity && size == other.size && modified == other.modified
+            && modifiedNanoseconds == other.modifiedNanoseconds
     }
 }
 

@@ -6,9 +6,30 @@ package protocol RandomAccessSource: AnyObject {
     /// Reads up to `buffer.count` bytes starting at `offset`; returns how many were read (fewer only at the
     /// end). Throws a ``GoshuinError``.
     func read(at offset: UInt64, into buffer: UnsafeMutableRawBufferPointer) throws -> Int
+
+    /// Hands `body` the `count` bytes at `offset` in consecutive pieces, each valid during its call, without
+    /// copying them where the source can; false, after handing what there is, if the source ends first.
+    func forEachPiece(at offset: UInt64, count: UInt64, _ body: (UnsafeRawBufferPointer) throws -> Void) throws
+        -> Bool
 }
 
 extension RandomAccessSource {
+    /// Reads the pieces through a buffer of 64 KiB: for sources that have nothing to lend.
+    package func forEachPiece(at offset: UInt64, count: UInt64, _ body: (UnsafeRawBufferPointer) throws -> Void)
+        throws -> Bool
+    {
+        let buffer = try AllocatedBytes(count: Int(min(count, 1 << 16)), wipesOnRelease: true)
+        var done: UInt64 = 0
+        while done < count {
+            let wanted = Int(min(UInt64(buffer.bytes.count), count - done))
+            let piece = UnsafeMutableRawBufferPointer(rebasing: buffer.bytes[0..<wanted])
+            guard try readExactly(at: offset + done, into: piece) else { return false }
+            try body(UnsafeRawBufferPointer(piece))
+            done += UInt64(wanted)
+        }
+        return true
+    }
+
     /// Exactly `count` bytes at `offset`, or `nil` if the source ends first.
     package func readExactly(at offset: UInt64, count: Int) throws -> [UInt8]? {
         guard count >= 0, offset <= size, UInt64(count) <= size - offset else { return nil }
