@@ -17,14 +17,12 @@ package enum BackupExtractor {
     /// - Returns: the manifest.
     @discardableResult
     package static func extract(
-        _ input: FileDescriptor, into destination: String, passphrase: @autoclosure () throws -> Passphrase,
-        progress: ProgressHandler? = nil
+        _ input: FileDescriptor, into destination: ExtractionDestination,
+        passphrase: @autoclosure () throws -> Passphrase, progress: ProgressHandler? = nil
     ) throws -> Manifest {
-        let destination = try normalizedDestination(destination)
-        try requireEmptyOrAbsent(destination)
+        try destination.requireEmptyOrAbsent()
         let header = try ContainerStructure.validate(input)
-        try FileSystem.requireSpace(
-            header.plaintextLength, at: FileSystem.parentDirectory(of: destination), for: "extracting this backup")
+        try destination.requireSpace(header.plaintextLength)
         let key = try KeyDerivation.deriveKey(passphrase: passphrase(), header: header, progress: progress)
         let reader = try DecryptingReader(input, header: header, key: key, authenticatingFinalChunkFirst: true)
         return try extract(from: reader, into: destination, progress: progress)
@@ -34,19 +32,16 @@ package enum BackupExtractor {
     /// runs once the temporary folder exists (tests use it to race the extraction). A fault of the payload
     /// is reported only if every chunk authenticates (``DecryptingReader/checkingContainerFirst(_:)``).
     package static func extract(
-        from reader: DecryptingReader, into destination: String, progress: ProgressHandler? = nil,
+        from reader: DecryptingReader, into destination: ExtractionDestination, progress: ProgressHandler? = nil,
         afterStagingFolderMade: (String) -> Void = { _ in }
     ) throws -> Manifest {
-        let destination = try normalizedDestination(destination)
         let (archive, manifest) = try reader.checkingContainerFirst {
             let archive = try BackupArchive(reader)
             let manifest = try archive.readManifest()
             try archive.checkBinding(manifest)
             return (archive, manifest)
         }
-        try FileSystem.requireSpace(
-            archive.directory.totalUncompressedSize, at: FileSystem.parentDirectory(of: destination),
-            for: "extracting this backup")
+        try destination.requireSpace(archive.directory.totalUncompressedSize)
         let staging = try StagingFolder(beside: destination)
         afterStagingFolderMade(staging.path)
         do {
@@ -59,46 +54,6 @@ package enum BackupExtractor {
             throw error
         }
         return manifest
-    }
-
-    /// `path` without trailing slashes (`restored/` is `restored`); `invalid_argument` for a path that
-    /// names no folder of its own (empty, `.`, `..`, `/`) or whose name is longer than the system allows.
-    package static func normalizedDestination(_ path: String) throws -> String {
-        var trimmed = Substring(path)
-        while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
-        let last = FileSystem.lastComponent(of: String(trimmed))
-        guard !trimmed.isEmpty, trimmed != "/", last != ".", last != ".." else {
-            throw GoshuinError(.invalidArgument, "\(DisplayText.quoted(path)) names no new folder to extract into")
-        }
-        guard last.utf8.count <= FileSystem.maximumNameLength else {
-            throw GoshuinError(
-                .invalidArgument,
-                "the folder name \(DisplayText.quoted(last)) is longer than \(FileSystem.maximumNameLength) bytes")
-        }
-        return String(trimmed)
-    }
-
-    /// Throws `destination_not_empty` unless `path` is absent or an empty directory (not a symbolic link).
-    package static func requireEmptyOrAbsent(_ path: String) throws {
-        let parentPath = FileSystem.parentDirectory(of: path)
-        guard let parent = try? OpenDirectory(path: parentPath) else { return }
-        try requireEmptyOrAbsent(FileSystem.lastComponent(of: path), in: parent, path: path)
-    }
-
-    static func requireEmptyOrAbsent(_ name: String, in parent: OpenDirectory, path: String) throws {
-        guard let found = try? parent.status(of: name) else { return }
-        guard found.kind == .directory else {
-            throw GoshuinError(
-                .destinationNotEmpty,
-                "\(DisplayText.quoted(path)) is \(found.kind), not a folder: a backup is unpacked into a new or empty"
-                    + " folder, and nothing else is ever replaced")
-        }
-        guard let folder = try? parent.openDirectory(name), (try? folder.names())?.isEmpty == true else {
-            throw GoshuinError(
-                .destinationNotEmpty,
-                "\(DisplayText.quoted(path)) is a folder that is not empty; a backup is unpacked only into a new or"
-                    + " empty folder (empty it first, or give another name), so nothing in it is overwritten")
-        }
     }
 
     private static func writeEntries(
@@ -128,31 +83,28 @@ private final class StagingFolder {
     private let parent: OpenDirectory
     private let folder: OpenDirectory
     private let name: String
-    private let destinationName: String
-    private let destinationPath: String
+    private let destination: ExtractionDestination
     private let identity: FileIdentity
     private var createdFiles: [String] = []
 
-    init(beside destination: String) throws {
-        destinationPath = destination
-        destinationName = FileSystem.lastComponent(of: destination)
-        let parentPath = FileSystem.parentDirectory(of: destination)
-        parent = try AtomicOutput.openFolder(parentPath)
+    init(beside destination: ExtractionDestination) throws {
+        self.destination = destination
+        parent = destination.parent
         var attempt = 0
-        var candidate = Temporaries.name(for: destinationName)
+        var candidate = Temporaries.name(for: destination.name)
         while true {
             do {
                 try parent.makeDirectory(candidate, permissions: 0o700)
                 break
             } catch  where error == .fileExists && attempt < 100 {
                 attempt += 1
-                candidate = Temporaries.name(for: destinationName)
+                candidate = Temporaries.name(for: destination.name)
             } catch {
-                throw error.goshuinError("cannot create a folder beside \(DisplayText.quoted(destination))")
+                throw error.goshuinError("cannot create a folder beside \(DisplayText.quoted(destination.path))")
             }
         }
         name = candidate
-        path = parentPath + "/" + candidate
+        path = destination.parentPath + "/" + candidate
         do {
             folder = try parent.openDirectory(candidate)
             let found = try folder.status()
@@ -185,9 +137,9 @@ private final class StagingFolder {
         // The destination is the person's folder: it never carries the temporaries' mark.
         Temporaries.unmark(folder.descriptor)
         try describingFailure("cannot sync the extracted folder") { try folder.sync() }
-        try BackupExtractor.requireEmptyOrAbsent(destinationName, in: parent, path: destinationPath)
+        try destination.requireEmptyOrAbsent()
         // An empty folder the restore replaces keeps its permissions; a new one stays private (0700).
-        if let existing = try? parent.status(of: destinationName), existing.kind == .directory {
+        if let existing = try? parent.status(of: destination.name), existing.kind == .directory {
             try describingFailure("cannot set the extracted folder's permissions") {
                 try folder.descriptor.setPermissions(existing.permissions)
             }
@@ -196,13 +148,13 @@ private final class StagingFolder {
             throw GoshuinError(
                 .io, "the folder being extracted into was moved or replaced; nothing was put at the destination")
         }
-        try describingFailure("cannot move the extracted folder to \(DisplayText.quoted(destinationPath))") {
-            try parent.rename(name, to: destinationName)
+        try describingFailure("cannot move the extracted folder to \(DisplayText.quoted(destination.path))") {
+            try parent.rename(name, to: destination.name)
         }
-        guard parent.stillNames(identity, destinationName) else {
+        guard parent.stillNames(identity, destination.name) else {
             throw GoshuinError(
                 .io,
-                "\(DisplayText.quoted(destinationPath)) was replaced while the extracted folder was moved there;"
+                "\(DisplayText.quoted(destination.path)) was replaced while the extracted folder was moved there;"
                     + " check it")
         }
         try? parent.sync()

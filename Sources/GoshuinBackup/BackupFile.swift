@@ -30,9 +30,10 @@ public enum BackupFile {
         inputPath: String, into folder: String, passphrase: @autoclosure () throws -> Passphrase,
         progress: ProgressHandler? = nil
     ) throws -> Manifest {
+        let destination = try ExtractionDestination(folder)
         let input = try FileSystem.openInput(inputPath)
         return try input.closeAfter {
-            try BackupExtractor.extract(input, into: folder, passphrase: passphrase(), progress: progress)
+            try BackupExtractor.extract(input, into: destination, passphrase: passphrase(), progress: progress)
         }
     }
 

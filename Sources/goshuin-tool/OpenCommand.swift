@@ -73,19 +73,22 @@ enum OpenCommand: ToolCommand {
         _ inputPath: String, into givenFolder: String, _ arguments: ParsedArguments, _ reporter: ProgressReporter
     ) throws -> CommandResult {
         let passphraseReader = try PassphraseReader(arguments, command: name)
-        let folder: String
+        // Named once: the path normalized and its parent opened, for every step after.
+        try Paths.checkFolderForOutput(givenFolder)
+        let destination: ExtractionDestination
         do {
-            folder = try BackupExtractor.normalizedDestination(givenFolder)
-        } catch {
+            destination = try ExtractionDestination(givenFolder)
+        } catch let error as GoshuinError where error.code == .invalidArgument {
             throw usage("--extract needs a new or empty folder, not \(DisplayText.quoted(givenFolder))")
         }
+        let folder = destination.path
         try passphraseReader.refuseSharingStandardInput(with: inputPath)
         let input = try Paths.openInput(inputPath, command: name)
         return try input.closeAfter {
-            try Paths.checkFolderForOutput(folder)
-            Paths.sweepLeftovers(besides: folder, sparing: input)
+            Paths.sweepLeftovers(in: destination.parent, path: destination.parentPath, sparing: input)
             let manifest = try BackupExtractor.extract(
-                input, into: folder, passphrase: passphraseReader.read(confirm: false), progress: reporter.handler)
+                input, into: destination, passphrase: passphraseReader.read(confirm: false),
+                progress: reporter.handler)
             let size = manifest.listedFiles.reduce(0) { $0 + $1.size }
             Console.result(
                 "restored records.csv and \(SealCommand.photos(manifest.photos.count)) into \(givenFolder),"

@@ -174,8 +174,14 @@ enum Paths {
     /// run's `input` is never taken.
     static func sweepLeftovers(besides path: String, sparing input: FileDescriptor?) {
         let directory = FileSystem.parentDirectory(of: path)
+        guard let folder = try? AtomicOutput.openFolder(directory) else { return }
+        sweepLeftovers(in: folder, path: directory, sparing: input)
+    }
+
+    /// ``sweepLeftovers(besides:sparing:)`` in the open `folder` (at `directory`, for messages).
+    static func sweepLeftovers(in folder: OpenDirectory, path directory: String, sparing input: FileDescriptor?) {
         let spared = Set([input.flatMap { try? $0.fileIdentity() }].compactMap { $0 })
-        let removed = Temporaries.sweepLeftovers(in: directory, sparing: spared)
+        let removed = Temporaries.sweepLeftovers(in: folder, sparing: spared)
         guard !removed.isEmpty else { return }
         let names = removed.map { DisplayText.quoted($0) }.joined(separator: ", ")
         Console.notice(

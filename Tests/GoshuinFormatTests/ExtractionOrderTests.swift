@@ -22,7 +22,8 @@ import Testing
         let input = try FileDescriptor.openForReading(directory.file("backup.goshuin"))
         try input.closeAfter {
             let reader = try DecryptingReader(input, passphrase: Passphrase("pw"))
-            let manifest = try BackupExtractor.extract(from: reader, into: directory.file("out"))
+            let manifest = try BackupExtractor.extract(
+                from: reader, into: try ExtractionDestination(directory.file("out")))
             #expect(manifest.photos.count == 200)
             let chunkCount = Int(reader.header.layout.chunkCount)
             #expect(chunkCount > 30)

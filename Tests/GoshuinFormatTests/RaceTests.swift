@@ -72,7 +72,8 @@ import Testing
         defer { try? input.close() }
         #expect(throws: GoshuinError.self) {
             try BackupExtractor.extract(
-                from: reader, into: directory.file("out"), afterStagingFolderMade: Self.swapForLink(directory))
+                from: reader, into: try ExtractionDestination(directory.file("out")),
+                afterStagingFolderMade: Self.swapForLink(directory))
         }
         #expect(Self.contents(of: directory.file("victim")) == victim, "nothing written into the link's target")
         #expect(!FileManager.default.fileExists(atPath: directory.file("out")))
@@ -86,7 +87,8 @@ import Testing
         defer { try? input.close() }
         #expect(throws: GoshuinError(.manifestMismatch, "")) {
             try BackupExtractor.extract(
-                from: reader, into: directory.file("out"), afterStagingFolderMade: Self.swapForLink(directory))
+                from: reader, into: try ExtractionDestination(directory.file("out")),
+                afterStagingFolderMade: Self.swapForLink(directory))
         }
         #expect(Self.contents(of: directory.file("victim")) == victim, "the cleanup deleted nothing of the target")
         #expect(Self.contents(of: directory.file("moved-away")).isEmpty)

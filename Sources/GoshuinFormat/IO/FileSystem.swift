@@ -120,6 +120,21 @@ package enum FileSystem {
         }
     }
 
+    /// Throws `no_space` unless the file system holding the open folder `directory` (at `path`, for
+    /// messages) has `needed` bytes free.
+    package static func requireSpace(_ needed: UInt64, in directory: OpenDirectory, path: String, for purpose: String)
+        throws
+    {
+        let available = try describingFailure("cannot measure the free space at \(DisplayText.quoted(path))") {
+            try SystemCall.availableSpace(directory.descriptor.rawValue)
+        }
+        guard available >= needed else {
+            throw GoshuinError(
+                .noSpace,
+                "\(purpose) needs \(needed) bytes but only \(available) are free at \(DisplayText.quoted(path))")
+        }
+    }
+
     /// The directory part of `path` (`.` when it has none).
     package static func parentDirectory(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "." }

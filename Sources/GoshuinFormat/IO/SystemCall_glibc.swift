@@ -210,6 +210,13 @@ enum SystemCall {
         return UInt64(info.f_bavail) * UInt64(info.f_frsize)
     }
 
+    /// The bytes an unprivileged user can still write on the file system holding the open `descriptor`.
+    static func availableSpace(_ descriptor: Int32) throws(Errno) -> UInt64 {
+        var info = statvfs()
+        _ = try retryOnInterrupt { fstatvfs(descriptor, &info) }
+        return UInt64(info.f_bavail) * UInt64(info.f_frsize)
+    }
+
     /// A new private file made from `template` (ending in `XXXXXX`) and unlinked at once.
     static func makeUnlinkedFile(template: String) throws(Errno) -> Int32 {
         var bytes = Array(template.utf8CString)

@@ -67,7 +67,14 @@ package enum Temporaries {
     /// anything but regular files.
     /// - Returns: the names removed.
     package static func sweepLeftovers(in path: String, sparing spared: Set<FileIdentity> = []) -> [String] {
-        guard let directory = try? OpenDirectory(path: path), let names = try? directory.names() else { return [] }
+        guard let directory = try? OpenDirectory(path: path) else { return [] }
+        return sweepLeftovers(in: directory, sparing: spared)
+    }
+
+    /// ``sweepLeftovers(in:sparing:)`` in the open `directory`.
+    package static func sweepLeftovers(in directory: OpenDirectory, sparing spared: Set<FileIdentity> = []) -> [String]
+    {
+        guard let names = try? directory.names() else { return [] }
         var removed: [String] = []
         for raw in names where isTemporaryName(raw) {
             guard let name = String(validating: raw, as: UTF8.self), let found = try? directory.status(of: name),
