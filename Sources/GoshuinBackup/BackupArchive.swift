@@ -68,11 +68,25 @@ package final class BackupArchive {
     private func read(_ entry: ZipEntry, dataOffset: UInt64, into sink: (UnsafeRawBufferPointer) throws -> Void)
         throws -> [UInt8]
     {
+        try Self.readData(of: entry, at: dataOffset, from: source, inflating: &inflated, into: sink)
+    }
+
+    /// Streams the `compressedSize` bytes of `entry`'s data at `dataOffset` of `source` to `sink`, inflated
+    /// when deflated (into `inflating`, a buffer made once for many entries), checking that exactly the
+    /// declared size arrives with the declared CRC-32; returns the data's SHA-256.
+    ///
+    /// - Throws: `entry_corrupt` for a size or CRC lie, broken deflate data or bytes after it; `zip_malformed`
+    ///   when the source ends first; whatever the source or `sink` throws.
+    static func readData(
+        of entry: ZipEntry, at dataOffset: UInt64, from source: RandomAccessSource,
+        inflating buffer: inout AllocatedBytes?,
+        into sink: (UnsafeRawBufferPointer) throws -> Void
+    ) throws -> [UInt8] {
         let check = try EntryCheck(entry)
         var inflating: (inflater: RawInflater, output: AllocatedBytes)?
         if entry.method != 0 {
-            if inflated == nil { inflated = try AllocatedBytes(count: Self.pieceSize, wipesOnRelease: true) }
-            if let buffer = inflated { inflating = (try RawInflater(), buffer) }
+            if buffer == nil { buffer = try AllocatedBytes(count: pieceSize, wipesOnRelease: true) }
+            if let output = buffer { inflating = (try RawInflater(), output) }
         }
         var remaining = entry.compressedSize
         func emit(_ bytes: UnsafeRawBufferPointer) throws {
@@ -97,6 +111,21 @@ package final class BackupArchive {
                 emit: emit)
         }
         return try check.finish()
+    }
+
+    /// Reads `entry` for a salvage (`Spec/backup-v1.md` §4.2, directory mode): its local header checked, its
+    /// data ending exactly at `spanEnd` (where the next entry starts), then its data checked against the
+    /// manifest as ``read(_:checkedAgainst:into:)`` does.
+    package func readForSalvage(
+        _ entry: ZipEntry, spanEnd: UInt64, checkedAgainst manifest: Manifest,
+        into sink: (UnsafeRawBufferPointer) throws -> Void
+    ) throws {
+        let dataOffset = try ZipStructureScanner.checkLocalHeader(
+            source, entry, directoryOffset: directory.centralDirectoryOffset)
+        guard dataOffset + entry.compressedSize == spanEnd else {
+            throw GoshuinError.zipMalformed("\(entry.name)'s data does not end where the next entry starts")
+        }
+        try read(entry, dataOffset: dataOffset, checkedAgainst: manifest, into: sink)
     }
 
     /// Reads `entry` like ``read(_:into:)`` and, for a file the manifest lists, checks its SHA-256 against
@@ -152,7 +181,7 @@ package final class BackupArchive {
 
 /// What an entry's data must add up to: the declared size, never more at any moment, and the declared
 /// CRC-32; the SHA-256 for the manifest.
-private final class EntryCheck {
+final class EntryCheck {
     private let entry: ZipEntry
     private let hasher: SHA256Hasher
     private var checksum = CRC32()

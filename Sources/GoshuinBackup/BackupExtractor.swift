@@ -24,8 +24,12 @@ package enum BackupExtractor {
         let header = try ContainerStructure.validate(input)
         try destination.requireSpace(header.plaintextLength)
         let key = try KeyDerivation.deriveKey(passphrase: passphrase(), header: header, progress: progress)
-        let reader = try DecryptingReader(input, header: header, key: key, authenticatingFinalChunkFirst: true)
-        return try extract(from: reader, into: destination, progress: progress)
+        do {
+            let reader = try DecryptingReader(input, header: header, key: key, authenticatingFinalChunkFirst: true)
+            return try extract(from: reader, into: destination, progress: progress)
+        } catch let error as GoshuinError where error.code == .chunkDamaged {
+            throw DamageReport.annotate(error, input, header: header, key: key)
+        }
     }
 
     /// Extracts the backup whose payload `reader` decrypts into `destination`; `afterStagingFolderMade`
@@ -78,7 +82,7 @@ package enum BackupExtractor {
 /// The temporary folder `.NAME.goshuin-tmp-RANDOM` an extraction writes into, beside its destination:
 /// made private (0700) and locked (`flock`) for as long as the run uses it, reached only through its own
 /// descriptor and its parent's, and moved into place by a rename checked to move this very folder.
-private final class StagingFolder {
+final class StagingFolder {
     let path: String
     private let parent: OpenDirectory
     private let folder: OpenDirectory
@@ -159,6 +163,16 @@ private final class StagingFolder {
         }
         try? parent.sync()
     }
+
+    /// Removes the file `entryName` this run created (an entry a salvage found corrupt once written).
+    func removeFile(_ entryName: String) {
+        guard let index = createdFiles.firstIndex(of: entryName) else { return }
+        try? folder.removeFile(entryName)
+        createdFiles.remove(at: index)
+    }
+
+    /// Whether this run created no file here.
+    var isEmpty: Bool { createdFiles.isEmpty }
 
     /// Removes the files this run created, through the folder's descriptor, then the folder itself if its
     /// name still names it. Never follows a link.

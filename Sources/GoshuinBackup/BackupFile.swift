@@ -37,6 +37,22 @@ public enum BackupFile {
         }
     }
 
+    /// Restores what a damaged or cut backup in `inputPath` still holds into `folder` (new or empty), which
+    /// appears only at the end and only when something was restored: every entry whose bytes all
+    /// authenticate and pass their checks (`Spec/backup-v1.md` §4.2). Nothing is written from a chunk that
+    /// does not authenticate; a wrong passphrase restores nothing (`auth_failed`).
+    /// - Returns: what was restored and lost.
+    public static func salvage(
+        inputPath: String, into folder: String, passphrase: @autoclosure () throws -> Passphrase,
+        progress: ProgressHandler? = nil
+    ) throws -> SalvageReport {
+        let destination = try ExtractionDestination(folder)
+        let input = try FileSystem.openInput(inputPath)
+        return try input.closeAfter {
+            try BackupSalvage.salvage(input, into: destination, passphrase: passphrase(), progress: progress)
+        }
+    }
+
     /// The manifest and the entries of the backup sealed in `inputPath`, checked against each other by
     /// name and size; only the chunks holding the ZIP's directory and manifest are decrypted.
     public static func list(

@@ -36,7 +36,13 @@ public struct Verification: Sendable {
     ) throws -> Verification {
         let header = try ContainerStructure.validate(input)
         let key = try KeyDerivation.deriveKey(passphrase: passphrase(), header: header, progress: progress)
-        let payload = try readAsBackup(input, header: header, key: key, requiringBackup: requiringBackup, progress)
+        let payload: Payload
+        do {
+            payload = try readAsBackup(input, header: header, key: key, requiringBackup: requiringBackup, progress)
+        } catch let error as GoshuinError where error.code == .chunkDamaged {
+            // Every chunk checked, and what the damaged ones hold named, for a person to act on.
+            throw DamageReport.annotate(error, input, header: header, key: key)
+        }
         if case .backup = payload { return Verification(header: header, payload: payload) }
         // The random-access reader's buffers are gone by now: the chunk pipeline has the budget to itself
         // (`Spec/decisions/0010`).

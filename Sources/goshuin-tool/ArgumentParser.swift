@@ -13,6 +13,7 @@ enum OptionName: String, CaseIterable {
     case list = "--list"
     case backup = "--backup"
     case leaveOutUnsupported = "--leave-out-unsupported"
+    case salvage = "--salvage"
 }
 
 /// One option a command accepts.

@@ -12,6 +12,12 @@ enum OpenCommand: ToolCommand {
                 .extract, value: "FOLDER",
                 "Unpack a backup into FOLDER (new or empty): manifest.json, records.csv and the photos, each"
                     + " checked against the manifest."),
+            OptionSpec(
+                .salvage,
+                "For a damaged or cut file that is the only copy: restore what is intact. With --extract, every"
+                    + " entry whose bytes all authenticate and pass their checks, each lost one named; with -o, every"
+                    + " chunk that authenticates, zeros for the rest, the lost bytes listed. Exit 65 when anything is"
+                    + " lost."),
         ] + CommandSpec.passphraseOptions + CommandSpec.outputOptions + [
             CommandSpec.jsonOption, CommandSpec.helpOption,
         ],
@@ -22,10 +28,17 @@ enum OpenCommand: ToolCommand {
             plain text, or with --force. With --extract the backup's ZIP is read in place, chunk by chunk,
             without writing it out; the folder appears only when every entry verified. Free space is checked
             before the passphrase is used (no_space). A line on standard error then says what was written.
+
+            A damaged or cut backup is refused, with the entries the damage touches named. When it is the only
+            copy, --salvage restores every photo that is still whole: with the backup's list of contents
+            intact, each checked against it; with the end of the file lost (a cut transfer), by walking the
+            entries from the start, checked by size and CRC-32 only. Nothing from a chunk that does not
+            authenticate is ever written, and a wrong passphrase still restores nothing.
             """,
         examples: [
             "goshuin-tool open backup.goshuin -o backup.zip",
             "goshuin-tool open backup.goshuin --extract restored/",
+            "goshuin-tool open damaged.goshuin --extract rescued/ --salvage",
         ])
 
     static func run(_ arguments: ParsedArguments, _ context: CommandContext) throws -> CommandResult {
@@ -44,6 +57,7 @@ enum OpenCommand: ToolCommand {
         guard let outputPath = arguments.value(.output) else {
             throw usage("open needs -o OUTPUT (or --extract FOLDER for a backup)")
         }
+        if arguments.has(.salvage) { return try salvageOutput(inputPath, to: outputPath, arguments, context.reporter) }
         let passphraseReader = try PassphraseReader(arguments, command: name)
         let force = arguments.has(.force)
         try passphraseReader.refuseSharingStandardInput(with: inputPath)
@@ -86,6 +100,9 @@ enum OpenCommand: ToolCommand {
         let input = try Paths.openInput(inputPath, command: name)
         return try input.closeAfter {
             Paths.sweepLeftovers(in: destination.parent, path: destination.parentPath, sparing: input)
+            if arguments.has(.salvage) {
+                return try salvageExtract(input, inputPath, into: destination, passphraseReader, reporter)
+            }
             let manifest = try BackupExtractor.extract(
                 input, into: destination, passphrase: passphraseReader.read(confirm: false),
                 progress: reporter.handler)

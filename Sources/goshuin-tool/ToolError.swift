@@ -113,8 +113,12 @@ struct ToolError: Error {
         case .authFailed:
             return
                 "check the passphrase (capital letters and spaces count); if it is right, try another copy of the file"
-        case .truncated, .trailingData: return "copy the file again from where it was saved"
-        case .chunkDamaged, .chunkLengthInvalid: return "try another copy of the file"
+        case .truncated, .trailingData:
+            return "copy the file again from where it was saved; if this is the only copy, 'goshuin-tool open FILE"
+                + " --extract FOLDER --salvage' restores what it still holds"
+        case .chunkDamaged, .chunkLengthInvalid:
+            return "try another copy of the file; if this is the only copy, 'goshuin-tool open FILE --extract FOLDER"
+                + " --salvage' restores what is intact"
         case .badMagic: return "check that this is the .goshuin file, not something it holds or another file"
         default: return nil
         }

@@ -112,6 +112,15 @@ struct ZipFixture {
         return bytes + appended
     }
 
+    /// Where each entry's local header is in what ``build()`` makes (an omitted one: where it would be).
+    static func localOffsets(of fixture: ZipFixture) -> [UInt32] {
+        var offset = fixture.prepended.count
+        return fixture.entries.enumerated().map { index, entry in
+            defer { if !fixture.omitLocal.contains(index) { offset += localHeader(entry).count + entry.data.count } }
+            return UInt32(offset)
+        }
+    }
+
     static func crc32(_ bytes: [UInt8]) -> UInt32 {
         var crc: UInt32 = 0xFFFF_FFFF
         for byte in bytes {

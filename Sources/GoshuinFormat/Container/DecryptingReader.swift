@@ -32,6 +32,9 @@ public final class DecryptingReader: RandomAccessSource {
     private let prefetcher: ChunkPrefetcher?
     /// The chunk decrypted last, to tell reading in order from jumping about.
     private var lastChunk: UInt64?
+    /// Whether a chunk that fails is simply unreadable (salvage, which knows which chunks are intact), not
+    /// the occasion for the file's verdict.
+    private let salvaging: Bool
 
     /// Opens the regular file open at `fileDescriptor` for reading at any offset; the descriptor must stay
     /// open while the reader is used.
@@ -60,9 +63,12 @@ public final class DecryptingReader: RandomAccessSource {
     }
 
     /// A reader over `input`, whose structure was validated as `header`, with its key already derived.
-    package init(_ input: FileDescriptor, header: Header, key: SecretBytes, authenticatingFinalChunkFirst: Bool) throws
-    {
+    package init(
+        _ input: FileDescriptor, header: Header, key: SecretBytes, authenticatingFinalChunkFirst: Bool,
+        salvaging: Bool = false
+    ) throws {
         self.header = header
+        self.salvaging = salvaging
         let layout = header.layout
         // The decrypting record counts against the budget too, hence one buffer more than cached; the
         // prefetcher's record and slot come only where the budget holds them and two cached chunks.
@@ -197,9 +203,11 @@ public final class DecryptingReader: RandomAccessSource {
         return plaintext(slot)
     }
 
-    /// The file's verdict when chunk `index` fails (``ChunkVerdict``), the chunks before it tried in order.
+    /// The file's verdict when chunk `index` fails (``ChunkVerdict``), the chunks before it tried in order;
+    /// when salvaging, that this chunk is damaged.
     private func verdict(failing index: UInt64) throws -> GoshuinError {
-        try ChunkVerdict.error(failing: index, chunkCount: header.layout.chunkCount) {
+        if salvaging { return .chunkDamaged(index) }
+        return try ChunkVerdict.error(failing: index, chunkCount: header.layout.chunkCount) {
             try reader.authenticates(chunk: $0)
         }
     }

@@ -139,6 +139,9 @@ package struct FileDescriptor: Hashable, Sendable {
         try SystemCall.setTimes(rawValue, seconds: seconds)
     }
 
+    /// Sets the size of the regular file (`ftruncate(2)`): bytes added read as zeros.
+    package func setSize(_ size: Int64) throws(Errno) { try SystemCall.setSize(rawValue, size) }
+
     /// Sets the file's permission bits (`fchmod(2)`).
     package func setPermissions(_ permissions: UInt32) throws(Errno) {
         try SystemCall.setPermissions(rawValue, permissions)

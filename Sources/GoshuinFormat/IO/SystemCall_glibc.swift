@@ -121,6 +121,11 @@ enum SystemCall {
         _ = try retryOnInterrupt { futimens(descriptor, &times) }
     }
 
+    /// Sets the size of the open regular file `descriptor`: bytes added read as zeros.
+    static func setSize(_ descriptor: Int32, _ size: Int64) throws(Errno) {
+        _ = try retryOnInterrupt { ftruncate(descriptor, off_t(size)) }
+    }
+
     /// Sets the permission bits of the open file or folder `descriptor`.
     static func setPermissions(_ descriptor: Int32, _ permissions: UInt32) throws(Errno) {
         _ = try retryOnInterrupt { fchmod(descriptor, mode_t(permissions)) }

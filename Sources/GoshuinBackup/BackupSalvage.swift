@@ -1,0 +1,281 @@
+import GoshuinFormat
+
+/// What a salvage of a damaged or cut backup restored and lost (`Spec/backup-v1.md` §4.2).
+public struct SalvageReport: Sendable {
+    /// How the entries were found.
+    public enum Mode: String, Sendable {
+        /// From the intact central directory, each entry checked against the intact manifest.
+        case directory
+        /// From the local headers, walked in order: the central directory and the manifest are lost.
+        case walk
+    }
+
+    /// A lost entry and why.
+    public struct LostEntry: Equatable, Sendable {
+        /// The entry's name.
+        public let name: String
+        /// `damaged` or `missing` (a byte of it is in such a chunk), or the code of the check it fails.
+        public let reason: String
+    }
+
+    /// How the entries were found.
+    public let mode: Mode
+    /// The entries restored, in file order.
+    public let restored: [String]
+    /// The entries known to be lost, in file order.
+    public let lost: [LostEntry]
+    /// The damaged chunks, and the first missing one of a cut file.
+    public let damagedChunks: [UInt64]
+    /// The first chunk missing from a cut file; `nil` when the file is whole.
+    public let firstMissingChunk: UInt64?
+    /// The chunks the file's header says it has.
+    public let chunkCount: UInt64
+    /// The manifest, in directory mode.
+    public let manifest: Manifest?
+
+    /// Whether the manifest is lost (walk mode): what was restored was checked for size and CRC-32 only.
+    public var manifestLost: Bool { mode == .walk }
+    /// Whether nothing is lost.
+    public var isComplete: Bool { lost.isEmpty && !manifestLost }
+}
+
+/// Restores every entry of a damaged or cut backup whose bytes are all intact and that passes every check
+/// it can still be given (`Spec/backup-v1.md` §4.2), into a new or empty folder that appears only at the end.
+package enum BackupSalvage {
+    /// Salvages the backup in the file open at `input` into `destination`.
+    ///
+    /// - Throws: the header's code, `auth_failed` (the passphrase, decided as `container-v1.md` §7.1
+    ///   decides it), `destination_not_empty`, `no_space`, `io`; nothing is written then.
+    package static func salvage(
+        _ input: FileDescriptor, into destination: ExtractionDestination,
+        passphrase: @autoclosure () throws -> Passphrase, progress: ProgressHandler? = nil
+    ) throws -> SalvageReport {
+        try destination.requireEmptyOrAbsent()
+        let salvage = try ContainerSalvage(input, passphrase: passphrase(), progress: progress)
+        try destination.requireSpace(
+            min(salvage.header.plaintextLength, salvage.fileSize.subtractingReportingOverflow(45).partialValue))
+        let staging = try StagingFolder(beside: destination)
+        do {
+            let found = try restore(from: salvage, into: staging)
+            if found.restored.isEmpty {
+                staging.remove()
+            } else {
+                try staging.moveIntoPlace()
+            }
+            return SalvageReport(
+                mode: found.mode, restored: found.restored, lost: found.lost, damagedChunks: salvage.damagedChunks,
+                firstMissingChunk: salvage.firstMissingChunk, chunkCount: salvage.header.chunkCount,
+                manifest: found.manifest)
+        } catch {
+            staging.remove()
+            throw error
+        }
+    }
+
+    private typealias Found = (
+        mode: SalvageReport.Mode, restored: [String], lost: [SalvageReport.LostEntry], manifest: Manifest?
+    )
+
+    /// Directory mode when the end records, the central directory and the manifest are intact and sound,
+    /// walk mode otherwise.
+    private static func restore(from salvage: ContainerSalvage, into staging: StagingFolder) throws -> Found {
+        let directory: (archive: BackupArchive, manifest: Manifest)
+        do {
+            let archive = try BackupArchive(salvage.reader)
+            let manifest = try archive.readManifest()
+            try archive.checkBinding(manifest)
+            directory = (archive, manifest)
+        } catch let error as GoshuinError
+            where error.code.isPayloadFault || error.code == .chunkDamaged || error.code == .truncated
+        {
+            var walk = SalvageWalk(salvage: salvage, staging: staging)
+            try walk.run()
+            return (.walk, walk.restored, walk.lost, nil)
+        }
+        return try restoreByDirectory(directory.archive, manifest: directory.manifest, salvage, into: staging)
+    }
+
+    private static func restoreByDirectory(
+        _ archive: BackupArchive, manifest: Manifest, _ salvage: ContainerSalvage, into staging: StagingFolder
+    ) throws -> Found {
+        let entries = archive.directory.entriesInFileOrder
+        var restored: [String] = []
+        var lost: [SalvageReport.LostEntry] = []
+        let writer = try BackgroundWriter()
+        for (position, entry) in entries.enumerated() {
+            let spanEnd =
+                position + 1 < entries.count
+                ? entries[position + 1].localHeaderOffset : archive.directory.centralDirectoryOffset
+            let span = entry.localHeaderOffset..<max(entry.localHeaderOffset, spanEnd)
+            if let loss = salvage.loss(in: span) {
+                lost.append(SalvageReport.LostEntry(name: entry.name, reason: loss.state.rawValue))
+                continue
+            }
+            writer.begin(try staging.createFile(entry.name), name: entry.name)
+            do {
+                try archive.readForSalvage(entry, spanEnd: spanEnd, checkedAgainst: manifest) { try writer.write($0) }
+                try writer.end(modificationTime: entry.modificationTime)
+                restored.append(entry.name)
+            } catch let error as GoshuinError where error.code.isPayloadFault {
+                try writer.end(modificationTime: nil)
+                try writer.drain()
+                staging.removeFile(entry.name)
+                lost.append(SalvageReport.LostEntry(name: entry.name, reason: error.code.rawValue))
+            }
+        }
+        try writer.drain()
+        return (.directory, restored, lost, manifest)
+    }
+}
+
+/// Walk mode (`Spec/backup-v1.md` §4.2): the local headers from payload offset 0, intact bytes only.
+private struct SalvageWalk {
+    let salvage: ContainerSalvage
+    let staging: StagingFolder
+    private(set) var restored: [String] = []
+    private(set) var lost: [SalvageReport.LostEntry] = []
+    private var names = Set<String>()
+    private var inflating: AllocatedBytes?
+
+    init(salvage: ContainerSalvage, staging: StagingFolder) {
+        self.salvage = salvage
+        self.staging = staging
+    }
+
+    private var reader: DecryptingReader { salvage.reader }
+    private var size: UInt64 { salvage.header.plaintextLength }
+
+    private func intact(_ range: Range<UInt64>) -> Bool { range.upperBound <= size && salvage.loss(in: range) == nil }
+
+    /// The bytes at `range`, when intact.
+    private func bytes(_ range: Range<UInt64>) throws -> [UInt8]? {
+        guard intact(range) else { return nil }
+        return try reader.readExactly(at: range.lowerBound, count: Int(range.upperBound - range.lowerBound))
+    }
+
+    mutating func run() throws {
+        let writer = try BackgroundWriter()
+        var position: UInt64? = 0
+        var entries = 0
+        while let p = position, entries < ZipStructureScanner.maximumEntryCount {
+            try Interruption.check()
+            if let signature = try bytes(p..<p + 4), signature == Self.centralSignature { break }
+            guard let entry = try entry(at: p) else {
+                position = try nextLocalHeader(after: p)
+                continue
+            }
+            entries += 1
+            position = entry.dataEnd
+            if let loss = salvage.loss(in: entry.dataOffset..<entry.dataEnd) {
+                lost.append(SalvageReport.LostEntry(name: entry.name, reason: loss.state.rawValue))
+                continue
+            }
+            guard names.insert(EntryName.foldedCase(entry.name)).inserted else {
+                lost.append(
+                    SalvageReport.LostEntry(name: entry.name, reason: GoshuinError.Code.duplicateEntry.rawValue))
+                continue
+            }
+            writer.begin(try staging.createFile(entry.name), name: entry.name)
+            do {
+                _ = try BackupArchive.readData(
+                    of: entry.zipEntry, at: entry.dataOffset, from: reader, inflating: &inflating
+                ) { try writer.write($0) }
+                try writer.end(modificationTime: entry.modificationTime)
+                restored.append(entry.name)
+            } catch let error as GoshuinError where error.code.isPayloadFault {
+                try writer.end(modificationTime: nil)
+                try writer.drain()
+                staging.removeFile(entry.name)
+                lost.append(SalvageReport.LostEntry(name: entry.name, reason: error.code.rawValue))
+            }
+        }
+        try writer.drain()
+    }
+
+    /// An entry the walk may take at `offset`, or `nil` when none starts there by the rules of §4.2.
+    private func entry(at offset: UInt64) throws -> WalkedEntry? {
+        let fixedLength = UInt64(ZipLocalHeader.fixedLength)
+        guard let fixed = try bytes(offset..<offset + fixedLength) else { return nil }
+        var cursor = ByteCursor(fixed)
+        guard let header = ZipLocalHeader(&cursor), header.flags & 0x0049 == 0, header.method == 0 || header.method == 8
+        else { return nil }
+        let nameStart = offset + fixedLength
+        let extraStart = nameStart + UInt64(header.nameLength)
+        let dataOffset = extraStart + UInt64(header.extraLength)
+        guard let nameBytes = try bytes(nameStart..<extraStart), let extra = try bytes(extraStart..<dataOffset),
+            EntryName.isSafeEntryName(nameBytes)
+        else { return nil }
+        let name = String(decoding: nameBytes, as: UTF8.self)
+        // manifest.json is not an entry of the walk: the walk moves on to the next local header.
+        guard name == Manifest.recordsName || EntryName.isValidPhotoName(name),
+            let fields = try? ZipExtraFields(extra[...], name: name)
+        else { return nil }
+        var compressed = UInt64(header.compressedSize)
+        var uncompressed = UInt64(header.uncompressedSize)
+        if header.compressedSize == ZipRecord.limit32 || header.uncompressedSize == ZipRecord.limit32 {
+            guard var values = fields.zip64, let zipUncompressed = values.littleEndian(UInt64.self),
+                let zipCompressed = values.littleEndian(UInt64.self), values.isAtEnd
+            else { return nil }
+            (compressed, uncompressed) = (zipCompressed, zipUncompressed)
+        }
+        if header.method == 0 {
+            guard compressed == uncompressed else { return nil }
+        } else {
+            let (limit, overflow) = compressed.multipliedReportingOverflow(
+                by: ZipStructureScanner.maximumCompressionRatio)
+            guard overflow || uncompressed <= limit else { return nil }
+        }
+        let (dataEnd, overflow) = dataOffset.addingReportingOverflow(compressed)
+        guard !overflow else { return nil }
+        let timestamp =
+            fields.modificationTime.map { Int($0) }
+            ?? ((header.modificationTime, header.modificationDate) == DOSTime.earliest
+                ? nil : DOSTime.decode(time: header.modificationTime, date: header.modificationDate))
+        return WalkedEntry(
+            zipEntry: ZipEntry(
+                name: name, method: header.method, crc32: header.crc32, compressedSize: compressed,
+                uncompressedSize: uncompressed, localHeaderOffset: offset, centralRecordOffset: 0, index: 0,
+                modificationTime: timestamp),
+            dataOffset: dataOffset, dataEnd: dataEnd)
+    }
+
+    /// The next offset after `offset` whose four bytes are intact and hold the local-header signature.
+    private func nextLocalHeader(after offset: UInt64) throws -> UInt64? {
+        let layout = salvage.header.layout
+        var position = offset + 1
+        while position + 4 <= size {
+            let chunk = layout.chunkIndex(containing: position)
+            let chunkEnd = layout.plaintextOffset(ofChunk: chunk) + UInt64(layout.plaintextLength(ofChunk: chunk))
+            guard salvage.isIntact(chunk: chunk) else {
+                position = chunkEnd
+                continue
+            }
+            // A signature may run three bytes into the next chunk when that one is intact too.
+            let reach = chunk + 1 < layout.chunkCount && salvage.isIntact(chunk: chunk + 1) ? 3 : 0
+            let windowEnd = min(size, chunkEnd + UInt64(reach))
+            guard let window = try bytes(position..<windowEnd), window.count >= 4 else {
+                position = chunkEnd
+                continue
+            }
+            for index in 0...(window.count - 4)
+            where window[index] == 0x50 && window[index + 1] == 0x4B && window[index + 2] == 0x03
+                && window[index + 3] == 0x04
+            {
+                return position + UInt64(index)
+            }
+            position = chunkEnd
+        }
+        return nil
+    }
+
+    private static let centralSignature: [UInt8] = [0x50, 0x4B, 0x01, 0x02]
+
+    /// An entry the walk found: its local header's values, as the reader of its data needs them.
+    private struct WalkedEntry {
+        let zipEntry: ZipEntry
+        let dataOffset: UInt64
+        let dataEnd: UInt64
+        var name: String { zipEntry.name }
+        var modificationTime: Int? { zipEntry.modificationTime }
+    }
+}

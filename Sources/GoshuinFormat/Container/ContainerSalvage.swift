@@ -1,0 +1,189 @@
+import Synchronization
+
+/// What a damaged or cut file still holds (`Spec/container-v1.md` §7.4): every chunk that is present is
+/// authenticated, the damaged and missing ones are named, the passphrase is decided as §7.1 decides it,
+/// and a reader lends the bytes of the chunks that authenticate, and only those.
+package final class ContainerSalvage {
+    /// What became of a chunk that is not intact.
+    package enum ChunkState: String, Sendable {
+        /// Present but it does not authenticate (or its length prefix is wrong).
+        case damaged
+        /// Not in the file: it was cut before its end.
+        case missing
+    }
+
+    /// A run of payload bytes that is lost: its range, its chunks and what became of them.
+    package struct LostRange: Equatable, Sendable {
+        /// The payload's bytes, `start..<end`.
+        package let bytes: Range<UInt64>
+        /// The chunks, `first...last`.
+        package let chunks: ClosedRange<UInt64>
+        /// Damaged or missing (a run holds chunks of one state).
+        package let state: ChunkState
+    }
+
+    /// The header (checks 1–7 passed; authentic, since a chunk authenticated with it).
+    package let header: Header
+    /// The file's size.
+    package let fileSize: UInt64
+    /// The damaged chunks, ascending.
+    package let damagedChunks: [UInt64]
+    /// The first missing chunk (every chunk from it on is missing); `nil` when the file is not cut.
+    package let firstMissingChunk: UInt64?
+    /// The bytes after the last chunk, ignored.
+    package let trailingBytes: UInt64
+    /// Lends the bytes of the chunks that authenticate; reading a lost chunk's byte is an error.
+    package let reader: DecryptingReader
+    private let damaged: Set<UInt64>
+
+    /// Surveys the regular file open at `input`: checks 1–7, then `passphrase` evaluated and the key derived,
+    /// then every chunk present authenticated (in parallel).
+    ///
+    /// - Throws: the header's code (checks 1–7); `auth_failed` when §7.1's probe says the passphrase is
+    ///   wrong (nothing is lent then); `io`.
+    package convenience init(
+        _ input: FileDescriptor, passphrase: @autoclosure () throws -> Passphrase, progress: ProgressHandler? = nil
+    ) throws {
+        let fileSize = try ContainerStructure.regularFileSize(of: input)
+        guard fileSize >= UInt64(Header.byteCount) else {
+            throw GoshuinError(.shortHeader, "the file has \(fileSize) bytes, fewer than the 45-byte header")
+        }
+        let header = try Header.decode(try ContainerStructure.readAt(input, offset: 0, count: Header.byteCount))
+        let key = try KeyDerivation.deriveKey(passphrase: passphrase(), header: header, progress: progress)
+        try self.init(input, header: header, key: key, progress: progress)
+    }
+
+    /// Surveys the file open at `input`, whose header is `header` (checks 1–7 passed), with its key derived.
+    package init(_ input: FileDescriptor, header: Header, key: SecretBytes, progress: ProgressHandler? = nil) throws {
+        fileSize = try ContainerStructure.regularFileSize(of: input)
+        self.header = header
+        let layout = header.layout
+        trailingBytes = fileSize > layout.expectedFileSize ? fileSize - layout.expectedFileSize : 0
+        // Chunk i is present when the file holds its whole record.
+        var present = layout.chunkCount
+        if fileSize < layout.expectedFileSize {
+            let record = UInt64(header.chunkSize) + ContainerLayout.recordOverhead
+            present = min(layout.chunkCount, (fileSize - UInt64(Header.byteCount)) / record)
+        }
+        firstMissingChunk = present < layout.chunkCount ? present : nil
+        let failing = try Self.survey(input, header: header, key: key, present: present, progress: progress)
+        damagedChunks = failing
+        let failingSet = Set(failing)
+        damaged = failingSet
+        // §7.1 with missing chunks failing too: nothing in chunks 0…3 authenticates → wrong passphrase.
+        let probe = (0..<min(ChunkVerdict.probeWindow, layout.chunkCount)).contains { index in
+            index < present && !failingSet.contains(index)
+        }
+        guard probe else { throw GoshuinError.authenticationFailed }
+        reader = try DecryptingReader(
+            input, header: header, key: key, authenticatingFinalChunkFirst: false, salvaging: true)
+    }
+
+    /// Writes the payload into the empty regular file `output`: every chunk that authenticates at its offset,
+    /// zeros in the lost ranges (`container-v1.md` §7.4).
+    package func write(into output: FileDescriptor) throws {
+        try describingFailure("cannot write the output") { try output.setSize(Int64(header.plaintextLength)) }
+        let layout = header.layout
+        let present = firstMissingChunk ?? layout.chunkCount
+        var index: UInt64 = 0
+        while index < present {
+            try Interruption.check()
+            guard isIntact(chunk: index) else {
+                index += 1
+                continue
+            }
+            let offset = layout.plaintextOffset(ofChunk: index)
+            let length = UInt64(layout.plaintextLength(ofChunk: index))
+            var position = offset
+            _ = try reader.forEachPiece(at: offset, count: length) { piece in
+                try describingFailure("cannot write the output") {
+                    try output.writeAll(piece, atOffset: Int64(position))
+                }
+                position += UInt64(piece.count)
+            }
+            index += 1
+        }
+    }
+
+    /// Whether chunk `index` authenticates.
+    package func isIntact(chunk index: UInt64) -> Bool {
+        !damaged.contains(index) && firstMissingChunk.map { index < $0 } ?? true
+    }
+
+    /// What became of the chunks of payload bytes `range` that are not intact: `nil` when every byte of it
+    /// is intact, otherwise the lost chunks' range and `damaged` when one of them is damaged, else `missing`.
+    package func loss(in range: Range<UInt64>) -> (chunks: ClosedRange<UInt64>, state: ChunkState)? {
+        guard !range.isEmpty else { return nil }
+        let layout = header.layout
+        let first = layout.chunkIndex(containing: range.lowerBound)
+        let last = layout.chunkIndex(containing: min(range.upperBound, header.plaintextLength) - 1)
+        let lost = (first...last).filter { !isIntact(chunk: $0) }
+        guard let low = lost.first, let high = lost.last else { return nil }
+        return (low...high, lost.contains { damaged.contains($0) } ? .damaged : .missing)
+    }
+
+    /// The lost ranges of the payload, ascending, adjacent chunks of one state merged.
+    package var lostRanges: [LostRange] {
+        let layout = header.layout
+        var runs: [(chunks: ClosedRange<UInt64>, state: ChunkState)] = []
+        for index in damagedChunks {
+            if let last = runs.last, last.state == .damaged, last.chunks.upperBound + 1 == index {
+                runs[runs.count - 1].chunks = last.chunks.lowerBound...index
+            } else {
+                runs.append((index...index, .damaged))
+            }
+        }
+        if let missing = firstMissingChunk { runs.append((missing...layout.chunkCount - 1, .missing)) }
+        return runs.map { run in
+            let start = layout.plaintextOffset(ofChunk: run.chunks.lowerBound)
+            let end =
+                layout.plaintextOffset(ofChunk: run.chunks.upperBound)
+                + UInt64(layout.plaintextLength(ofChunk: run.chunks.upperBound))
+            return LostRange(bytes: start..<end, chunks: run.chunks, state: run.state)
+        }
+    }
+
+    /// Authenticates chunks `0..<present` on every core; returns those that fail, ascending.
+    private static func survey(
+        _ input: FileDescriptor, header: Header, key: SecretBytes, present: UInt64, progress: ProgressHandler?
+    ) throws -> [UInt64] {
+        guard present > 0 else { return [] }
+        let layout = header.layout
+        let next = Atomic<UInt64>(0)
+        let failing = Mutex<[UInt64]>([])
+        let failure = Mutex<Error?>(nil)
+        let workers = ChunkMemoryBudget.bufferCount(
+            wanted: min(ParallelChunks.defaultWorkerCount, Int(min(present, 8))), bufferSize: layout.largestRecordLength
+        )
+        let readers = try (0..<workers).map { _ in try ChunkReader(input: input, header: header, key: key) }
+        let shared = SharedReaders(readers)
+        WorkerThreads.run(workers, stackSize: ParallelChunks.workerStackSize) { worker in
+            let reader = shared.readers[worker]
+            while failure.withLock({ $0 == nil }) {
+                let index = next.wrappingAdd(1, ordering: .relaxed).oldValue
+                guard index < present else { return }
+                do {
+                    let authentic: Bool
+                    do {
+                        authentic = try reader.authenticates(chunk: index)
+                    } catch let error as GoshuinError where error.code == .chunkLengthInvalid {
+                        authentic = false
+                    }
+                    if !authentic { failing.withLock { $0.append(index) } }
+                } catch {
+                    failure.withLock { if $0 == nil { $0 = error } }
+                }
+            }
+        }
+        if let error = failure.withLock({ $0 }) { throw error }
+        progress?(.payload(bytesDone: header.plaintextLength, bytesTotal: header.plaintextLength))
+        return failing.withLock { $0 }.sorted()
+    }
+
+    /// The survey's readers, each used by one thread only.
+    private final class SharedReaders: @unchecked Sendable {
+        // @unchecked: reader i is touched by thread i alone.
+        let readers: [ChunkReader]
+        init(_ readers: [ChunkReader]) { self.readers = readers }
+    }
+}
