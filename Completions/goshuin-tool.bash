@@ -49,7 +49,7 @@ _goshuin_tool() {
             --force -q --quiet --json -h --help)
         ;;
     open)
-        options=(-o --output --extract --passphrase-file --passphrase-fd --force -q --quiet --json -h --help)
+        options=(-o --output --extract --salvage --passphrase-file --passphrase-fd --force -q --quiet --json -h --help)
         ;;
     verify)
         options=(--backup --passphrase-file --passphrase-fd -q --quiet --json -h --help)

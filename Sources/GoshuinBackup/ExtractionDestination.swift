@@ -18,11 +18,9 @@ package struct ExtractionDestination {
     /// - Throws: `invalid_argument` for a path that names no folder of its own (empty, `.`, `..`, `/`) or
     ///   whose name is longer than the system allows; `io` when the parent cannot be opened.
     package init(_ path: String) throws {
-        var trimmed = Substring(path)
-        while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
-        let normalized = String(trimmed)
+        let normalized = Self.normalized(path)
         let last = FileSystem.lastComponent(of: normalized)
-        guard !trimmed.isEmpty, trimmed != "/", last != ".", last != ".." else {
+        guard !normalized.isEmpty, normalized != "/", last != ".", last != ".." else {
             throw GoshuinError(.invalidArgument, "\(DisplayText.quoted(path)) names no new folder to extract into")
         }
         guard last.utf8.count <= FileSystem.maximumNameLength else {
@@ -34,6 +32,13 @@ package struct ExtractionDestination {
         name = last
         parentPath = FileSystem.parentDirectory(of: normalized)
         parent = try AtomicOutput.openFolder(parentPath)
+    }
+
+    /// `path` without its trailing slashes (`restored/` is `restored`; `/` stays `/`).
+    package static func normalized(_ path: String) -> String {
+        var trimmed = Substring(path)
+        while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
+        return String(trimmed)
     }
 
     /// Throws `destination_not_empty` unless the folder is absent or an empty folder (not a link, not a

@@ -88,7 +88,7 @@ enum OpenCommand: ToolCommand {
     ) throws -> CommandResult {
         let passphraseReader = try PassphraseReader(arguments, command: name)
         // Named once: the path normalized and its parent opened, for every step after.
-        try Paths.checkFolderForOutput(givenFolder)
+        try Paths.checkFolderForOutput(ExtractionDestination.normalized(givenFolder))
         let destination: ExtractionDestination
         do {
             destination = try ExtractionDestination(givenFolder)

@@ -42,6 +42,19 @@ import Testing
         #expect(!directory.entries.contains { $0.contains("goshuin-tmp") }, "no temporary folder is left")
     }
 
+    @Test func aFolderNamedWithATrailingSlashIsTheFolder() throws {
+        #expect(try run(["seal", "photos/", "-o", "backup.goshuin", "--iterations", "1000"]).status == 0)
+        for folder in ["restored/", "nested/restored//"] {
+            if folder.hasPrefix("nested") {
+                try FileManager.default.createDirectory(
+                    atPath: directory.path + "/nested", withIntermediateDirectories: false)
+            }
+            let extracted = try run(["open", "backup.goshuin", "--extract", folder])
+            #expect(extracted.status == 0, "\(folder): \(extracted.stderr)")
+            #expect(directory.bytes(folder + "records.csv") == directory.bytes("photos/records.csv"))
+        }
+    }
+
     @Test func unexpectedFilesAreRefusedByName() throws {
         directory.write("photos/notes.txt", [1])
         let result = try run(["seal", "photos", "-o", "backup.goshuin", "--iterations", "1000"])

@@ -1,0 +1,142 @@
+import Foundation
+import Testing
+
+/// `open --salvage` as people and scripts meet it: what it says, what it writes, its exit codes and its JSON
+/// (`Spec/backup-v1.md` §4.2, `Spec/container-v1.md` §7.4).
+@Suite struct SalvageCommandTests {
+    let directory = Scratch()
+    static let photoCount = 6
+
+    init() throws {
+        try FileManager.default.createDirectory(atPath: directory.path + "/in", withIntermediateDirectories: false)
+        directory.write("in/records.csv", Array("id,text\n1,a shrine\n".utf8))
+        for index in 1...Self.photoCount {
+            directory.write("in/IMG_000\(index).jpg", (0..<3_000).map { UInt8(truncatingIfNeeded: $0 &* index &+ 11) })
+        }
+        // 1 KiB chunks: each photo spans three or four chunks.
+        let sealed = try run(["seal", "in", "-o", "backup.goshuin", "--iterations", "1000", "--chunk-size", "1KiB"])
+        #expect(sealed.status == 0, "\(sealed.stderr)")
+    }
+
+    func run(_ arguments: [String], passphrase: String = "rescue what is whole") throws -> ToolRunner.Result {
+        try ToolRunner.run(arguments, in: directory.path, environment: ["GOSHUIN_PASSPHRASE": passphrase])
+    }
+
+    /// `backup.goshuin` with one bit of chunk `chunk`'s ciphertext flipped.
+    func damaged(chunk: Int) -> String {
+        var bytes = directory.bytes("backup.goshuin")
+        bytes[45 + chunk * 1_044 + 14] ^= 0x40
+        directory.write("damaged.goshuin", bytes)
+        return "damaged.goshuin"
+    }
+
+    func json(_ result: ToolRunner.Result) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(result.stdoutBytes)) as? [String: Any])
+    }
+
+    func photo(_ index: Int) -> [UInt8] { directory.bytes("in/IMG_000\(index).jpg") }
+
+    @Test func aDamagedChunkRestoresEveryOtherPhotoAndNamesTheLostOne() throws {
+        let name = damaged(chunk: 8)
+        let plain = try run(["open", name, "--extract", "refused"])
+        #expect(plain.status == 65 && plain.stderr.contains("error: chunk_damaged:"))
+        #expect(plain.stderr.contains("--salvage"), "the refusal points at salvage: \(plain.stderr)")
+        #expect(!directory.exists("refused"), "without --salvage nothing is written")
+
+        let result = try run(["open", name, "--extract", "rescued", "--salvage"])
+        #expect(result.status == 65, "anything lost is a data error: \(result.stderr)")
+        let lost = try #require(result.stderr.split(separator: "\n").first { $0.contains("lost IMG_") })
+        #expect(lost.contains("it lies in a damaged chunk"), "\(result.stderr)")
+        #expect(
+            result.stderr.contains("restored records.csv and \(Self.photoCount - 1) of \(Self.photoCount) photos")
+                && result.stderr.contains("(chunk 8 damaged)"), "\(result.stderr)")
+        let lostName = try #require(lost.split(separator: " ").dropFirst(2).first.map { $0.dropLast() })
+        var restored = 0
+        for index in 1...Self.photoCount where "IMG_000\(index).jpg" != lostName {
+            #expect(directory.bytes("rescued/IMG_000\(index).jpg") == photo(index), "photo \(index) is whole")
+            restored += 1
+        }
+        #expect(restored == Self.photoCount - 1 && !directory.exists("rescued/\(lostName)"))
+        #expect(directory.bytes("rescued/records.csv") == directory.bytes("in/records.csv"))
+    }
+
+    @Test func theJSONSummaryNamesWhatIsRestoredAndWhatIsLost() throws {
+        let result = try run(["open", damaged(chunk: 8), "--extract", "rescued", "--salvage", "--json"])
+        #expect(result.status == 65)
+        let summary = try json(result)
+        #expect(summary["ok"] as? Bool == false && summary["command"] as? String == "open")
+        #expect(summary["mode"] as? String == "directory" && summary["manifestLost"] as? Bool == false)
+        #expect(summary["extractedTo"] as? String == "rescued")
+        #expect(summary["damagedChunks"] as? [Int] == [8] && summary["firstMissingChunk"] is NSNull)
+        let restored = try #require(summary["restored"] as? [String])
+        let lost = try #require(summary["lost"] as? [[String: String]])
+        #expect(restored.contains("records.csv") && restored.contains("manifest.json"))
+        #expect(lost.count == 1 && lost.first?["reason"] == "damaged", "\(lost)")
+        #expect(restored.count + lost.count == Self.photoCount + 2, "every entry is restored or lost")
+    }
+
+    @Test func anIntactBackupSalvagesWholeAndExitsZero() throws {
+        let result = try run(["open", "backup.goshuin", "--extract", "rescued", "--salvage", "--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let summary = try json(result)
+        #expect(summary["ok"] as? Bool == true && (summary["lost"] as? [Any])?.isEmpty == true)
+        for index in 1...Self.photoCount { #expect(directory.bytes("rescued/IMG_000\(index).jpg") == photo(index)) }
+    }
+
+    @Test func aCutFileRestoresWhatCameBeforeTheCutWithoutItsManifest() throws {
+        let bytes = directory.bytes("backup.goshuin")
+        directory.write("cut.goshuin", Array(bytes[..<(bytes.count / 2)]))
+        let result = try run(["open", "cut.goshuin", "--extract", "rescued", "--salvage", "--json"])
+        #expect(result.status == 65, "\(result.stderr)")
+        let summary = try json(result)
+        #expect(summary["mode"] as? String == "walk" && summary["manifestLost"] as? Bool == true)
+        let chunkCount = try #require(summary["chunkCount"] as? Int)
+        let firstMissing = try #require(summary["firstMissingChunk"] as? Int)
+        #expect(firstMissing > 0 && firstMissing < chunkCount)
+        let restored = try #require(summary["restored"] as? [String])
+        #expect(restored.first == "records.csv" && restored.contains("IMG_0001.jpg"), "\(restored)")
+        for name in restored where name.hasPrefix("IMG_") {
+            #expect(directory.bytes("rescued/" + name) == directory.bytes("in/" + name), "\(name) is whole")
+        }
+        let text = try run(["open", "cut.goshuin", "--extract", "again", "--salvage"])
+        #expect(text.stderr.contains("the backup's list of contents is lost"), "\(text.stderr)")
+        #expect(text.stderr.contains("missing: the file was cut"), "\(text.stderr)")
+    }
+
+    @Test func salvageToAFileWritesZerosWhereChunksAreLost() throws {
+        directory.write("notes.txt", (0..<5_000).map { UInt8(truncatingIfNeeded: $0 % 251) })
+        #expect(
+            try run(["seal", "notes.txt", "-o", "notes.goshuin", "--iterations", "1000", "--chunk-size", "1KiB"])
+                .status == 0)
+        var bytes = directory.bytes("notes.goshuin")
+        bytes[45 + 2 * 1_044 + 14] ^= 0x01
+        directory.write("notes-damaged.goshuin", bytes)
+        let result = try run(["open", "notes-damaged.goshuin", "-o", "notes-rescued.txt", "--salvage", "--json"])
+        #expect(result.status == 65, "\(result.stderr)")
+        let summary = try json(result)
+        let ranges = try #require(summary["lostRanges"] as? [[String: Any]])
+        #expect(ranges.count == 1 && ranges.first?["start"] as? Int == 2_048 && ranges.first?["end"] as? Int == 3_072)
+        #expect(ranges.first?["state"] as? String == "damaged")
+        var expected = directory.bytes("notes.txt")
+        for offset in 2_048..<3_072 { expected[offset] = 0 }
+        #expect(directory.bytes("notes-rescued.txt") == expected, "every other byte in place, zeros in the gap")
+        let again = try run(["open", "notes-damaged.goshuin", "-o", "notes-rescued.txt", "--salvage"])
+        #expect(again.status == 73 && again.stderr.contains("output_exists"), "an existing file is not replaced")
+    }
+
+    @Test func aWrongPassphraseSalvagesNothingAndWritesNothing() throws {
+        let result = try run(["open", damaged(chunk: 8), "--extract", "rescued", "--salvage"], passphrase: "not it")
+        #expect(result.status == 65 && result.stderr.contains("error: auth_failed:"), "\(result.stderr)")
+        #expect(!directory.exists("rescued"), "nothing is created")
+        #expect(directory.entries.allSatisfy { !$0.hasPrefix(".") }, "no temporary is left: \(directory.entries)")
+    }
+
+    @Test func salvageIsAnOptionOfOpenAlone() throws {
+        for command in ["verify", "inspect"] {
+            let result = try run([command, "backup.goshuin", "--salvage"])
+            #expect(result.status == 64 && result.stderr.contains("unknown option '--salvage'"), "\(command)")
+        }
+        let help = try run(["help", "open"])
+        #expect(help.stdout.contains("--salvage"))
+    }
+}
