@@ -1,5 +1,8 @@
-// Reference implementation of the `.goshuin` v1 container (Spec/container-v1.md), and its command line.
-// Node 20, node: modules only. Section numbers (§) refer to container-v1.md.
+// Reference implementation of the `.goshuin` container, versions 1 (Spec/container-v1.md) and 2
+// (Spec/container-v2.md), and its command line. Node 20, node: modules only. Section numbers (§) refer to
+// container-v1.md in the v1 part and to container-v2.md (written "v2 §") in the v2 part.
+//
+// Opening dispatches on the version byte (v2 §7 check 3) and never falls back from one layout to the other.
 //
 // The container code works on a *source* ({ size: bigint, read(position: bigint, length) → Buffer })
 // and a *sink* ({ write(buffer) }), so the same code seals and opens files (chunk by chunk, never the
@@ -223,9 +226,10 @@ export function checkLengthPrefixes(source, layout) {
   }
 }
 
-// Opens `source`, handing each authenticated chunk's plaintext to `onPlaintext(buffer, index)` as soon
-// as it authenticates (§7.3). Returns the decoded header; throws a GoshuinError on the first failed check.
-export function open(source, passphrase, onPlaintext = () => {}) {
+// Opens a version 1 `source`, handing each authenticated chunk's plaintext to `onPlaintext(buffer, index)`
+// as soon as it authenticates (§7.3). Returns the decoded header; throws a GoshuinError on the first failed
+// check. `open` (below) is the reader of both versions; this one is called for version byte 1 only.
+export function openV1(source, passphrase, onPlaintext = () => {}) {
   const { headerBytes, header, layout } = checkStructure(source); // checks 1–8
   checkLengthPrefixes(source, layout); // check 9
   const key = deriveKey(passphrase, header.salt, header.kdfIterations); // check 10
@@ -251,6 +255,278 @@ function failChunk(index, chunkCount, readChunk) {
     if (readChunk(j) !== null) fail('chunk_damaged', `the chunk does not authenticate but chunk ${j} does`, 0);
   }
   fail('auth_failed', 'no chunk authenticates: wrong passphrase, or the header was altered');
+}
+
+// =============================================================================================
+// Version 2 (container-v2.md): a 77-byte header with a MAC that commits to the key, records without
+// length prefixes, the last record flagged in its nonce, the record count implied by the file size.
+
+export const VERSION_2 = 2;
+export const HEADER_SIZE_V2 = 77;
+export const MAC_INPUT_SIZE = 45; // the MAC covers header bytes 0 … 44 (v2 §2)
+export const MAC_SIZE = 32;
+export const PAYLOAD_SALT_SIZE = 16;
+export const MAX_RECORD_COUNT = 2n ** 32n; // v2 §3: the record index is a u32 in the nonce
+export const INFO_HEADER_MAC = Buffer.from('goshuin/v2/header-mac', 'ascii'); // v2 §4, no terminator
+export const INFO_PAYLOAD = Buffer.from('goshuin/v2/payload', 'ascii');
+
+export const FIELD_V2 = {
+  magic: { offset: 0, size: 4 },
+  version: { offset: 4, size: 1 },
+  kdfIterations: { offset: 5, size: 4 },
+  kdfSalt: { offset: 9, size: 16 },
+  payloadSalt: { offset: 25, size: 16 },
+  chunkSize: { offset: 41, size: 4 },
+  headerMac: { offset: 45, size: 32 },
+};
+
+// --- HKDF-SHA256 (RFC 5869), written out as extract-then-expand over HMAC-SHA256. The RFC's test
+// cases 1–3 (KnownAnswer/rfc5869/hkdf-sha256.json) are checked against these and node's hkdfSync.
+
+export function hkdfExtract(salt, ikm) {
+  return crypto.createHmac('sha256', salt).update(ikm).digest(); // an empty salt is HashLen zeros (RFC 5869 §2.2), which HMAC's zero padding gives
+}
+
+export function hkdfExpand(prk, info, length) {
+  if (!Number.isInteger(length) || length < 0 || length > 255 * 32) throw new RangeError('HKDF-SHA256 length outside 0 … 8160');
+  const blocks = [];
+  let previous = Buffer.alloc(0);
+  for (let i = 1; 32 * (i - 1) < length; i++) {
+    previous = crypto.createHmac('sha256', prk).update(previous).update(info).update(Buffer.of(i)).digest();
+    blocks.push(previous);
+  }
+  return Buffer.concat(blocks).subarray(0, length);
+}
+
+export function hkdfSha256(ikm, salt, info, length) {
+  const prk = hkdfExtract(salt, ikm);
+  try {
+    return hkdfExpand(prk, info, length);
+  } finally {
+    prk.fill(0);
+  }
+}
+
+// v2 §4: K_pw, then K_header and K_payload from it. The caller wipes all three.
+export function deriveKeysV2(passphrase, kdfSalt, iterations, payloadSalt) {
+  const passwordKey = deriveKey(passphrase, kdfSalt, iterations);
+  return {
+    passwordKey,
+    headerKey: hkdfSha256(passwordKey, payloadSalt, INFO_HEADER_MAC, KEY_SIZE),
+    payloadKey: hkdfSha256(passwordKey, payloadSalt, INFO_PAYLOAD, KEY_SIZE),
+  };
+}
+
+const wipeKeys = (keys) => { for (const key of Object.values(keys)) key.fill(0); };
+
+// --- Header (v2 §2)
+
+// Decodes the fields of a v2 header without judging them. From the first 45 bytes only the MAC is
+// missing (`headerMac` is then undefined): `inspect` shows the rest of a file shorter than 77 bytes.
+export function decodeHeaderV2(bytes) {
+  return {
+    magic: Buffer.from(bytes.subarray(0, 4)),
+    version: bytes.readUInt8(4),
+    kdfIterations: bytes.readUInt32BE(5),
+    kdfSalt: Buffer.from(bytes.subarray(9, 25)),
+    payloadSalt: Buffer.from(bytes.subarray(25, 41)),
+    chunkSize: bytes.readUInt32BE(41),
+    headerMac: bytes.length >= HEADER_SIZE_V2 ? Buffer.from(bytes.subarray(45, 77)) : undefined,
+  };
+}
+
+export const headerMacOf = (headerKey, headerBytes) => crypto.createHmac('sha256', headerKey).update(headerBytes.subarray(0, MAC_INPUT_SIZE)).digest();
+
+// The 77 header bytes: the 45 described bytes and their MAC under `headerKey`.
+export function encodeHeaderV2({ kdfIterations, kdfSalt, payloadSalt, chunkSize }, headerKey) {
+  const bytes = Buffer.alloc(HEADER_SIZE_V2);
+  MAGIC.copy(bytes, 0);
+  bytes.writeUInt8(VERSION_2, 4);
+  bytes.writeUInt32BE(kdfIterations, 5);
+  kdfSalt.copy(bytes, 9);
+  payloadSalt.copy(bytes, 25);
+  bytes.writeUInt32BE(chunkSize, 41);
+  headerMacOf(headerKey, bytes).copy(bytes, MAC_INPUT_SIZE);
+  return bytes;
+}
+
+// v2 §7 checks 5 and 6.
+export function checkHeaderBoundsV2(header) {
+  if (!inRange(header.kdfIterations, MIN_ITERATIONS, MAX_ITERATIONS)) {
+    fail('iterations_out_of_range', `kdfIterations ${header.kdfIterations} outside ${MIN_ITERATIONS}…${MAX_ITERATIONS}`);
+  }
+  if (!inRange(header.chunkSize, MIN_CHUNK_SIZE, MAX_CHUNK_SIZE)) {
+    fail('chunk_size_out_of_range', `chunkSize ${header.chunkSize} outside ${MIN_CHUNK_SIZE}…${MAX_CHUNK_SIZE}`);
+  }
+}
+
+// --- Layout (v2 §3, §5): everything follows from the chunk size and the file size. BigInt throughout.
+// Valid once checks 6 (chunk size in bounds) and 7 (recordCount ≤ 2^32) passed; `lastRecordLength`
+// ≥ 16 is check 8.
+
+export function layoutV2(chunkSize, fileSize) {
+  const recordSize = BigInt(chunkSize) + BigInt(TAG_SIZE); // S
+  const bodySize = BigInt(fileSize) - BigInt(HEADER_SIZE_V2); // B ≥ 0 after check 4
+  const recordCount = bodySize / recordSize + 1n; // n = ⌊B/S⌋ + 1
+  const lastRecordLength = bodySize - (recordCount - 1n) * recordSize; // r = B mod S, no overflow: (n−1)·S ≤ B
+  return {
+    recordSize,
+    bodySize,
+    recordCount,
+    lastRecordLength,
+    payloadLength: (recordCount - 1n) * BigInt(chunkSize) + lastRecordLength - BigInt(TAG_SIZE),
+    recordOffset: (i) => BigInt(HEADER_SIZE_V2) + BigInt(i) * recordSize,
+    recordLength: (i) => (BigInt(i) < recordCount - 1n ? recordSize : lastRecordLength),
+    isFinal: (i) => BigInt(i) === recordCount - 1n,
+  };
+}
+
+// --- One record's AES-256-GCM (v2 §5)
+
+// nonce_i = 00×7 ‖ u32be(i) ‖ f, f = 01 on the last record only.
+export function recordNonceV2(index, final) {
+  const nonce = Buffer.alloc(12);
+  nonce.writeUInt32BE(Number(index), 7);
+  nonce[11] = final ? 1 : 0;
+  return nonce;
+}
+
+// Returns the record: ciphertext ‖ tag.
+export function sealRecordV2(payloadKey, headerBytes, index, final, plaintext) {
+  const cipher = crypto.createCipheriv('aes-256-gcm', payloadKey, recordNonceV2(index, final), { authTagLength: TAG_SIZE });
+  cipher.setAAD(headerBytes);
+  const ciphertext = Buffer.concat([cipher.update(plaintext), cipher.final()]);
+  return Buffer.concat([ciphertext, cipher.getAuthTag()]);
+}
+
+// `record` is ciphertext ‖ tag. Returns the plaintext, or null if it does not authenticate. A record
+// shorter than a tag never authenticates (check 8 makes it impossible; this is the second line).
+export function openRecordV2(payloadKey, headerBytes, index, final, record) {
+  if (record.length < TAG_SIZE) return null;
+  // authTagLength: 16, or node would accept a shorter tag passed to setAuthTag (v2 §10).
+  const decipher = crypto.createDecipheriv('aes-256-gcm', payloadKey, recordNonceV2(index, final), { authTagLength: TAG_SIZE });
+  decipher.setAAD(headerBytes);
+  decipher.setAuthTag(record.subarray(record.length - TAG_SIZE));
+  const plaintext = decipher.update(record.subarray(0, record.length - TAG_SIZE)); // held until final() (v2 §8)
+  try {
+    decipher.final();
+  } catch {
+    plaintext.fill(0);
+    return null;
+  }
+  return plaintext;
+}
+
+// --- Seal (v2 §6)
+
+function checkSealParametersV2({ iterations, chunkSize, kdfSalt, payloadSalt }) {
+  if (!Number.isInteger(iterations) || !inRange(iterations, MIN_ITERATIONS, MAX_ITERATIONS)) {
+    fail('iterations_out_of_range', `iterations ${iterations} outside ${MIN_ITERATIONS}…${MAX_ITERATIONS}`);
+  }
+  if (!Number.isInteger(chunkSize) || !inRange(chunkSize, MIN_CHUNK_SIZE, MAX_CHUNK_SIZE)) {
+    fail('chunk_size_out_of_range', `chunkSize ${chunkSize} outside ${MIN_CHUNK_SIZE}…${MAX_CHUNK_SIZE}`);
+  }
+  if (kdfSalt?.length !== SALT_SIZE) fail('invalid_argument', 'kdfSalt must be 16 bytes');
+  if (payloadSalt?.length !== PAYLOAD_SALT_SIZE) fail('invalid_argument', 'payloadSalt must be 16 bytes');
+}
+
+// Seals a stream whose length is not known in advance. `nextChunk()` returns the next chunkSize bytes of
+// the payload, or fewer (0 included) at its end, once. A full chunk is never the last record (the last
+// carries 0 … chunkSize − 1 bytes), so each full chunk is sealed as soon as it is read, and the flagged
+// record is the last thing written (v2 §6).
+export function sealV2Stream(nextChunk, sink, { passphrase, iterations = DEFAULT_ITERATIONS, chunkSize = DEFAULT_CHUNK_SIZE, kdfSalt, payloadSalt }) {
+  checkSealParametersV2({ iterations, chunkSize, kdfSalt, payloadSalt });
+  const keys = deriveKeysV2(passphrase, kdfSalt, iterations, payloadSalt);
+  try {
+    const headerBytes = encodeHeaderV2({ kdfIterations: iterations, kdfSalt, payloadSalt, chunkSize }, keys.headerKey);
+    sink.write(headerBytes);
+    for (let i = 0n; ; i++) {
+      const plaintext = nextChunk();
+      if (plaintext.length > chunkSize) throw new Error('nextChunk returned more than chunkSize bytes');
+      if (plaintext.length < chunkSize) {
+        sink.write(sealRecordV2(keys.payloadKey, headerBytes, i, true, plaintext));
+        return;
+      }
+      // A full chunk at index 2^32 − 1 would need a final record at index 2^32 (v2 §10, counter overflow).
+      if (i === MAX_RECORD_COUNT - 1n) fail('too_many_chunks', 'the payload needs more than 2^32 records');
+      sink.write(sealRecordV2(keys.payloadKey, headerBytes, i, false, plaintext));
+    }
+  } finally {
+    wipeKeys(keys);
+  }
+}
+
+// Seals a source of known size (the same bytes as sealV2Stream; the size is checked first).
+export function sealV2(source, sink, params) {
+  const chunkSize = params.chunkSize ?? DEFAULT_CHUNK_SIZE;
+  checkSealParametersV2({ iterations: params.iterations ?? DEFAULT_ITERATIONS, chunkSize, kdfSalt: params.kdfSalt, payloadSalt: params.payloadSalt });
+  if (source.size / BigInt(chunkSize) + 1n > MAX_RECORD_COUNT) fail('too_many_chunks', 'the payload needs more than 2^32 records');
+  let position = 0n;
+  const nextChunk = () => {
+    const length = source.size - position < BigInt(chunkSize) ? Number(source.size - position) : chunkSize;
+    const bytes = length === 0 ? Buffer.alloc(0) : source.read(position, length);
+    position += BigInt(length);
+    return bytes;
+  };
+  sealV2Stream(nextChunk, sink, params);
+}
+
+// --- Open (v2 §7)
+
+// v2 §7 checks 4–8, for a source whose first 45 bytes passed checks 1–3. Returns { headerBytes, header, layout }.
+export function checkStructureV2(source) {
+  if (source.size < BigInt(HEADER_SIZE_V2)) fail('short_header', `the file has ${source.size} bytes, fewer than the 77 of a version 2 header`); // check 4
+  const headerBytes = source.read(0n, HEADER_SIZE_V2);
+  const header = decodeHeaderV2(headerBytes);
+  checkHeaderBoundsV2(header); // checks 5, 6
+  const layout = layoutV2(header.chunkSize, source.size);
+  if (layout.recordCount > MAX_RECORD_COUNT) fail('too_many_chunks', `the file size implies ${layout.recordCount} records, more than 2^32`); // check 7
+  if (layout.lastRecordLength < BigInt(TAG_SIZE)) { // check 8
+    fail('truncated', `the last record has ${layout.lastRecordLength} bytes, fewer than a 16-byte tag: the file was cut`);
+  }
+  return { headerBytes, header, layout };
+}
+
+// Opens a version 2 `source` (in index order, v2 §8), handing each authenticated record's plaintext to
+// `onPlaintext(buffer, index)`. Returns the decoded header; throws a GoshuinError on the first failed check.
+export function openV2(source, passphrase, onPlaintext = () => {}) {
+  const { headerBytes, header, layout } = checkStructureV2(source); // checks 1–8
+  const keys = deriveKeysV2(passphrase, header.kdfSalt, header.kdfIterations, header.payloadSalt);
+  try {
+    // Check 9: the MAC, compared in constant time; it commits to the key (and to every header byte).
+    if (!crypto.timingSafeEqual(headerMacOf(keys.headerKey, headerBytes), header.headerMac)) {
+      fail('auth_failed', 'the header MAC does not verify: wrong passphrase, or the header was altered');
+    }
+    // Check 10: once the MAC holds, any record failure is damage, at the lowest failing index.
+    for (let i = 0n; i < layout.recordCount; i++) {
+      const record = source.read(layout.recordOffset(i), Number(layout.recordLength(i)));
+      const plaintext = openRecordV2(keys.payloadKey, headerBytes, i, layout.isFinal(i), record);
+      if (plaintext === null) fail('chunk_damaged', 'the record does not authenticate (the header MAC holds: the file is damaged)', Number(i));
+      onPlaintext(plaintext, Number(i));
+    }
+  } finally {
+    wipeKeys(keys);
+  }
+  return header;
+}
+
+// =============================================================================================
+// Both versions
+
+// v2 §7 checks 1–3: the size of the smallest header, the magic, the version byte. Returns 1 or 2.
+export function containerVersionOf(source) {
+  if (source.size < BigInt(HEADER_SIZE)) fail('short_header', `the file has ${source.size} bytes, fewer than 45`);
+  const first = source.read(0n, HEADER_SIZE);
+  if (!first.subarray(0, 4).equals(MAGIC)) fail('bad_magic', 'the first 4 bytes are not GSHN');
+  const version = first.readUInt8(4);
+  if (version !== VERSION && version !== VERSION_2) fail('unsupported_version', `version ${version} is neither 1 nor 2`);
+  return version;
+}
+
+// Opens a file of either version, by its version byte alone: version 1 by container-v1.md's rules,
+// version 2 by container-v2.md's, never one after the other.
+export function open(source, passphrase, onPlaintext = () => {}) {
+  return containerVersionOf(source) === VERSION ? openV1(source, passphrase, onPlaintext) : openV2(source, passphrase, onPlaintext);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -339,6 +615,36 @@ export function sealFile(inPath, outPath, { passphrase, iterations, chunkSize, s
   withInputFile(inPath, (source) => writeAtomically(outPath, (sink) => seal(source, sink, { passphrase, iterations, chunkSize, salt, nonceBase })));
 }
 
+// v2: both salts fresh from the CSPRNG for every file (v2 §6); fixed ones are for vectors only.
+export function sealFileV2(inPath, outPath, { passphrase, iterations, chunkSize, kdfSalt = crypto.randomBytes(SALT_SIZE), payloadSalt = crypto.randomBytes(PAYLOAD_SALT_SIZE) }) {
+  withInputFile(inPath, (source) => writeAtomically(outPath, (sink) => sealV2(source, sink, { passphrase, iterations, chunkSize, kdfSalt, payloadSalt })));
+}
+
+// v2 from a descriptor whose length is not known (a pipe): one chunk in memory, no temporary copy of the
+// input; the output still appears only when complete.
+export function sealDescriptorV2(fd, outPath, { passphrase, iterations, chunkSize = DEFAULT_CHUNK_SIZE, kdfSalt = crypto.randomBytes(SALT_SIZE), payloadSalt = crypto.randomBytes(PAYLOAD_SALT_SIZE) }) {
+  let ended = false;
+  const nextChunk = () => {
+    if (ended) throw new Error('nextChunk called after the end');
+    const buffer = Buffer.alloc(chunkSize);
+    let filled = 0;
+    while (filled < chunkSize) {
+      let n;
+      try {
+        n = fs.readSync(fd, buffer, filled, chunkSize - filled, null);
+      } catch (error) {
+        if (error.code === 'EAGAIN') { Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5); continue; }
+        if (error.code === 'EOF') n = 0;
+        else fail('io', error.message);
+      }
+      if (n === 0) { ended = true; break; }
+      filled += n;
+    }
+    return buffer.subarray(0, filled);
+  };
+  writeAtomically(outPath, (sink) => sealV2Stream(nextChunk, sink, { passphrase, iterations, chunkSize, kdfSalt, payloadSalt }));
+}
+
 // `onPlaintext(buffer, index)` also sees each released chunk (used by the vector checker).
 export function openFile(inPath, outPath, passphrase, onPlaintext = () => {}) {
   return withInputFile(inPath, (source) => {
@@ -353,10 +659,12 @@ export function openFile(inPath, outPath, passphrase, onPlaintext = () => {}) {
   });
 }
 
-// Header fields of a file as plain JSON values, with the layout and the result of checks 1–8.
+// Header fields of a file as plain JSON values, with the layout and the result of the checks that need no
+// passphrase: v1 checks 1–9; for version byte 2, v2 checks 1–8 (the MAC is shown, not verified: v2 §9).
 export function inspectFile(inPath) {
   return withInputFile(inPath, (source) => {
-    const { header } = readHeader(source);
+    const { headerBytes, header } = readHeader(source);
+    if (header.magic.equals(MAGIC) && header.version === VERSION_2) return inspectV2(source, headerBytes);
     const result = {
       magic: header.magic.toString('hex'),
       version: header.version,
@@ -380,6 +688,35 @@ export function inspectFile(inPath) {
   });
 }
 
+function inspectV2(source, first45) {
+  const full = source.size >= BigInt(HEADER_SIZE_V2);
+  const header = decodeHeaderV2(full ? source.read(0n, HEADER_SIZE_V2) : first45);
+  const result = {
+    magic: header.magic.toString('hex'),
+    version: header.version,
+    kdfIterations: header.kdfIterations,
+    kdfSalt: header.kdfSalt.toString('hex'),
+    payloadSalt: header.payloadSalt.toString('hex'),
+    chunkSize: header.chunkSize,
+    headerMac: header.headerMac?.toString('hex'),
+    headerMacVerified: false, // never without the passphrase: every value here is unauthenticated
+    fileSize: jsonInteger(source.size),
+  };
+  try {
+    const { layout } = checkStructureV2(source);
+    Object.assign(result, {
+      recordCount: jsonInteger(layout.recordCount),
+      lastRecordLength: jsonInteger(layout.lastRecordLength),
+      payloadLength: jsonInteger(layout.payloadLength), // implied by the size, confirmed only by the final record
+      structure: 'ok',
+    });
+  } catch (error) {
+    if (!(error instanceof GoshuinError)) throw error;
+    result.structure = error.code;
+  }
+  return result;
+}
+
 // A BigInt as a JSON number when exact, otherwise as a decimal string.
 const jsonInteger = (value) => (value <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(value) : value.toString());
 
@@ -387,13 +724,14 @@ const jsonInteger = (value) => (value <= BigInt(Number.MAX_SAFE_INTEGER) ? Numbe
 // Command line
 
 const USAGE = `usage: node goshuin.mjs <command>
-  seal IN OUT --passphrase-env VAR [--iterations N] [--chunk-size N]
-  open IN OUT --passphrase-env VAR
+  seal IN OUT --passphrase-env VAR [--format 1|2] [--iterations N] [--chunk-size N]   (IN "-": standard input, v2 only)
+  open IN OUT --passphrase-env VAR                                                    (either version, by its version byte)
   inspect FILE
   generate DIR
-  generate-random DIR [--seed S] [--count N]
+  generate-random DIR [--seed S] [--count N] [--v2-count N]   (N version 1 vectors, then N version 2 unless --v2-count)
   check DIR [--json]
-  wycheproof DIR`;
+  wycheproof DIR
+  hkdf FILE`;
 
 // Splits argv into positional arguments and --options; `flags` names the options that take no value.
 export function parseArguments(argv, flags = []) {
@@ -442,7 +780,15 @@ const COMMANDS = {
     const [inPath, outPath] = expectPositional(positional, 2);
     const iterations = integerOption(options, 'iterations', DEFAULT_ITERATIONS);
     const chunkSize = integerOption(options, 'chunk-size', DEFAULT_CHUNK_SIZE);
-    withPassphrase(options, (passphrase) => sealFile(inPath, outPath, { passphrase, iterations, chunkSize }));
+    const format = integerOption(options, 'format', 1); // v1 stays the default until the app reads v2
+    if (format !== 1 && format !== 2) fail('invalid_argument', '--format must be 1 or 2');
+    if (inPath === '-' && format !== 2) fail('invalid_argument', 'sealing standard input needs --format 2 (version 1 writes the payload length first)');
+    withPassphrase(options, (passphrase) => {
+      if (passphrase.length === 0) fail('empty_passphrase', 'an empty passphrase protects nothing');
+      if (format === 1) sealFile(inPath, outPath, { passphrase, iterations, chunkSize });
+      else if (inPath === '-') sealDescriptorV2(0, outPath, { passphrase, iterations, chunkSize });
+      else sealFileV2(inPath, outPath, { passphrase, iterations, chunkSize });
+    });
     return 0;
   },
   open(argv) {
@@ -467,8 +813,9 @@ const COMMANDS = {
     const [dir] = expectPositional(positional, 1);
     const { generateRandomSet } = await import('./generate.mjs');
     const seed = options.seed ?? crypto.randomBytes(16).toString('hex');
-    const count = generateRandomSet(dir, { seed, count: integerOption(options, 'count', 40) });
-    console.log(`${count} random vectors written to ${dir} (seed ${seed})`);
+    const count = integerOption(options, 'count', 40);
+    const written = generateRandomSet(dir, { seed, count, v2Count: integerOption(options, 'v2-count', count) });
+    console.log(`${written} random vectors written to ${dir} (seed ${seed})`);
     return 0;
   },
   async check(argv) {
@@ -478,6 +825,14 @@ const COMMANDS = {
     const results = checkVectorSet(dir);
     console.log(formatCheckReport(results, { json: Boolean(options.json) }));
     return results.every((r) => r.status === 'ok' || r.status === 'skipped') ? 0 : 1;
+  },
+  async hkdf(argv) {
+    const [file] = expectPositional(parseArguments(argv).positional, 1);
+    const { runHkdfKnownAnswers } = await import('./vectors.mjs');
+    const { passed, failed, lines } = runHkdfKnownAnswers(file);
+    for (const line of lines) console.log(line);
+    console.log(`${passed} passed, ${failed} failed`);
+    return failed === 0 && passed > 0 ? 0 : 1;
   },
   async wycheproof(argv) {
     const [dir] = expectPositional(parseArguments(argv).positional, 1);

@@ -1,12 +1,14 @@
-// Known-answer vectors (Spec/vectors-v1.md): the strict vector format, the checker, and the run of the
-// Wycheproof AES-GCM and PBKDF2 files against the same primitives the container uses.
+// Known-answer vectors (Spec/vectors-v1.md): the strict vector format (container versions 1 and 2), the
+// checker, the run of the Wycheproof AES-GCM and PBKDF2 files against the same primitives the container
+// uses, and the RFC 5869 HKDF-SHA256 cases (KnownAnswer/rfc5869/hkdf-sha256.json).
 
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import {
-  GoshuinError, bufferSource, deriveKey, fileSink, fileSource, openChunk, openFile, seal, sealChunk,
-  MIN_ITERATIONS, MAX_ITERATIONS, MIN_CHUNK_SIZE, MAX_CHUNK_SIZE,
+  GoshuinError, bufferSource, deriveKey, fileSink, fileSource, hkdfExtract, hkdfSha256, openChunk, openFile, seal,
+  sealChunk, sealV2, INFO_HEADER_MAC, INFO_PAYLOAD, KEY_SIZE, MIN_ITERATIONS, MAX_ITERATIONS, MIN_CHUNK_SIZE,
+  MAX_CHUNK_SIZE,
 } from './goshuin.mjs';
 
 export const FORMAT = 'goshuin-known-answer';
@@ -18,6 +20,14 @@ export const ERROR_CODES = [ // container-v1.md §8
   'chunk_damaged', 'output_exists', 'invalid_argument', 'io', 'no_space',
 ];
 const CODES_WITH_INDEX = ['chunk_damaged', 'chunk_length_invalid'];
+// The reading codes a container version 2 vector may expect (vectors-v1.md §5.2): version 2 has no
+// empty_payload, trailing_data or chunk_length_invalid.
+export const ERROR_CODES_V2 = [
+  'short_header', 'bad_magic', 'unsupported_version', 'iterations_out_of_range', 'chunk_size_out_of_range',
+  'too_many_chunks', 'truncated', 'auth_failed', 'chunk_damaged',
+];
+// Where a vector directory may hold the RFC 5869 test cases (vectors-v1.md §5.5).
+export const HKDF_KNOWN_ANSWERS = path.join('rfc5869', 'hkdf-sha256.json');
 
 export const sha256 = (bytes) => crypto.createHash('sha256').update(bytes).digest();
 export const sha256Hex = (bytes) => sha256(bytes).toString('hex');
@@ -140,9 +150,11 @@ const isHex = (text) => /^(?:[0-9a-f]{2})*$/.test(text);
 const isPlainFileName = (suffix) => (text) => NAME_PATTERN.test(text.slice(0, -suffix.length)) && text.endsWith(suffix) && !text.includes('..');
 
 // Each key: its JSON type and a rule on its value.
+// Rules that depend on the container version are in checkKeyCombinations.
 const SCHEMA = {
   format: ['string', (v) => v === FORMAT],
   version: ['integer', (v) => v === 1],
+  containerVersion: ['integer', (v) => v === 1 || v === 2],
   name: ['string', (v) => NAME_PATTERN.test(v)],
   comment: ['string', () => true],
   expect: ['string', (v) => v === 'success' || ERROR_CODES.includes(v)],
@@ -152,20 +164,27 @@ const SCHEMA = {
   iterations: ['integer', (v) => v >= MIN_ITERATIONS && v <= MAX_ITERATIONS],
   salt: ['string', hexOf(16)],
   nonceBase: ['string', hexOf(8)],
+  payloadSalt: ['string', hexOf(16)],
   chunkSize: ['integer', (v) => v >= MIN_CHUNK_SIZE && v <= MAX_CHUNK_SIZE],
   key: ['string', hexOf(32)],
-  plaintextHex: ['string', (v) => isHex(v) && v.length > 0 && v.length <= 2 * MAX_HEX_PLAINTEXT],
+  headerKey: ['string', hexOf(32)],
+  payloadKey: ['string', hexOf(32)],
+  plaintextHex: ['string', (v) => isHex(v) && v.length <= 2 * MAX_HEX_PLAINTEXT],
   plaintextFile: ['string', isPlainFileName('.plaintext')],
-  plaintextLength: ['integer', (v) => v >= 1],
+  plaintextLength: ['integer', () => true],
   plaintextSha256: ['string', hexOf(32)],
   file: ['string', isPlainFileName('.goshuin')],
   fileSha256: ['string', hexOf(32)],
+  fileSize: ['integer', (v) => v >= 1],
   releasedLength: ['integer', () => true],
   releasedSha256: ['string', hexOf(32)],
 };
 export const VECTOR_KEYS = Object.keys(SCHEMA); // also the order the generator writes them in
-const ALWAYS_REQUIRED = ['format', 'version', 'name', 'comment', 'expect', 'iterations', 'salt', 'nonceBase',
+const ALWAYS_REQUIRED = ['format', 'version', 'name', 'comment', 'expect', 'iterations', 'salt',
   'chunkSize', 'key', 'plaintextLength', 'plaintextSha256', 'file', 'fileSha256'];
+// Keys one container version requires and the other forbids (vectors-v1.md §5.1).
+const ONLY_IN = { 1: ['nonceBase'], 2: ['payloadSalt', 'headerKey', 'payloadKey'] };
+const FORBIDDEN_IN = { 1: ['payloadSalt', 'headerKey', 'payloadKey', 'fileSize'], 2: ['nonceBase'] };
 
 // A JSON integer: no sign, fraction or exponent, at most 2^53 − 1 (every integer field is ≥ 0).
 function integerValue(value) {
@@ -202,13 +221,26 @@ function readVector(jsonBytes, expectedName) {
   return vector;
 }
 
+// The container version a vector's sealing parameters are for: containerVersion, 1 when absent.
+export const containerVersionOfVector = (vector) => vector.containerVersion ?? 1;
+
 function checkKeyCombinations(vector, expectedName) {
   for (const key of ALWAYS_REQUIRED) if (!(key in vector)) malformed(`missing ${key}`);
   if (vector.name !== expectedName) malformed(`name ${JSON.stringify(vector.name)} is not the file name ${JSON.stringify(expectedName)}`);
+  const containerVersion = containerVersionOfVector(vector);
+  for (const key of ONLY_IN[containerVersion]) if (!(key in vector)) malformed(`missing ${key} (required with container version ${containerVersion})`);
+  for (const key of FORBIDDEN_IN[containerVersion]) if (key in vector) malformed(`${key} is not a key of a container version ${containerVersion} vector`);
   const exactlyOne = (a, b) => { if ((a in vector) === (b in vector)) malformed(`exactly one of ${a} and ${b} is required`); };
   exactlyOne('passphrase', 'passphraseHex');
   exactlyOne('plaintextHex', 'plaintextFile');
+  // Version 1 has no empty payload; version 2 seals one as a single empty final record.
+  if (containerVersion === 1 && vector.plaintextLength < 1) malformed('plaintextLength must be at least 1 with container version 1');
+  if (containerVersion === 1 && vector.plaintextHex === '') malformed('plaintextHex must not be empty with container version 1');
   if ('plaintextHex' in vector && vector.plaintextHex.length / 2 !== vector.plaintextLength) malformed('plaintextHex does not have plaintextLength bytes');
+  if (containerVersion === 2 && vector.expect !== 'success' && !ERROR_CODES_V2.includes(vector.expect)) {
+    malformed(`${vector.expect} is not a code a container version 2 vector can expect`);
+  }
+  if ('fileSize' in vector && vector.expect === 'success') malformed('fileSize is for failure vectors only');
   const success = vector.expect === 'success';
   for (const key of ['releasedLength', 'releasedSha256']) {
     if (success && key in vector) malformed(`${key} is for failure vectors only`);
@@ -220,10 +252,12 @@ function checkKeyCombinations(vector, expectedName) {
 
 // The vector's decoded byte values.
 function decodeVector(vector) {
+  const bytes = (key) => (key in vector ? Buffer.from(vector[key], 'hex') : undefined);
   return {
     passphrase: 'passphrase' in vector ? Buffer.from(vector.passphrase, 'utf8') : Buffer.from(vector.passphraseHex, 'hex'),
-    salt: Buffer.from(vector.salt, 'hex'),
-    nonceBase: Buffer.from(vector.nonceBase, 'hex'),
+    salt: bytes('salt'),
+    nonceBase: bytes('nonceBase'),
+    payloadSalt: bytes('payloadSalt'),
   };
 }
 
@@ -286,18 +320,41 @@ function checkVector(dir, vector) {
     failCheck('plaintextHex does not have plaintextSha256');
   }
 
-  // §3.3: the key on its own.
-  const { passphrase, salt, nonceBase } = decodeVector(vector);
+  // §3.3: the key on its own; for version 2 also the two HKDF keys, from the stated key (§5.3).
+  const decoded = decodeVector(vector);
+  const { passphrase, salt } = decoded;
   if (deriveKey(passphrase, salt, vector.iterations).toString('hex') !== vector.key) failCheck('key differs from PBKDF2-HMAC-SHA256(passphrase, salt, iterations)');
+  if (containerVersionOfVector(vector) === 2) {
+    const passwordKey = Buffer.from(vector.key, 'hex');
+    if (hkdfSha256(passwordKey, decoded.payloadSalt, INFO_HEADER_MAC, KEY_SIZE).toString('hex') !== vector.headerKey) failCheck('headerKey differs from HKDF-SHA256(key, payloadSalt, "goshuin/v2/header-mac", 32)');
+    if (hkdfSha256(passwordKey, decoded.payloadSalt, INFO_PAYLOAD, KEY_SIZE).toString('hex') !== vector.payloadKey) failCheck('payloadKey differs from HKDF-SHA256(key, payloadSalt, "goshuin/v2/payload", 32)');
+  }
 
   const scratch = makeTemporaryDirectory();
+  const sparse = 'fileSize' in vector ? makeTemporaryDirectory() : undefined;
   try {
-    const outcome = openToPath(goshuinPath, path.join(scratch, 'opened'), passphrase);
-    if (vector.expect === 'success') checkSuccess(dir, vector, outcome, { passphrase, salt, nonceBase }, scratch);
+    const openPath = sparse ? zeroExtendedCopy(goshuinPath, vector.fileSize, sparse) : goshuinPath;
+    const outcome = openToPath(openPath, path.join(scratch, 'opened'), passphrase);
+    if (vector.expect === 'success') checkSuccess(dir, vector, outcome, decoded, scratch);
     else checkFailure(vector, outcome, scratch);
   } finally {
     fs.rmSync(scratch, { recursive: true, force: true });
+    if (sparse) fs.rmSync(sparse, { recursive: true, force: true });
   }
+}
+
+// §5.4: the file a vector with fileSize describes, as a sparse file: `file`'s bytes, then zeros.
+function zeroExtendedCopy(goshuinPath, fileSize, dir) {
+  const length = fs.statSync(goshuinPath).size;
+  if (fileSize <= length) failCheck(`fileSize ${fileSize} is not larger than ${path.basename(goshuinPath)} (${length} bytes)`);
+  const copy = path.join(dir, 'zero-extended.goshuin');
+  fs.copyFileSync(goshuinPath, copy);
+  try {
+    fs.truncateSync(copy, fileSize);
+  } catch (error) {
+    failCheck(`cannot make the ${fileSize}-byte sparse file the vector describes: ${error.message}`);
+  }
+  return copy;
 }
 
 // Opens to a path, hashing what the streaming reader releases. Returns { error?, released }.
@@ -313,7 +370,7 @@ function openToPath(goshuinPath, outPath, passphrase) {
   return { error, released: { length: releasedLength, sha256: hash.digest('hex') }, outPath };
 }
 
-function checkSuccess(dir, vector, { error, outPath }, { passphrase, salt, nonceBase }, scratch) {
+function checkSuccess(dir, vector, { error, outPath }, { passphrase, salt, nonceBase, payloadSalt }, scratch) {
   // §3.4: opening succeeds and yields exactly the plaintext.
   if (error) failCheck(`opening failed: ${error.message}`);
   if (fs.statSync(outPath).size !== vector.plaintextLength || sha256OfFile(outPath) !== vector.plaintextSha256) failCheck('opening yields another plaintext');
@@ -321,7 +378,9 @@ function checkSuccess(dir, vector, { error, outPath }, { passphrase, salt, nonce
   const resealedPath = path.join(scratch, 'resealed');
   const fd = fs.openSync(resealedPath, 'wx');
   try {
-    withPlaintext(dir, vector, (source) => seal(source, fileSink(fd), { passphrase, iterations: vector.iterations, chunkSize: vector.chunkSize, salt, nonceBase }));
+    withPlaintext(dir, vector, (source) => (containerVersionOfVector(vector) === 2
+      ? sealV2(source, fileSink(fd), { passphrase, iterations: vector.iterations, chunkSize: vector.chunkSize, kdfSalt: salt, payloadSalt })
+      : seal(source, fileSink(fd), { passphrase, iterations: vector.iterations, chunkSize: vector.chunkSize, salt, nonceBase })));
   } finally {
     fs.closeSync(fd);
   }
@@ -344,9 +403,10 @@ function checkFailure(vector, { error, released }, scratch) {
 }
 
 // Checks every *.json in `dir` (not recursive). Returns [{ name, status: ok|fail|malformed|skipped, reason? }].
+// The RFC 5869 cases, when the directory holds them, come last as one result named by their path.
 export function checkVectorSet(dir) {
   const jsonFiles = fs.readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
-  return jsonFiles.map((jsonFile) => {
+  const results = jsonFiles.map((jsonFile) => {
     const name = jsonFile.slice(0, -'.json'.length);
     try {
       const vector = readVector(fs.readFileSync(path.join(dir, jsonFile)), name);
@@ -358,6 +418,39 @@ export function checkVectorSet(dir) {
       return { name, status: 'fail', reason: error.message };
     }
   });
+  const hkdfPath = path.join(dir, HKDF_KNOWN_ANSWERS);
+  if (fs.existsSync(hkdfPath)) {
+    const name = HKDF_KNOWN_ANSWERS.split(path.sep).join('/');
+    try {
+      const { passed, failed, lines } = runHkdfKnownAnswers(hkdfPath);
+      results.push(failed === 0 && passed > 0 ? { name, status: 'ok' } : { name, status: 'fail', reason: lines.join('; ') || 'no test cases' });
+    } catch (error) {
+      results.push({ name, status: 'fail', reason: error.message });
+    }
+  }
+  return results;
+}
+
+// ---------------------------------------------------------------------------------------------
+// RFC 5869 Appendix A, test cases 1–3 (HKDF-SHA256): extract (PRK) and expand (OKM) through the same
+// functions the container uses, and through node's own hkdfSync.
+
+export function runHkdfKnownAnswers(filePath) {
+  const suite = JSON.parse(fs.readFileSync(filePath, 'utf8'));
+  if (suite.hash !== 'SHA-256' || !Array.isArray(suite.tests)) throw new Error(`${filePath}: not a SHA-256 HKDF test file`);
+  const lines = [];
+  let passed = 0;
+  for (const test of suite.tests) {
+    const [ikm, salt, info, prk, okm] = [test.ikm, test.salt, test.info, test.prk, test.okm].map((text) => Buffer.from(text, 'hex'));
+    const problems = [];
+    if (!hkdfExtract(salt, ikm).equals(prk)) problems.push('PRK (extract)');
+    if (!hkdfSha256(ikm, salt, info, test.length).equals(okm)) problems.push('OKM (extract-then-expand)');
+    if (!Buffer.from(crypto.hkdfSync('sha256', ikm, salt, info, test.length)).equals(okm)) problems.push("OKM of node's hkdfSync");
+    if (okm.length !== test.length) problems.push('length');
+    if (problems.length === 0) passed++;
+    else lines.push(`FAIL ${path.basename(filePath)} tcId ${test.tcId}: ${problems.join(', ')} differ`);
+  }
+  return { passed, failed: suite.tests.length - passed, lines };
 }
 
 export function formatCheckReport(results, { json = false } = {}) {

@@ -1,0 +1,292 @@
+#!/usr/bin/env node
+// Tests of the version 2 reference and of the vector checker, each of which fails when the rule it names
+// is broken:  node Spec/reference/test/test-v2.mjs [KNOWN_ANSWER_DIR]   (default: KnownAnswer/)
+// The fuzz loop beside it (fuzz-v2.mjs) compares the reader with an independent restatement.
+
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  GoshuinError, HEADER_SIZE_V2, bufferSink, bufferSource, deriveKey, deriveKeysV2, layoutV2, open, openRecordV2,
+  recordNonceV2, sealRecordV2, sealV2, sealV2Stream,
+} from '../goshuin.mjs';
+import { checkVectorSet } from '../vectors.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const reference = path.join(here, '..', 'goshuin.mjs');
+const knownAnswer = process.argv[2] ?? path.join(here, '..', '..', '..', 'KnownAnswer');
+let passed = 0;
+let failed = 0;
+function test(name, body) {
+  try {
+    body();
+    passed++;
+  } catch (error) {
+    failed++;
+    console.log(`FAIL ${name}: ${error.stack}`);
+  }
+}
+const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'goshuin-test-v2-'));
+const passphrase = Buffer.from('test passphrase');
+const params = { passphrase, iterations: 1000, chunkSize: 1024, kdfSalt: Buffer.alloc(16, 1), payloadSalt: Buffer.alloc(16, 2) };
+const sealBytes = (plaintext, p = params) => { const sink = bufferSink(); sealV2(bufferSource(plaintext), sink, p); return sink.bytes(); };
+const codeOf = (file, pass = passphrase) => {
+  try { open(bufferSource(file), pass); return 'success'; } catch (error) { if (error instanceof GoshuinError) return error.code; throw error; }
+};
+
+test('layout: every size from 77 to 77 + 3·S + 20 against counting records one by one', () => {
+  const S = 1040n;
+  for (let size = 77n; size <= 77n + 3n * S + 20n; size++) {
+    const layout = layoutV2(1024, size);
+    let remaining = size - 77n;
+    let count = 1n;
+    while (remaining >= S) { remaining -= S; count++; }
+    assert.equal(layout.recordCount, count, `size ${size}`);
+    assert.equal(layout.lastRecordLength, remaining, `size ${size}`);
+    if (remaining >= 16n) assert.equal(layout.payloadLength, (count - 1n) * 1024n + remaining - 16n);
+  }
+});
+
+test('layout: the largest counts need no more than 64 bits', () => {
+  const layout = layoutV2(67108864, 77n + 2n ** 32n * (67108864n + 16n) - 1n);
+  assert.equal(layout.recordCount, 2n ** 32n);
+  assert.equal(layout.lastRecordLength, 67108864n + 15n);
+  assert.ok(77n + 2n ** 32n * (67108864n + 16n) < 2n ** 63n);
+});
+
+test('sizes: a payload of k·chunkSize + j has k + 1 records, an empty final one when j = 0', () => {
+  for (const length of [0, 1, 1023, 1024, 1025, 2047, 2048, 2049]) {
+    const file = sealBytes(crypto.randomBytes(length));
+    assert.equal(file.length, 77 + Math.floor(length / 1024) * 1040 + (length % 1024) + 16, `length ${length}`);
+  }
+});
+
+test('nonce: 00×7 ‖ u32be(i) ‖ f', () => {
+  assert.equal(recordNonceV2(0, false).toString('hex'), '000000000000000000000000');
+  assert.equal(recordNonceV2(0x01020304, true).toString('hex'), '000000000000000102030401');
+  assert.equal(recordNonceV2(2 ** 32 - 1, false).toString('hex'), '00000000000000ffffffff00');
+});
+
+test('streaming seal: the same bytes as the sized seal, for every short read pattern', () => {
+  for (const length of [0, 5, 1024, 3000, 4096]) {
+    const plaintext = crypto.randomBytes(length);
+    let position = 0;
+    const sink = bufferSink();
+    sealV2Stream(() => { const part = plaintext.subarray(position, position + 1024); position += part.length; return part; }, sink, params);
+    assert.ok(sink.bytes().equals(sealBytes(plaintext)), `length ${length}`);
+  }
+});
+
+test('streaming seal: the flagged record is the last thing written', () => {
+  const writes = [];
+  const plaintext = crypto.randomBytes(2048);
+  let position = 0;
+  sealV2Stream(() => { const part = plaintext.subarray(position, position + 1024); position += part.length; return part; }, { write: (b) => writes.push(Buffer.from(b)) }, params);
+  const keys = deriveKeysV2(passphrase, params.kdfSalt, 1000, params.payloadSalt);
+  const header = writes[0];
+  assert.equal(writes.length, 4);
+  assert.ok(openRecordV2(keys.payloadKey, header, 2, true, writes[3]).length === 0);
+  assert.equal(openRecordV2(keys.payloadKey, header, 1, true, writes[2]), null);
+});
+
+test('counter: a writer refuses a payload that needs a record at index 2^32', () => {
+  const sink = { write: () => {} };
+  // 2^32 · chunkSize bytes: 2^32 full records, and the empty final record would be index 2^32.
+  const huge = { size: 2n ** 32n * 1024n, read: () => { throw new Error('read'); } };
+  assert.throws(() => sealV2(huge, sink, params), (e) => e.code === 'too_many_chunks');
+  // One byte less fits (the last record, index 2^32 − 1, holds 1,023 bytes): the sealer starts reading.
+  const justFits = { size: 2n ** 32n * 1024n - 1n, read: () => { throw new Error('read'); } };
+  assert.throws(() => sealV2(justFits, sink, params), /read/);
+  // (The streaming sealer's own check, before a full chunk at index 2^32 − 1, cannot be reached in a test.)
+});
+
+test('short tags: node accepts a 4-byte tag without authTagLength; the reference refuses it', () => {
+  const key = crypto.randomBytes(32);
+  const nonce = recordNonceV2(0, true);
+  const cipher = crypto.createCipheriv('aes-256-gcm', key, nonce);
+  const ciphertext = Buffer.concat([cipher.update(Buffer.from('hello')), cipher.final()]);
+  const shortTag = cipher.getAuthTag().subarray(0, 4);
+  const lax = crypto.createDecipheriv('aes-256-gcm', key, nonce); // no authTagLength: the pitfall
+  let accepted = true;
+  try { lax.setAuthTag(shortTag); lax.update(ciphertext); lax.final(); } catch { accepted = false; }
+  // If a node version stops accepting it, the pitfall is gone there; the reference must refuse it either way.
+  console.log(`  (node ${process.version} ${accepted ? 'accepts' : 'refuses'} a 4-byte GCM tag when authTagLength is not given)`);
+  assert.equal(openRecordV2(key, Buffer.alloc(0), 0, true, Buffer.concat([ciphertext, shortTag])), null);
+  assert.equal(openRecordV2(key, Buffer.alloc(0), 0, true, Buffer.alloc(15)), null);
+});
+
+test('passphrase pitfall: P and P ‖ 00 give one PBKDF2 key; P of more than 64 bytes equals SHA-256(P)', () => {
+  const salt = crypto.randomBytes(16);
+  assert.ok(deriveKey(Buffer.from('abc'), salt, 1000).equals(deriveKey(Buffer.from('abc\0\0'), salt, 1000)));
+  const long = Buffer.alloc(65, 0x61);
+  assert.ok(deriveKey(long, salt, 1000).equals(deriveKey(crypto.createHash('sha256').update(long).digest(), salt, 1000)));
+  assert.ok(!deriveKey(Buffer.from('abc'), salt, 1000).equals(deriveKey(Buffer.from('abc '), salt, 1000)));
+});
+
+test('dispatch: version byte 1 on a v2 file is read by the v1 rules, never by v2 after a failure', () => {
+  const file = sealBytes(crypto.randomBytes(100));
+  const asV1 = Buffer.from(file);
+  asV1[4] = 1;
+  // Read as v1: chunkSize is bytes 33–36 (payloadSalt bytes 8–11) = 0x02020202 = 33,686,018, in bounds;
+  // plaintextLength is bytes 37–44 (payloadSalt 12–15 ‖ the v2 chunkSize) = 0x0202020200000400, which
+  // needs more than 2^32 chunks of that size: v1 check 7.
+  assert.ok(0x0202020200000400n / 33686018n + 1n > 2n ** 32n);
+  assert.equal(codeOf(asV1), 'too_many_chunks');
+  const other = Buffer.from(asV1);
+  other.writeUInt32BE(0xffffffff, 33); // v1 chunkSize out of bounds: v1 check 5
+  assert.equal(codeOf(other), 'chunk_size_out_of_range');
+  for (const version of [0, 3, 0x82, 0xff]) { const f = Buffer.from(file); f[4] = version; assert.equal(codeOf(f), 'unsupported_version'); }
+});
+
+test('MAC: each of the 77 header bytes, flipped, is refused before any record is used', () => {
+  const file = sealBytes(crypto.randomBytes(2048));
+  for (let byte = 0; byte < HEADER_SIZE_V2; byte++) {
+    if (byte >= 5 && byte < 9) continue; // the iteration count: tried below, some flips are slow or out of bounds
+    const f = Buffer.from(file);
+    f[byte] ^= 0x10;
+    const released = [];
+    let code;
+    try { open(bufferSource(f), passphrase, (p) => released.push(p)); code = 'success'; } catch (error) { code = error.code; }
+    assert.notEqual(code, 'success', `byte ${byte}`);
+    assert.notEqual(code, 'chunk_damaged', `byte ${byte}: the MAC must fail first`);
+    assert.equal(released.length, 0);
+  }
+  const f = Buffer.from(file);
+  f[8] ^= 0x01; // 1,000 → 1,001
+  assert.equal(codeOf(f), 'auth_failed');
+});
+
+test('seal - --format 2 from a pipe: opens to the bytes sent, exact multiples included', () => {
+  for (const length of [0, 1024, 5000]) {
+    const input = crypto.randomBytes(length);
+    const out = path.join(scratch, `piped-${length}.goshuin`);
+    const env = { ...process.env, GP: 'piped passphrase' };
+    const sealed = spawnSync(process.execPath, [reference, 'seal', '-', out, '--format', '2', '--passphrase-env', 'GP', '--iterations', '1000', '--chunk-size', '1024'], { input, env });
+    assert.equal(sealed.status, 0, sealed.stderr.toString());
+    const opened = path.join(scratch, `piped-${length}.out`);
+    const result = spawnSync(process.execPath, [reference, 'open', out, opened, '--passphrase-env', 'GP'], { env });
+    assert.equal(result.status, 0, result.stderr.toString());
+    assert.ok(fs.readFileSync(opened).equals(input));
+    assert.equal(fs.statSync(out).size, 77 + Math.floor(length / 1024) * 1040 + (length % 1024) + 16);
+  }
+  const refused = spawnSync(process.execPath, [reference, 'seal', '-', path.join(scratch, 'v1-pipe'), '--passphrase-env', 'GP'], { input: 'x', env: { ...process.env, GP: 'p' } });
+  assert.notEqual(refused.status, 0);
+  assert.match(refused.stderr.toString(), /--format 2/);
+});
+
+test('open: a failing v2 file leaves no output', () => {
+  const file = sealBytes(crypto.randomBytes(3000));
+  file[77 + 1040 + 5] ^= 1;
+  const input = path.join(scratch, 'damaged.goshuin');
+  fs.writeFileSync(input, file);
+  const result = spawnSync(process.execPath, [reference, 'open', input, path.join(scratch, 'damaged.out'), '--passphrase-env', 'GP'], { env: { ...process.env, GP: passphrase.toString() } });
+  assert.equal(result.status, 1);
+  assert.match(result.stderr.toString(), /chunk_damaged \(chunk 1\)/);
+  assert.ok(!fs.readdirSync(scratch).some((name) => name.includes('damaged.out')));
+});
+
+// --- the checker: every rule of vectors-v1.md §5 that a wrong vector breaks must be reported
+
+function checkEdited(vectorName, edit, extraFiles = []) {
+  const dir = fs.mkdtempSync(path.join(scratch, 'vectors-'));
+  const json = JSON.parse(fs.readFileSync(path.join(knownAnswer, `${vectorName}.json`), 'utf8'));
+  for (const file of [json.file, json.plaintextFile, ...extraFiles].filter(Boolean)) fs.copyFileSync(path.join(knownAnswer, file), path.join(dir, file));
+  const edited = edit(json) ?? json;
+  fs.writeFileSync(path.join(dir, `${vectorName}.json`), typeof edited === 'string' ? edited : JSON.stringify(edited, null, 2));
+  return checkVectorSet(dir)[0];
+}
+const expectStatus = (result, status, pattern) => {
+  assert.equal(result.status, status, JSON.stringify(result));
+  if (pattern) assert.match(result.reason, pattern);
+};
+
+test('checker: the committed v2 vectors pass unedited (the control for the tests below)', () => {
+  expectStatus(checkEdited('v2-success-three-records', () => {}), 'ok');
+  expectStatus(checkEdited('v2-structure-records-2-32-plus-1', () => {}), 'ok');
+});
+test('checker: a wrong headerKey or payloadKey fails', () => {
+  for (const key of ['headerKey', 'payloadKey']) {
+    expectStatus(checkEdited('v2-success-three-records', (v) => { v[key] = v[key].replace(/^./, (c) => (c === '0' ? '1' : '0')); }), 'fail', new RegExp(key));
+  }
+});
+test('checker: v1 and v2 keys are not mixed', () => {
+  expectStatus(checkEdited('v2-success-1-byte', (v) => { v.nonceBase = '0011223344556677'; }), 'malformed', /nonceBase/);
+  expectStatus(checkEdited('v2-success-1-byte', (v) => { delete v.payloadSalt; }), 'malformed', /payloadSalt/);
+  expectStatus(checkEdited('v2-success-1-byte', (v) => { delete v.headerKey; }), 'malformed', /headerKey/);
+  expectStatus(checkEdited('v2-success-1-byte', (v) => { delete v.containerVersion; }), 'malformed', /nonceBase/);
+  expectStatus(checkEdited('success-1-byte', (v) => { v.payloadSalt = v.salt; }), 'malformed', /payloadSalt/);
+  expectStatus(checkEdited('success-1-byte', (v) => { v.containerVersion = 1; }), 'ok');
+  expectStatus(checkEdited('success-1-byte', (v) => { v.containerVersion = 3; }), 'malformed', /containerVersion/);
+});
+test('checker: empty payloads are for v2 only', () => {
+  expectStatus(checkEdited('v2-success-empty', () => {}), 'ok');
+  expectStatus(checkEdited('v2-success-empty', (v) => { v.containerVersion = 1; v.nonceBase = '0011223344556677'; delete v.payloadSalt; delete v.headerKey; delete v.payloadKey; }), 'malformed', /plaintextLength/);
+});
+test('checker: codes that version 2 does not have are malformed in a v2 vector', () => {
+  for (const code of ['trailing_data', 'empty_payload']) expectStatus(checkEdited('v2-appended-1-byte', (v) => { v.expect = code; delete v.chunkIndex; }), 'malformed', /container version 2/);
+  expectStatus(checkEdited('v2-appended-1-byte', (v) => { v.expect = 'chunk_length_invalid'; }), 'malformed');
+});
+test('checker: a wrong verdict, index or released prefix fails', () => {
+  expectStatus(checkEdited('v2-cut-inside-record-1', (v) => { v.expect = 'truncated'; delete v.chunkIndex; }), 'fail', /got chunk_damaged/);
+  expectStatus(checkEdited('v2-cut-inside-record-1', (v) => { v.chunkIndex = 0; }), 'fail', /chunk index/);
+  expectStatus(checkEdited('v2-cut-inside-record-1', (v) => { v.releasedLength = 0; }), 'fail', /released/);
+});
+test('checker: fileSize is the size of the file opened', () => {
+  expectStatus(checkEdited('v2-structure-records-2-32-plus-1', (v) => { v.fileSize -= 1040; }), 'fail', /got truncated/);
+  expectStatus(checkEdited('v2-structure-records-2-32-plus-1', (v) => { v.fileSize = 10; }), 'fail', /not larger/);
+  expectStatus(checkEdited('v2-success-1-byte', (v) => { v.fileSize = 1000; }), 'malformed', /failure vectors only/);
+  expectStatus(checkEdited('success-1-byte', (v) => { v.fileSize = 1000; }), 'malformed', /fileSize/);
+});
+test('checker: a success vector must seal again to the same bytes (payloadSalt is used)', () => {
+  expectStatus(checkEdited('v2-success-1-byte', (v) => {
+    v.payloadSalt = '00'.repeat(16);
+    const key = Buffer.from(v.key, 'hex');
+    v.headerKey = Buffer.from(crypto.hkdfSync('sha256', key, Buffer.alloc(16), Buffer.from('goshuin/v2/header-mac'), 32)).toString('hex');
+    v.payloadKey = Buffer.from(crypto.hkdfSync('sha256', key, Buffer.alloc(16), Buffer.from('goshuin/v2/payload'), 32)).toString('hex');
+  }), 'fail', /sealing the plaintext again/);
+});
+test('checker: the RFC 5869 file is checked, and a changed byte fails', () => {
+  const dir = fs.mkdtempSync(path.join(scratch, 'hkdf-'));
+  fs.mkdirSync(path.join(dir, 'rfc5869'));
+  const text = fs.readFileSync(path.join(knownAnswer, 'rfc5869', 'hkdf-sha256.json'), 'utf8');
+  fs.writeFileSync(path.join(dir, 'rfc5869', 'hkdf-sha256.json'), text);
+  assert.deepEqual(checkVectorSet(dir), [{ name: 'rfc5869/hkdf-sha256.json', status: 'ok' }]);
+  const document = JSON.parse(text);
+  document.tests[2].okm = document.tests[2].okm.replace(/.$/, (c) => (c === '0' ? '1' : '0'));
+  fs.writeFileSync(path.join(dir, 'rfc5869', 'hkdf-sha256.json'), JSON.stringify(document));
+  assert.equal(checkVectorSet(dir)[0].status, 'fail');
+});
+
+test('key commitment: the v1 file opens under both passphrases, its v2 twin only under the first', () => {
+  const v1 = fs.readFileSync(path.join(knownAnswer, 'success-not-key-committing-first.goshuin'));
+  assert.equal(v1.length, 129);
+  assert.ok(v1.equals(fs.readFileSync(path.join(knownAnswer, 'success-not-key-committing-second.goshuin'))));
+  const plain = (file, pass) => { const parts = []; open(bufferSource(file), Buffer.from(pass), (p) => parts.push(p)); return Buffer.concat(parts); };
+  const [a, b] = [plain(v1, 'correct horse battery staple'), plain(v1, 'tr0ub4dor&3')];
+  assert.ok(!a.equals(b));
+  assert.equal(a.subarray(0, 32).toString(), 'Visited: Meiji Jingu, Ise Jingu.');
+  assert.equal(b.subarray(32, 48).toString(), 'No visits. None.');
+  const v2 = fs.readFileSync(path.join(knownAnswer, 'v2-key-commitment-first.goshuin'));
+  assert.equal(plain(v2, 'correct horse battery staple').subarray(0, 32).toString(), 'Visited: Meiji Jingu, Ise Jingu.');
+  assert.equal(codeOf(v2, Buffer.from('tr0ub4dor&3')), 'auth_failed');
+  // Without the MAC the record alone would open under the second passphrase: the MAC is what refuses it.
+  const json = JSON.parse(fs.readFileSync(path.join(knownAnswer, 'v2-key-commitment-second.json'), 'utf8'));
+  const opened = openRecordV2(Buffer.from(json.payloadKey, 'hex'), v2.subarray(0, 77), 0, true, v2.subarray(77));
+  assert.ok(opened !== null && opened.subarray(32, 48).toString() === 'No visits. None.');
+});
+
+test('a record sealed under another index or flag never authenticates at this position', () => {
+  const keys = deriveKeysV2(passphrase, params.kdfSalt, 1000, params.payloadSalt);
+  const header = sealBytes(Buffer.alloc(0)).subarray(0, 77);
+  const record = sealRecordV2(keys.payloadKey, header, 5, false, Buffer.alloc(1024, 7));
+  assert.ok(openRecordV2(keys.payloadKey, header, 5, false, record));
+  for (const [index, final] of [[5, true], [4, false], [6, false], [2 ** 32 - 1, false]]) assert.equal(openRecordV2(keys.payloadKey, header, index, final, record), null);
+});
+
+fs.rmSync(scratch, { recursive: true, force: true });
+console.log(`test-v2: ${passed} passed, ${failed} failed`);
+process.exitCode = failed === 0 ? 0 : 1;
