@@ -21,14 +21,18 @@ package enum BackupExtractor {
         passphrase: @autoclosure () throws -> Passphrase, progress: ProgressHandler? = nil
     ) throws -> Manifest {
         try destination.requireEmptyOrAbsent()
-        let header = try ContainerStructure.validate(input)
-        try destination.requireSpace(header.plaintextLength)
-        let key = try KeyDerivation.deriveKey(passphrase: passphrase(), header: header, progress: progress)
+        let locked = try LockedContainer(checking: input)
+        // Version 1 states its length in its header; version 2's is its size's, anybody's until the header MAC
+        // verified (a sparse file implies terabytes), so its room is checked once it is unlocked
+        // (`Spec/container-v2.md` §7).
+        if locked.header.version == .v1 { try destination.requireSpace(locked.header.plaintextLength) }
+        let container = try locked.unlock(with: passphrase(), progress: progress)
+        if locked.header.version == .v2 { try destination.requireSpace(locked.header.plaintextLength) }
         do {
-            let reader = try DecryptingReader(input, header: header, key: key, authenticatingFinalChunkFirst: true)
-            return try extract(from: reader, into: destination, progress: progress)
+            return try extract(
+                from: try container.reader(authenticatingFinalChunkFirst: true), into: destination, progress: progress)
         } catch let error as GoshuinError where error.code == .chunkDamaged {
-            throw DamageReport.annotate(error, input, header: header, key: key)
+            throw DamageReport.annotate(error, container)
         }
     }
 

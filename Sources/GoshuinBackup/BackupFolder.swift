@@ -87,30 +87,28 @@ public struct BackupFolder {
         parameters: SealParameters = SealParameters(), replaceExisting: Bool = false, progress: ProgressHandler? = nil
     ) throws -> Manifest {
         try AtomicOutput.checkDestination(outputPath, replaceExisting: replaceExisting)
-        let header = try parameters.makeHeader(plaintextLength: payloadSize)
+        let draft = try parameters.draft(plaintextLength: payloadSize)
         try FileSystem.requireSpace(
-            header.fileSize, at: FileSystem.parentDirectory(of: outputPath), for: "sealing this backup")
+            draft.fileSize ?? payloadSize, at: FileSystem.parentDirectory(of: outputPath), for: "sealing this backup")
         return try withAtomicOutput(to: outputPath, replaceExisting: replaceExisting) { output in
-            try seal(into: output, header: header, passphrase: passphrase(), progress: progress)
+            try seal(into: output, draft: draft, passphrase: passphrase(), progress: progress).manifest
         }
     }
 
-    /// Seals the backup into the empty regular file open at `output`, with `header` (made for
-    /// ``payloadSize``); `passphrase` is evaluated first.
+    /// Seals the backup into the empty regular file open at `output`, with `draft` (made for
+    /// ``payloadSize``); `passphrase` is evaluated first. Returns the manifest and the header written.
     package func seal(
-        into output: FileDescriptor, header: Header, passphrase: @autoclosure () throws -> Passphrase,
+        into output: FileDescriptor, draft: HeaderDraft, passphrase: @autoclosure () throws -> Passphrase,
         progress: ProgressHandler?
-    ) throws -> Manifest {
-        precondition(header.plaintextLength == payloadSize, "a header made for this backup")
-        let key = try KeyDerivation.deriveKey(
-            passphrase: try ContainerSealer.checkedForSealing(passphrase()), header: header, progress: progress)
+    ) throws -> (manifest: Manifest, header: Header) {
+        precondition(draft.plaintextLength == payloadSize, "a header made for this backup")
+        let keyed = try draft.key(with: passphrase(), progress: progress)
         let writer = BackupZipWriter(folder: self)
         let sealer = try StreamingSealer(
-            into: output, header: header, key: key, workerCount: ParallelChunks.defaultWorkerCount,
+            into: output, header: keyed, plaintextLength: payloadSize, workerCount: ParallelChunks.defaultWorkerCount,
             observer: writer.digests, progress: progress)
         let manifest = try writer.write(into: sealer)
-        try sealer.finish()
-        return manifest
+        return (manifest, try sealer.finish())
     }
 
     /// Writes the backup's ZIP, unsealed, into the empty file open at `output`: what sealing encrypts.
@@ -241,7 +239,7 @@ struct RecordsPlan {
             (content, method, compressedSize) = (.streamed, 0, size)
             return
         }
-        let folder = try BackupFolderReader(scan: scan)
+        let folder = BackupFolderReader(scan: scan)
         let bytes = try folder.readWhole(Manifest.recordsName, expected: status)
         let deflated = try RawDeflate.deflate(bytes)
         // A margin below the reader's limit: it refuses an entry that inflates more than 200 times.

@@ -5,13 +5,10 @@ import GoshuinFormat
 /// directory. For a reader that refuses the backup, so that the person learns which photos the damage
 /// touches and that salvage can restore the others.
 enum DamageReport {
-    /// `error` (a damaged chunk found while reading the backup open at `input`) with one detail line per run
+    /// `error` (a damaged chunk found while reading the backup of `container`) with one detail line per run
     /// of damaged or missing chunks; the error itself, its code and chunk, unchanged.
-    static func annotate(_ error: GoshuinError, _ input: FileDescriptor, header: Header, key: SecretBytes)
-        -> GoshuinError
-    {
-        guard error.code == .chunkDamaged, let salvage = try? ContainerSalvage(input, header: header, key: key)
-        else { return error }
+    static func annotate(_ error: GoshuinError, _ container: UnlockedContainer) -> GoshuinError {
+        guard error.code == .chunkDamaged, let salvage = try? ContainerSalvage(container) else { return error }
         return GoshuinError(
             .chunkDamaged, error.message, chunkIndex: error.chunkIndex, details: lines(for: salvage))
     }

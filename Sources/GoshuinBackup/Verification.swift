@@ -34,40 +34,41 @@ public struct Verification: Sendable {
         _ input: FileDescriptor, passphrase: @autoclosure () throws -> Passphrase, requiringBackup: Bool = false,
         workerCount: Int = ParallelChunks.defaultWorkerCount, progress: ProgressHandler? = nil
     ) throws -> Verification {
-        let header = try ContainerStructure.validate(input)
-        let key = try KeyDerivation.deriveKey(passphrase: passphrase(), header: header, progress: progress)
+        let container = try LockedContainer(checking: input).unlock(with: passphrase(), progress: progress)
         let payload: Payload
         do {
-            payload = try readAsBackup(input, header: header, key: key, requiringBackup: requiringBackup, progress)
+            payload = try readAsBackup(container, requiringBackup: requiringBackup, progress)
         } catch let error as GoshuinError where error.code == .chunkDamaged {
             // Every chunk checked, and what the damaged ones hold named, for a person to act on.
-            throw DamageReport.annotate(error, input, header: header, key: key)
+            throw DamageReport.annotate(error, container)
         }
-        if case .backup = payload { return Verification(header: header, payload: payload) }
+        if case .backup = payload { return Verification(header: container.header, payload: payload) }
         // The random-access reader's buffers are gone by now: the chunk pipeline has the budget to itself
         // (`Spec/decisions/0010`).
-        try ChunkPipeline.open(input, to: nil, header: header, key: key, workerCount: workerCount, progress: progress)
-        return Verification(header: header, payload: payload)
+        try container.open(to: nil, workerCount: workerCount, progress: progress)
+        return Verification(header: container.header, payload: payload)
     }
 
     /// Reads the payload as a backup when it is one (or `requiringBackup`), checking everything; otherwise
     /// says what it is. The random-access reader lives only while this runs.
     private static func readAsBackup(
-        _ input: FileDescriptor, header: Header, key: SecretBytes, requiringBackup: Bool, _ progress: ProgressHandler?
+        _ container: UnlockedContainer, requiringBackup: Bool, _ progress: ProgressHandler?
     ) throws -> Payload {
         // The final chunk says whether the payload is a ZIP, read in a buffer of its own size: a payload that
         // is not one never costs more than opening it does. A final chunk that fails leaves the verdict to
         // the pass over every chunk.
         var needsTail = false
         if !requiringBackup {
-            switch try DecryptingReader.finalBytes(input, header: header, key: key, count: 22) {
+            switch try DecryptingReader.finalBytes(
+                container.input, header: container.header, key: container.payloadKey, count: 22)
+            {
             case .authentic(let tail) where !isZipEndRecord(tail): return .other
             case .failsAuthentication: return .other
             case .chunkTooShort: needsTail = true
             case .authentic: break
             }
         }
-        let reader = try DecryptingReader(input, header: header, key: key, authenticatingFinalChunkFirst: true)
+        let reader = try container.reader(authenticatingFinalChunkFirst: true)
         // A final chunk shorter than an end record: the payload's last bytes span two chunks (or it is shorter).
         if needsTail {
             guard reader.size >= 22, let tail = try reader.readExactly(at: reader.size - 22, count: 22),

@@ -10,13 +10,13 @@ public struct GoshuinError: Error, Equatable, CustomStringConvertible, Sendable 
         case shortHeader = "short_header"
         /// The magic bytes are not `GSHN`.
         case badMagic = "bad_magic"
-        /// The version byte is not 1.
+        /// The version byte is neither 1 nor 2.
         case unsupportedVersion = "unsupported_version"
         /// `kdfIterations` is outside 1,000 … 2,000,000.
         case iterationsOutOfRange = "iterations_out_of_range"
         /// `chunkSize` is outside 1,024 … 67,108,864.
         case chunkSizeOutOfRange = "chunk_size_out_of_range"
-        /// The payload is empty.
+        /// The payload is empty (version 1 cannot authenticate an empty payload).
         case emptyPayload = "empty_payload"
         /// The header implies more than 2^32 chunks.
         case tooManyChunks = "too_many_chunks"
@@ -26,7 +26,8 @@ public struct GoshuinError: Error, Equatable, CustomStringConvertible, Sendable 
         case trailingData = "trailing_data"
         /// A chunk's length prefix differs from the one the header implies.
         case chunkLengthInvalid = "chunk_length_invalid"
-        /// No chunk authenticates: wrong passphrase, or the header was altered.
+        /// Nothing authenticates (version 1), or the header MAC does not verify (version 2): wrong passphrase,
+        /// or the header was altered.
         case authFailed = "auth_failed"
         /// A chunk fails authentication while another authenticates.
         case chunkDamaged = "chunk_damaged"
@@ -134,6 +135,22 @@ extension GoshuinError {
             .authFailed,
             "nothing in the file authenticates with this passphrase: either the passphrase is wrong, or the file"
                 + " is damaged from its start (its header or first chunks)")
+    }
+
+    /// `unsupported_version`: the version byte is `version`, neither 1 nor 2.
+    package static func unsupportedVersion(_ version: UInt8) -> GoshuinError {
+        GoshuinError(
+            .unsupportedVersion,
+            "the file is format version \(version); this toolkit reads versions 1 and 2 (a newer toolkit may read it)")
+    }
+
+    /// `auth_failed` from version 2's header MAC (`Spec/container-v2.md` §7, check 9): decisive, no chunk is
+    /// read.
+    package static var headerMacFailed: GoshuinError {
+        GoshuinError(
+            .authFailed,
+            "the header's MAC does not verify with this passphrase: either the passphrase is wrong, or the"
+                + " header (the file's first 77 bytes) was altered")
     }
 
     /// `chunk_length_invalid` at `index`: its length prefix says `prefix`, the header implies `expected`.

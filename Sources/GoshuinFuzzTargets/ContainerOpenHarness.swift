@@ -136,7 +136,9 @@ enum ContainerOpenChecking {
                     try ContainerOpener.open(input, passphrase: Passphrase(passphrase)) { released += $0 }
                 } else {
                     let header = try ContainerStructure.validate(input)
-                    try ContainerOpener.open(input, header: header, key: keyForCostlyHeaders) { released += $0 }
+                    try ChunkPipeline.inOrder(input, header: header, key: keyForCostlyHeaders, progress: nil) {
+                        released += $0
+                    }
                 }
             }
             var outcome = Outcome(released: released, error: error)

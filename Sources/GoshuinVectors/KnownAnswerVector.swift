@@ -42,8 +42,19 @@ package struct KnownAnswerVector: Sendable {
     package var iterations: UInt32
     /// The sealing salt.
     package var salt: [UInt8]
-    /// The sealing nonce base.
+    /// The container version the sealing parameters are for (`containerVersion`, absent = 1).
+    package var containerVersion: FormatVersion = .v1
+    /// The sealing nonce base (version 1; empty in version 2).
     package var nonceBase: [UInt8]
+    /// The sealing payload salt (version 2; empty in version 1).
+    package var payloadSalt: [UInt8] = []
+    /// Version 2's K_header, HKDF-SHA256 of ``key`` (empty in version 1).
+    package var headerKey: [UInt8] = []
+    /// Version 2's K_payload, HKDF-SHA256 of ``key`` (empty in version 1).
+    package var payloadKey: [UInt8] = []
+    /// Version 2 failure vectors: the size of the file to open, ``file``'s bytes then zeros
+    /// (`Spec/vectors-v1.md` §5.4).
+    package var fileSize: UInt64?
     /// The sealing chunk size.
     package var chunkSize: UInt32
     /// PBKDF2-HMAC-SHA256 of the passphrase, salt and iterations.
@@ -114,6 +125,9 @@ package struct KnownAnswerVector: Sendable {
         var members: [(key: String, value: JSONValue)] = [
             ("format", .string(Self.formatName)),
             ("version", .integer(Self.formatVersion)),
+        ]
+        if containerVersion == .v2 { members.append(("containerVersion", .integer(2))) }
+        members += [
             ("name", .string(name)),
             ("comment", .string(comment)),
         ]
@@ -127,13 +141,20 @@ package struct KnownAnswerVector: Sendable {
         } else {
             members.append(("passphrase", .string(String(decoding: passphraseBytes, as: UTF8.self))))
         }
-        members += [
-            ("iterations", .integer(iterations)),
-            ("salt", .string(Hex.encode(salt))),
-            ("nonceBase", .string(Hex.encode(nonceBase))),
-            ("chunkSize", .integer(chunkSize)),
-            ("key", .string(Hex.encode(key))),
-        ]
+        members += [("iterations", .integer(iterations)), ("salt", .string(Hex.encode(salt)))]
+        switch containerVersion {
+        case .v1:
+            members += [
+                ("nonceBase", .string(Hex.encode(nonceBase))), ("chunkSize", .integer(chunkSize)),
+                ("key", .string(Hex.encode(key))),
+            ]
+        case .v2:
+            members += [
+                ("payloadSalt", .string(Hex.encode(payloadSalt))), ("chunkSize", .integer(chunkSize)),
+                ("key", .string(Hex.encode(key))), ("headerKey", .string(Hex.encode(headerKey))),
+                ("payloadKey", .string(Hex.encode(payloadKey))),
+            ]
+        }
         switch plaintext {
         case .bytes(let bytes): members.append(("plaintextHex", .string(Hex.encode(bytes))))
         case .file(let name): members.append(("plaintextFile", .string(name)))
@@ -144,6 +165,7 @@ package struct KnownAnswerVector: Sendable {
             ("file", .string(file)),
             ("fileSha256", .string(Hex.encode(fileSha256))),
         ]
+        if let fileSize { members.append(("fileSize", .integer(fileSize))) }
         if let releasedLength, let releasedSha256 {
             members.append(("releasedLength", .integer(releasedLength)))
             members.append(("releasedSha256", .string(Hex.encode(releasedSha256))))

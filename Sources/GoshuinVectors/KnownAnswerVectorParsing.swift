@@ -2,12 +2,16 @@ import GoshuinFormat
 
 extension KnownAnswerVector {
     private static let requiredKeys: [String] = [
-        "format", "version", "name", "comment", "expect", "iterations", "salt", "nonceBase", "chunkSize", "key",
+        "format", "version", "name", "comment", "expect", "iterations", "salt", "chunkSize", "key",
         "plaintextLength", "plaintextSha256", "file", "fileSha256",
     ]
+    /// The keys each container version requires (§2, §5.1).
+    private static let versionKeys: [FormatVersion: [String]] = [
+        .v1: ["nonceBase"], .v2: ["payloadSalt", "headerKey", "payloadKey"],
+    ]
     private static let optionalKeys: Set<String> = [
-        "chunkIndex", "passphrase", "passphraseHex", "plaintextHex", "plaintextFile", "releasedLength",
-        "releasedSha256",
+        "containerVersion", "chunkIndex", "passphrase", "passphraseHex", "plaintextHex", "plaintextFile",
+        "releasedLength", "releasedSha256", "fileSize",
     ]
 
     /// Parses a vector file strictly (`Spec/vectors-v1.md` §2): exactly the allowed keys, each with its
@@ -42,12 +46,33 @@ extension KnownAnswerVector {
             return nil
         }
         var fields = FieldReader(members: Dictionary(memberList.map { ($0.key, $0.value) }) { first, _ in first })
+        let containerVersion =
+            fields.has("containerVersion")
+            ? fields.integer("containerVersion", in: 1...2).flatMap { FormatVersion(rawValue: UInt8($0)) } : .v1
+        let allVersionKeys = Set(versionKeys.values.joined())
         for unknown in fields.members.keys.sorted()
-        where !requiredKeys.contains(unknown) && !optionalKeys.contains(unknown) {
+        where !requiredKeys.contains(unknown) && !optionalKeys.contains(unknown) && !allVersionKeys.contains(unknown) {
             fields.report(unknown, expected: "no such key (Spec/vectors-v1.md §2)", found: "present")
         }
         for missing in requiredKeys where !fields.has(missing) {
             fields.report(missing, expected: "present (required)", found: "missing")
+        }
+        if let containerVersion {
+            let own = versionKeys[containerVersion] ?? []
+            for key in own where !fields.has(key) {
+                fields.report(
+                    key, expected: "present (required in container version \(containerVersion.rawValue))",
+                    found: "missing")
+            }
+            for key in allVersionKeys.subtracting(own).sorted() where fields.has(key) {
+                fields.report(
+                    key, expected: "absent (forbidden in container version \(containerVersion.rawValue))",
+                    found: "present")
+            }
+            if containerVersion == .v1, fields.has("fileSize") {
+                fields.report(
+                    "fileSize", expected: "absent (container version 2 failure vectors only)", found: "present")
+            }
         }
         if let format = fields.string("format"), format != formatName {
             fields.report("format", expected: DisplayText.quoted(formatName), found: DisplayText.quoted(format))
@@ -65,7 +90,9 @@ extension KnownAnswerVector {
             }
         }
         let expectText = fields.string("expect")
-        let expect = expectText.flatMap { text in parseExpectation(text, fields: &fields) }
+        let expect = expectText.flatMap { text in
+            parseExpectation(text, version: containerVersion ?? .v1, fields: &fields)
+        }
         let chunkIndex = fields.has("chunkIndex") ? fields.integer("chunkIndex", in: 0...Int64(UInt32.max)) : nil
         if let expect {
             let namesAChunk = expect == .failure(.chunkDamaged) || expect == .failure(.chunkLengthInvalid)
@@ -84,6 +111,11 @@ extension KnownAnswerVector {
         let passphrase = parsePassphrase(&fields)
         let plaintext = parsePlaintext(&fields)
         let plaintextLength = fields.integer("plaintextLength", in: 0...(1 << 53) - 1).map { UInt64($0) }
+        if plaintextLength == 0, containerVersion != .v2 {
+            fields.report(
+                "plaintextLength", expected: "at least 1 (only container version 2 seals an empty payload)",
+                found: "0")
+        }
         if case .bytes(let bytes) = plaintext, let plaintextLength, UInt64(bytes.count) != plaintextLength {
             fields.report(
                 "plaintextHex", expected: "\(plaintextLength) bytes, as plaintextLength says",
@@ -97,30 +129,51 @@ extension KnownAnswerVector {
         let iterations = fields.integer(
             "iterations", in: Int64(Header.iterationRange.lowerBound)...Int64(Header.iterationRange.upperBound))
         let salt = fields.hex("salt", count: Header.saltLength)
-        let nonceBase = fields.hex("nonceBase", count: Header.nonceBaseLength)
+        let nonceBase = fields.has("nonceBase") ? fields.hex("nonceBase", count: Header.nonceBaseLength) : []
+        let payloadSalt = fields.has("payloadSalt") ? fields.hex("payloadSalt", count: Header.saltLength) : []
+        let headerKey = fields.has("headerKey") ? fields.hex("headerKey", count: AES256GCM.keyLength) : []
+        let payloadKey = fields.has("payloadKey") ? fields.hex("payloadKey", count: AES256GCM.keyLength) : []
+        let fileSize = fields.has("fileSize") ? fields.integer("fileSize", in: 1...(1 << 53) - 1) : nil
+        if fields.has("fileSize"), expect == .success {
+            fields.report("fileSize", expected: "absent: a success vector re-seals to its file", found: "present")
+        }
         let chunkSize = fields.integer(
             "chunkSize", in: Int64(Header.chunkSizeRange.lowerBound)...Int64(Header.chunkSizeRange.upperBound))
         let key = fields.hex("key", count: AES256GCM.keyLength)
         let plaintextSha256 = fields.hex("plaintextSha256", count: 32)
         let fileSha256 = fields.hex("fileSha256", count: 32)
         let comment = fields.string("comment")
-        guard fields.problems.isEmpty, let name, let comment, let expect, let passphrase, let plaintext,
-            let plaintextLength, let file, let iterations, let salt, let nonceBase, let chunkSize, let key,
-            let plaintextSha256, let fileSha256
+        guard fields.problems.isEmpty, let containerVersion, let name, let comment, let expect, let passphrase,
+            let plaintext, let plaintextLength, let file, let iterations, let salt, let nonceBase, let payloadSalt,
+            let headerKey, let payloadKey, let chunkSize, let key, let plaintextSha256, let fileSha256
         else { throw MalformedVector(fields.problems) }
-        return KnownAnswerVector(
+        var vector = KnownAnswerVector(
             name: name, comment: comment, expect: expect, chunkIndex: chunkIndex.map { UInt64($0) },
             passphraseBytes: passphrase.bytes, passphraseAsHex: passphrase.asHex, iterations: UInt32(iterations),
             salt: salt, nonceBase: nonceBase, chunkSize: UInt32(chunkSize), key: key, plaintext: plaintext,
             plaintextLength: plaintextLength, plaintextSha256: plaintextSha256, file: file, fileSha256: fileSha256,
             releasedLength: released?.length, releasedSha256: released?.sha256)
+        vector.containerVersion = containerVersion
+        vector.payloadSalt = payloadSalt
+        vector.headerKey = headerKey
+        vector.payloadKey = payloadKey
+        vector.fileSize = fileSize.map { UInt64($0) }
+        return vector
     }
 
-    private static func parseExpectation(_ text: String, fields: inout FieldReader) -> Expectation? {
+    private static func parseExpectation(_ text: String, version: FormatVersion, fields: inout FieldReader)
+        -> Expectation?
+    {
         if text == "success" { return .success }
         guard let code = GoshuinError.Code(rawValue: text), code.isContainerReadingCode else {
             fields.report(
                 "expect", expected: "success or a reading error code of container-v1.md §7",
+                found: DisplayText.quoted(text))
+            return nil
+        }
+        if version == .v2, !code.isContainerV2ReadingCode {
+            fields.report(
+                "expect", expected: "success or one of the nine reading codes of container-v2.md §12",
                 found: DisplayText.quoted(text))
             return nil
         }
@@ -215,6 +268,13 @@ extension GoshuinError.Code {
             return true
         default: return false
         }
+    }
+}
+
+extension GoshuinError.Code {
+    /// Whether a reader can fail with this code on a version 2 seal (`Spec/container-v2.md` §12).
+    package var isContainerV2ReadingCode: Bool {
+        isContainerReadingCode && ![.emptyPayload, .trailingData, .chunkLengthInvalid].contains(self)
     }
 }
 

@@ -95,11 +95,14 @@ public struct VectorComputation: Sendable {
 public enum VectorChecker {
     /// The readers every vector goes through, by the names its problems give them.
     public static var readerNames: [String] { VectorRun.readerNames }
+    /// The sealers every success vector is sealed again with, by the names its problems give them.
+    public static var sealerNames: [String] { VectorRun.Sealer.allCases.map(\.rawValue) }
 
     /// The largest vector JSON file read.
     package static let maximumVectorFileSize = 1 << 20
 
-    /// Checks each `*.json` file directly in `directory` (not in subfolders), in name order. Every file of
+    /// Checks each `*.json` file directly in `directory` (not in subfolders), in name order, then RFC 5869's
+    /// HKDF cases when the folder holds `rfc5869/hkdf-sha256.json` (`Spec/vectors-v1.md` §5.5). Every file of
     /// the set is opened through the folder's descriptor without following a link: anything but a regular
     /// file there makes the vector that names it malformed.
     ///
@@ -107,7 +110,8 @@ public enum VectorChecker {
     ///   (no vector is judged on a run that was cut short).
     public static func check(directory: String) throws -> [VectorCheckResult] {
         let folder = try VectorFolder(path: directory)
-        return try folder.names().filter { $0.hasSuffix(".json") }.map { try check(folder, $0) }
+        let vectors = try folder.names().filter { $0.hasSuffix(".json") }.map { try check(folder, $0) }
+        return vectors + (HKDFCases.check(in: folder).map { [$0] } ?? [])
     }
 
     /// Checks the vector whose JSON file is at `path`; the files it names are looked up beside it and must
@@ -202,9 +206,33 @@ public enum VectorChecker {
                         check: "the plaintext", expected: Self.describe(vector.plaintextLength, vector.plaintextSha256),
                         computed: Self.describe(plaintext.length, plaintext.sha256)))
             }
-            return (file, fileDigest.sha256)
+            guard let fileSize = vector.fileSize else { return (file, fileDigest.sha256) }
+            defer { try? file.close() }
+            guard fileSize > fileDigest.length else {
+                throw VectorProblem(
+                    check: "fileSize", expected: "more than the \(fileDigest.length) bytes of \(vector.file)",
+                    computed: "\(fileSize)")
+            }
+            return (try zeroExtendedCopy(of: file, to: fileSize), fileDigest.sha256)
         } catch {
             try? file.close()
+            throw error
+        }
+    }
+
+    /// The file a vector with `fileSize` describes (`Spec/vectors-v1.md` §5.4): a private copy of `file`
+    /// extended with zeros to `size` bytes, sparse (its zeros take no room).
+    private static func zeroExtendedCopy(of file: FileDescriptor, to size: UInt64) throws -> FileDescriptor {
+        let copy = try FileSystem.anonymousFile()
+        do {
+            try file.seek(to: 0)
+            try copy.copyAll(from: file, reading: "a vector's file", writing: "a temporary file")
+            try describingFailure("cannot make the \(size)-byte sparse file the vector describes") {
+                try copy.setSize(Int64(size))
+            }
+            return copy
+        } catch {
+            try? copy.close()
             throw error
         }
     }

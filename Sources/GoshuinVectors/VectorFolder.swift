@@ -16,6 +16,18 @@ final class VectorFolder {
         }
     }
 
+    private init(path: String, directory: OpenDirectory) {
+        self.path = path
+        self.directory = directory
+    }
+
+    /// The folder's subfolder `name`, when it is one (not a link); `nil` otherwise.
+    func subfolder(_ name: String) -> VectorFolder? {
+        guard (try? directory.status(of: name))??.kind == .directory, let opened = try? directory.openDirectory(name)
+        else { return nil }
+        return VectorFolder(path: path + "/" + name, directory: opened)
+    }
+
     /// The folder's own names that are valid UTF-8 (not its subfolders' contents), sorted.
     func names() throws -> [String] {
         try describingFailure("cannot list \(DisplayText.quoted(path))") {

@@ -27,24 +27,45 @@ package struct VectorGenerator {
 
     static let passphrases = ["correct horse", "がっこう", "ヂ", "チ\u{3099}", "p@ss wörd", "🔑 key", "x"]
 
-    /// Writes `count` vectors (a third of them successes) into the existing directory `directory`.
-    package mutating func writeRandomSet(count: Int, to directory: String) throws {
+    /// The kinds of damage that apply to a version 2 file: it has no length prefixes.
+    static let v2Mutations = Mutation.allCases.filter { $0 != .flipPrefix && $0 != .setPrefix }
+
+    /// Writes `count` container version 1 vectors, then `v2Count` version 2 vectors (a third of each
+    /// successes) into the existing directory `directory`. The version 1 vectors of a seed do not depend on
+    /// `v2Count`.
+    package mutating func writeRandomSet(count: Int, v2Count: Int = 0, to directory: String) throws {
         for number in 0..<count {
             let mutation =
                 number % 3 == 0 ? .none : Mutation.allCases.dropFirst()[random.index(Mutation.allCases.count - 1) + 1]
-            try writeVector(name: "random-\(number)-\(mutation.rawValue)", mutation: mutation, to: directory)
+            try writeVector(
+                name: "random-\(number)-\(mutation.rawValue)", version: .v1, mutation: mutation, to: directory)
+        }
+        for number in 0..<v2Count {
+            let mutations = Self.v2Mutations
+            let mutation = number % 3 == 0 ? .none : mutations[1 + random.index(mutations.count - 1)]
+            try writeVector(
+                name: "random-v2-\(number)-\(mutation.rawValue)", version: .v2, mutation: mutation, to: directory)
         }
     }
 
-    private mutating func writeVector(name: String, mutation: Mutation, to directory: String) throws {
+    private mutating func writeVector(name: String, version: FormatVersion, mutation: Mutation, to directory: String)
+        throws
+    {
         let chunkSize = UInt32([1_024, 1_024 + random.index(3_072), 65_536][random.index(3)])
         let chunks = 1 + random.index(5)
-        let length = max(1, chunks * Int(chunkSize) + [-1, 0, 1, -Int(chunkSize) / 2][random.index(4)])
+        let length = max(
+            version == .v1 ? 1 : 0, chunks * Int(chunkSize) + [-1, 0, 1, -Int(chunkSize) / 2][random.index(4)])
         let plaintext = (0..<length).map { _ in UInt8(truncatingIfNeeded: random.next()) }
         let passphrase = Array((Self.passphrases[random.index(Self.passphrases.count)] + "\(random.index(100))").utf8)
-        let parameters = SealParameters(
-            iterations: UInt32(1_000 + random.index(2_000)), chunkSize: chunkSize,
-            fixedSalt: random.bytes(Header.saltLength), fixedNonceBase: random.bytes(Header.nonceBaseLength))
+        let iterations = UInt32(1_000 + random.index(2_000))
+        let parameters =
+            version == .v1
+            ? SealParameters(
+                iterations: iterations, chunkSize: chunkSize, fixedSalt: random.bytes(Header.saltLength),
+                fixedNonceBase: random.bytes(Header.nonceBaseLength))
+            : SealParameters(
+                iterations: iterations, chunkSize: chunkSize, fixedSalt: random.bytes(Header.saltLength),
+                fixedPayloadSalt: random.bytes(Header.saltLength))
         let sealed = try Self.seal(plaintext, passphrase: passphrase, parameters: parameters)
         var openingPassphrase = passphrase
         var file = sealed
@@ -52,7 +73,9 @@ package struct VectorGenerator {
             openingPassphrase += [UInt8(ascii: "!")]
         } else {
             file = mutate(
-                sealed, mutation, layout: ContainerLayout(chunkSize: chunkSize, plaintextLength: UInt64(length)))
+                sealed, mutation,
+                layout: ContainerLayout(
+                    geometry: ChunkGeometry(version: version, chunkSize: chunkSize), plaintextLength: UInt64(length)))
         }
         let filePath = directory + "/" + name + ".goshuin"
         try withAtomicOutput(to: filePath, replaceExisting: true, permissions: 0o644) { try $0.writeAll(file) }
@@ -67,9 +90,11 @@ package struct VectorGenerator {
         let key = try KeyDerivation.deriveKey(
             passphrase: Passphrase(bytes: openingPassphrase), salt: parameters.fixedSalt ?? [],
             iterations: parameters.iterations)
-        let vector = KnownAnswerVector(
+        var vector = KnownAnswerVector(
             name: name,
-            comment: "Random vector: \(mutation.rawValue) of a \(length)-byte payload in \(chunkSize)-byte chunks.",
+            comment:
+                "Random vector (container version \(version.rawValue)): \(mutation.rawValue) of a \(length)-byte payload"
+                + " in \(chunkSize)-byte chunks.",
             expect: outcome.error.map { .failure($0.code) } ?? .success, chunkIndex: outcome.error?.chunkIndex,
             passphraseBytes: openingPassphrase, passphraseAsHex: random.index(4) == 0,
             iterations: parameters.iterations, salt: parameters.fixedSalt ?? [],
@@ -79,6 +104,14 @@ package struct VectorGenerator {
             fileSha256: try SHA256Hasher.hash(file),
             releasedLength: outcome.error == nil ? nil : outcome.released.length,
             releasedSha256: outcome.error == nil ? nil : outcome.released.sha256)
+        if version == .v2 {
+            let keys = try ContainerKeys(
+                passphraseKey: key, version: .v2, payloadSalt: parameters.fixedPayloadSalt ?? [])
+            vector.containerVersion = .v2
+            vector.payloadSalt = parameters.fixedPayloadSalt ?? []
+            vector.headerKey = keys.headerKey?.exposedBytes ?? []
+            vector.payloadKey = keys.payloadKey.exposedBytes
+        }
         try withAtomicOutput(to: directory + "/" + name + ".json", replaceExisting: true, permissions: 0o644) {
             try $0.writeAll(Array(vector.jsonValue().prettySerialized().utf8))
         }
@@ -89,19 +122,21 @@ package struct VectorGenerator {
         let chunkCount = Int(layout.chunkCount)
         let chunk = random.index(chunkCount)
         let recordStart = Int(layout.recordOffset(ofChunk: UInt64(chunk)))
-        let recordEnd = recordStart + ContainerLayout.prefixLength + layout.plaintextLength(ofChunk: UInt64(chunk)) + 16
+        let recordEnd = recordStart + layout.recordLength(ofChunk: UInt64(chunk))
+        let bodyStart = recordStart + layout.geometry.plaintextStart
+        let headerLength = layout.version.headerLength
         func record(_ index: Int) -> ArraySlice<UInt8> {
             let start = Int(layout.recordOffset(ofChunk: UInt64(index)))
-            return file[start..<start + 4 + layout.plaintextLength(ofChunk: UInt64(index)) + 16]
+            return file[start..<start + layout.recordLength(ofChunk: UInt64(index))]
         }
         switch mutation {
         case .none, .wrongPassphrase: break
         case .truncate: bytes.removeLast(1 + random.index(bytes.count - 1))
         case .append: bytes += random.bytes(1 + random.index(40))
-        case .flipHeader: bytes[random.index(Header.byteCount)] ^= 1 << UInt8(random.index(8))
+        case .flipHeader: bytes[random.index(headerLength)] ^= 1 << UInt8(random.index(8))
         case .flipPrefix: bytes[recordStart + random.index(4)] ^= 1 << UInt8(random.index(8))
         case .flipBody:
-            bytes[recordStart + 4 + random.index(recordEnd - recordStart - 4)] ^= 1 << UInt8(random.index(8))
+            bytes[bodyStart + random.index(recordEnd - bodyStart)] ^= 1 << UInt8(random.index(8))
         case .setPrefix:
             let value = [0, UInt32.max, UInt32(random.index(70_000))][random.index(3)]
             bytes.replaceSubrange(recordStart..<recordStart + 4, with: withUnsafeBytes(of: value.bigEndian, Array.init))
@@ -117,7 +152,7 @@ package struct VectorGenerator {
             case .duplicateChunk: records[other] = records[chunk]
             default: records.remove(at: chunk)
             }
-            bytes = Array(file[0..<Header.byteCount]) + records.flatMap { $0 }
+            bytes = Array(file[0..<headerLength]) + records.flatMap { $0 }
         }
         return bytes
     }

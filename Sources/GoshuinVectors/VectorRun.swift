@@ -3,7 +3,7 @@ import GoshuinFormat
 /// One vector run through every reader and sealer of the toolkit, collecting each disagreement with what
 /// the vector says (`Spec/vectors-v1.md` §3): the key; the verdict, chunk index and released plaintext of
 /// the streaming, parallel and random-access readers; that opening to a file leaves nothing; and, for a
-/// success vector, the bytes of the streaming and the parallel sealer.
+/// success vector, the bytes of the streaming, the parallel and the piecewise sealer.
 struct VectorRun {
     let vector: KnownAnswerVector
     /// The vector's folder, where its plaintext file is.
@@ -30,7 +30,7 @@ struct VectorRun {
         case .failure(let code): verdict = code.rawValue + (vector.chunkIndex.map { " at chunk \($0)" } ?? "")
         }
         return verdict + " from all \(Self.readerNames.count) readers"
-            + (vector.expect == .success ? ", re-sealed by both sealers" : "")
+            + (vector.expect == .success ? ", re-sealed by all \(Sealer.allCases.count) sealers" : "")
     }
 
     func compute(fileSha256: [UInt8], problems: inout [VectorProblem]) -> VectorComputation {
@@ -43,6 +43,7 @@ struct VectorRun {
                     check: "key (PBKDF2-HMAC-SHA256 of the passphrase, salt and iterations)",
                     expected: Hex.encode(vector.key), computed: Hex.encode(key)))
         }
+        if vector.containerVersion == .v2 { checkDerivedKeys(problems: &problems) }
         let readers = [
             streaming(), parallel(), randomAccess(finalChunkFirst: false), randomAccess(finalChunkFirst: true),
         ]
@@ -51,27 +52,43 @@ struct VectorRun {
         if case .failure = vector.expect { checkNoOutputLeft(problems: &problems) }
         var reseals: [(sealer: String, sha256: [UInt8], firstDifference: String?)] = []
         if case .success = vector.expect {
-            for parallel in [false, true] {
-                let sealer = parallel ? "parallel sealer" : "streaming sealer"
+            for sealer in Sealer.allCases {
                 do {
-                    let result = try reseal(parallel: parallel)
-                    reseals.append((sealer, result.sha256, result.firstDifference))
+                    let result = try reseal(with: sealer)
+                    reseals.append((sealer.rawValue, result.sha256, result.firstDifference))
                     if let difference = result.firstDifference {
                         problems.append(
                             VectorProblem(
-                                check: "re-seal (\(sealer)) of the plaintext with the vector's parameters",
+                                check: "re-seal (\(sealer.rawValue)) of the plaintext with the vector's parameters",
                                 expected: "the bytes of \(vector.file), SHA-256 \(Hex.encode(vector.fileSha256))",
                                 computed: "SHA-256 \(Hex.encode(result.sha256)), first different byte \(difference)"))
                     }
                 } catch {
                     problems.append(
                         VectorProblem(
-                            check: "re-seal (\(sealer))", expected: "the bytes of \(vector.file)",
+                            check: "re-seal (\(sealer.rawValue))", expected: "the bytes of \(vector.file)",
                             computed: "an error: \(error)"))
                 }
             }
         }
         return VectorComputation(key: key, fileSha256: fileSha256, readers: readers, reseals: reseals)
+    }
+
+    /// Version 2's HKDF steps, each from the vector's stated `key`, so an HKDF mistake is told from a PBKDF2
+    /// one (`Spec/vectors-v1.md` §5.3).
+    private func checkDerivedKeys(problems: inout [VectorProblem]) {
+        let keys = try? ContainerKeys(
+            passphraseKey: SecretBytes(copying: vector.key), version: .v2, payloadSalt: vector.payloadSalt)
+        let derived: [(name: String, info: String, stated: [UInt8], computed: [UInt8])] = [
+            ("headerKey", "goshuin/v2/header-mac", vector.headerKey, keys?.headerKey?.exposedBytes ?? []),
+            ("payloadKey", "goshuin/v2/payload", vector.payloadKey, keys?.payloadKey.exposedBytes ?? []),
+        ]
+        for key in derived where key.stated != key.computed {
+            problems.append(
+                VectorProblem(
+                    check: "\(key.name) (HKDF-SHA256 of the stated key, payloadSalt, \"\(key.info)\")",
+                    expected: Hex.encode(key.stated), computed: Hex.encode(key.computed)))
+        }
     }
 
     // MARK: - Readers
@@ -143,6 +160,7 @@ struct VectorRun {
                 }
                 try sink.update(UnsafeRawBufferPointer(piece))
             }
+            try reader.confirmEnd()
             return Self.result(name, nil, released: finalChunkFirst ? nil : try? sink.finish())
         } catch {
             return Self.result(name, error, released: finalChunkFirst ? nil : try? sink.finish())
@@ -194,24 +212,52 @@ struct VectorRun {
 
     // MARK: - Sealers
 
-    /// Seals the plaintext with the vector's parameters through the streaming or the parallel sealer;
-    /// returns the output's SHA-256 and, where it differs from the vector's file, the first different byte.
-    private func reseal(parallel: Bool) throws -> (sha256: [UInt8], firstDifference: String?) {
+    /// The toolkit's sealers, each run on every success vector.
+    package enum Sealer: String, CaseIterable {
+        /// ``ContainerSealer``'s sequential path: chunks in order, for streams of known length.
+        case sequential = "streaming sealer"
+        /// ``ParallelChunks``: chunks on every core at their offsets.
+        case parallel = "parallel sealer"
+        /// ``StreamingSealer``: the payload handed over piece by piece, as a folder or a pipe is sealed; in
+        /// version 2 without its length announced.
+        case piecewise = "piecewise sealer"
+    }
+
+    /// Seals the plaintext with the vector's parameters through `sealer`; returns the output's SHA-256 and,
+    /// where it differs from the vector's file, the first different byte.
+    private func reseal(with sealer: Sealer) throws -> (sha256: [UInt8], firstDifference: String?) {
         let plaintext = try plaintextDescriptor()
         return try plaintext.closeAfter {
             let output = try FileSystem.anonymousFile()
             return try output.closeAfter {
-                let header = try SealParameters(
-                    iterations: vector.iterations, chunkSize: vector.chunkSize, fixedSalt: vector.salt,
-                    fixedNonceBase: vector.nonceBase
-                ).makeHeader(plaintextLength: vector.plaintextLength)
-                let key = try KeyDerivation.deriveKey(passphrase: passphrase, header: header)
-                if parallel {
-                    try ParallelChunks.seal(
-                        from: plaintext, to: output, key: key, header: header, workerCount: Self.workerCount,
-                        progress: nil)
-                } else {
-                    try ContainerSealer.seal(from: plaintext, to: output, key: key, header: header)
+                let parameters =
+                    vector.containerVersion == .v1
+                    ? SealParameters(
+                        iterations: vector.iterations, chunkSize: vector.chunkSize, fixedSalt: vector.salt,
+                        fixedNonceBase: vector.nonceBase)
+                    : SealParameters(
+                        iterations: vector.iterations, chunkSize: vector.chunkSize, fixedSalt: vector.salt,
+                        fixedPayloadSalt: vector.payloadSalt)
+                let announced = vector.containerVersion == .v1 || sealer != .piecewise ? vector.plaintextLength : nil
+                let keyed = try parameters.draft(plaintextLength: announced).key(with: passphrase)
+                let header: Header
+                switch sealer {
+                case .sequential, .parallel:
+                    header = try keyed.header(plaintextLength: vector.plaintextLength)
+                    if sealer == .parallel {
+                        try ParallelChunks.seal(
+                            from: plaintext, to: output, key: keyed.keys.payloadKey, header: header,
+                            workerCount: Self.workerCount, progress: nil)
+                    } else {
+                        try ContainerSealer.seal(
+                            from: plaintext, to: output, key: keyed.keys.payloadKey, header: header)
+                    }
+                case .piecewise:
+                    let streaming = try StreamingSealer(
+                        into: output, header: keyed, plaintextLength: announced, workerCount: Self.workerCount,
+                        observer: nil, progress: nil)
+                    _ = try streaming.append(readingFrom: plaintext, count: announced ?? .max)
+                    header = try streaming.finish()
                 }
                 let sha256 = try VectorChecker.digest(of: output, from: 0).sha256
                 guard sha256 != vector.fileSha256 else { return (sha256, nil) }
@@ -260,31 +306,46 @@ struct VectorRun {
 
     /// Where `offset` falls in a file with `header`.
     static func location(of offset: UInt64, header: Header) -> String {
-        VectorRunLocation.describe(offset, chunkSize: header.chunkSize, length: header.plaintextLength)
+        VectorRunLocation.describe(offset, layout: header.layout)
     }
 }
 
 /// Where a byte of a `.goshuin` file falls: a header field, or a part of a chunk record.
 package enum VectorRunLocation {
-    /// `at offset N, in the header field F`, or `at offset N, in chunk I: byte B of its record, PART`, for a
-    /// file of chunks of `chunkSize` and a payload of `length` bytes.
-    package static func describe(_ offset: UInt64, chunkSize: UInt32, length: UInt64) -> String {
-        let fields: [(name: String, end: UInt64)] = [
+    /// The header fields of each version, with the offset each ends at.
+    private static let fields: [FormatVersion: [(name: String, end: UInt64)]] = [
+        .v1: [
             ("magic", 4), ("version", 5), ("kdfIterations", 9), ("salt", 25), ("nonceBase", 33), ("chunkSize", 37),
             ("plaintextLength", 45),
-        ]
-        if let field = fields.first(where: { offset < $0.end }) {
+        ],
+        .v2: [
+            ("magic", 4), ("version", 5), ("kdfIterations", 9), ("kdfSalt", 25), ("payloadSalt", 41),
+            ("chunkSize", 45), ("headerMac", 77),
+        ],
+    ]
+
+    /// `at offset N, in the header field F`, or `at offset N, in chunk I: byte B of its record, PART`, for a
+    /// version 1 file of chunks of `chunkSize` and a payload of `length` bytes.
+    package static func describe(_ offset: UInt64, chunkSize: UInt32, length: UInt64) -> String {
+        describe(offset, layout: ContainerLayout(chunkSize: chunkSize, plaintextLength: max(length, 1)))
+    }
+
+    /// Where `offset` falls in a file with `layout`.
+    package static func describe(_ offset: UInt64, layout: ContainerLayout) -> String {
+        if let field = fields[layout.version]?.first(where: { offset < $0.end }) {
             return "at offset \(offset), in the header field \(field.name)"
         }
-        let layout = ContainerLayout(chunkSize: chunkSize, plaintextLength: max(length, 1))
-        let index = (offset - UInt64(Header.byteCount)) / (UInt64(chunkSize) + ContainerLayout.recordOverhead)
+        let geometry = layout.geometry
+        let index = (offset - UInt64(layout.version.headerLength)) / UInt64(geometry.fullRecordLength)
         guard index < layout.chunkCount else { return "at offset \(offset), after the last chunk" }
         let within = offset - layout.recordOffset(ofChunk: index)
+        let start = UInt64(geometry.plaintextStart)
         let plaintext = UInt64(layout.plaintextLength(ofChunk: index))
         let part =
-            within < 4
+            within < start
             ? "its length prefix"
-            : within < 4 + plaintext ? "its ciphertext, byte \(within - 4)" : "its tag, byte \(within - 4 - plaintext)"
+            : within < start + plaintext
+                ? "its ciphertext, byte \(within - start)" : "its tag, byte \(within - start - plaintext)"
         return "at offset \(offset), in chunk \(index): byte \(within) of its record, \(part)"
     }
 }

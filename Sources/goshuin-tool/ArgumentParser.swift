@@ -14,6 +14,7 @@ enum OptionName: String, CaseIterable {
     case backup = "--backup"
     case leaveOutUnsupported = "--leave-out-unsupported"
     case salvage = "--salvage"
+    case format = "--format"
 }
 
 /// One option a command accepts.

@@ -69,7 +69,7 @@ enum CheckCommand: ToolCommand {
         if !json {
             Console.out(
                 "every vector through the readers: \(VectorChecker.readerNames.joined(separator: ", ")); every success"
-                    + " vector re-sealed by the streaming and the parallel sealer\n")
+                    + " vector re-sealed by the \(VectorChecker.sealerNames.joined(separator: ", "))\n")
         }
         var results: [VectorCheckResult] = []
         for path in paths {

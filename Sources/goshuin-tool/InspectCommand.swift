@@ -14,10 +14,12 @@ enum InspectCommand: ToolCommand {
                     + " chunks the ZIP's directory and manifest are in).")
         ] + CommandSpec.passphraseOptions + [CommandSpec.jsonOption, CommandSpec.helpOption],
         discussion: """
-            Prints every header field, the chunk count they imply, and the expected and actual file sizes,
-            with a verdict: consistent, truncated, trailing_data, or the header error's code. Nothing here is
-            authenticated: only opening with the passphrase proves the file genuine. Reads 45 bytes whatever
-            the file size. Exits 65 when the verdict is not 'consistent'. --list needs the passphrase.
+            Prints the format version and every header field, the chunk count they imply, and the expected
+            and actual file sizes (format 2: the records, the last record's size and the payload length the
+            size implies; its header MAC is shown unverified), with a verdict: consistent, truncated,
+            trailing_data, or the header error's code. Nothing here is authenticated: only opening with the
+            passphrase proves the file genuine. Reads the header alone (77 bytes at most) whatever the file
+            size. Exits 65 when the verdict is not 'consistent'. --list needs the passphrase.
             """,
         examples: [
             "goshuin-tool inspect backup.goshuin", "goshuin-tool inspect backup.goshuin --json",
@@ -45,8 +47,39 @@ enum InspectCommand: ToolCommand {
 
     /// The header's fields, unless the file is not a `.goshuin` file at all: past a wrong magic, nothing in
     /// it is a header, and decoding it would only print numbers that mean nothing.
-    static func headerFields(_ inspection: ContainerInspection) -> HeaderFields? {
+    static func headerFields(_ inspection: ContainerInspection) -> ContainerInspection.StoredFields? {
         inspection.problem?.code == .badMagic ? nil : inspection.fields
+    }
+
+    /// Each header field as stored: its name, its text, its JSON value.
+    static func fieldList(_ fields: ContainerInspection.StoredFields) -> [(name: String, text: String, json: JSONValue)]
+    {
+        func hex(_ bytes: [UInt8]) -> (String, JSONValue) { (Hex.encode(bytes), .string(Hex.encode(bytes))) }
+        let magicText = String(
+            decoding: fields.magic.map { (32...126).contains($0) ? $0 : UInt8(ascii: ".") }, as: UTF8.self)
+        var list: [(name: String, text: String, json: JSONValue)] = [
+            ("magic", "\(magicText) (\(Hex.encode(fields.magic)))", .string(Hex.encode(fields.magic))),
+            ("version", "\(fields.version)", .integer(fields.version)),
+        ]
+        switch fields {
+        case .v1(let v1):
+            list += [
+                ("kdfIterations", "\(v1.kdfIterations)", .integer(v1.kdfIterations)),
+                ("salt", hex(v1.salt).0, hex(v1.salt).1), ("nonceBase", hex(v1.nonceBase).0, hex(v1.nonceBase).1),
+                ("chunkSize", "\(v1.chunkSize)", .integer(v1.chunkSize)),
+                ("plaintextLength", "\(v1.plaintextLength)", .integer(v1.plaintextLength)),
+            ]
+        case .v2(let v2):
+            list += [
+                ("kdfIterations", "\(v2.kdfIterations)", .integer(v2.kdfIterations)),
+                ("kdfSalt", hex(v2.kdfSalt).0, hex(v2.kdfSalt).1),
+                ("payloadSalt", hex(v2.payloadSalt).0, hex(v2.payloadSalt).1),
+                ("chunkSize", "\(v2.chunkSize)", .integer(v2.chunkSize)),
+                ("headerMac", hex(v2.headerMac).0 + " (unverified)", hex(v2.headerMac).1),
+            ]
+        case .start: break
+        }
+        return list
     }
 
     static func jsonSummary(_ inspection: ContainerInspection, path: String) -> JSONValue {
@@ -56,25 +89,18 @@ enum InspectCommand: ToolCommand {
             ("command", .string(name)),
             ("file", .string(path)),
             ("verdict", .string(inspection.verdict)),
+            ("formatVersion", fields.map { .integer($0.version) } ?? .null),
             ("actualFileSize", .integer(inspection.fileSize)),
             ("expectedFileSize", inspection.expectedFileSize.map { .integer($0) } ?? .null),
             ("chunkCount", fields == nil ? .null : inspection.chunkCount.map { .integer($0) } ?? .null),
         ]
+        if case .v2? = fields {
+            members.append(("lastRecordLength", inspection.lastRecordLength.map { .integer($0) } ?? .null))
+            members.append(("impliedPlaintextLength", inspection.impliedPlaintextLength.map { .integer($0) } ?? .null))
+        }
         if let fields {
             members.append(
-                (
-                    "header",
-                    .object([
-                        ("authenticated", .bool(false)),
-                        ("magic", .string(Hex.encode(fields.magic))),
-                        ("version", .integer(fields.version)),
-                        ("kdfIterations", .integer(fields.kdfIterations)),
-                        ("salt", .string(Hex.encode(fields.salt))),
-                        ("nonceBase", .string(Hex.encode(fields.nonceBase))),
-                        ("chunkSize", .integer(fields.chunkSize)),
-                        ("plaintextLength", .integer(fields.plaintextLength)),
-                    ])
-                ))
+                ("header", .object([("authenticated", .bool(false))] + fieldList(fields).map { ($0.name, $0.json) })))
         } else {
             members.append(("header", .null))
         }
@@ -98,20 +124,24 @@ enum InspectCommand: ToolCommand {
             return lines.joined(separator: "\n") + "\n"
         }
         lines.append(
-            "expected size      " + (inspection.expectedFileSize.map { "\($0) bytes" } ?? "unknown (header invalid)"))
-        let magic = String(
-            decoding: fields.magic.map { (32...126).contains($0) ? $0 : UInt8(ascii: ".") }, as: UTF8.self)
-        lines += [
-            "chunk count        " + (inspection.chunkCount.map(String.init) ?? "none"),
-            "header (unauthenticated: only opening with the passphrase verifies it)",
-            "  magic            \(magic) (\(Hex.encode(fields.magic)))",
-            "  version          \(fields.version)",
-            "  kdfIterations    \(fields.kdfIterations)",
-            "  salt             \(Hex.encode(fields.salt))",
-            "  nonceBase        \(Hex.encode(fields.nonceBase))",
-            "  chunkSize        \(fields.chunkSize)",
-            "  plaintextLength  \(fields.plaintextLength)",
-        ]
+            "format version     \(fields.version)"
+                + (FormatVersion(rawValue: fields.version) == nil ? " (unknown)" : ""))
+        if case .v2 = fields {
+            lines.append("records            " + (inspection.chunkCount.map(String.init) ?? "unknown (header invalid)"))
+            if let last = inspection.lastRecordLength { lines.append("last record        \(last) bytes") }
+            lines.append(
+                "payload            "
+                    + (inspection.impliedPlaintextLength.map {
+                        "\($0) bytes, implied by the size (confirmed only by the final chunk, with the passphrase)"
+                    } ?? "unknown"))
+        } else {
+            lines.append(
+                "expected size      "
+                    + (inspection.expectedFileSize.map { "\($0) bytes" } ?? "unknown (header invalid)"))
+            lines.append("chunk count        " + (inspection.chunkCount.map(String.init) ?? "none"))
+        }
+        lines.append("header (unauthenticated: only opening with the passphrase verifies it)")
+        for field in fieldList(fields) { lines.append("  " + field.name.padding(17) + field.text) }
         if let problem = inspection.problem {
             lines.append("problem            \(problem.code.rawValue): \(problem.message)")
         }

@@ -47,6 +47,12 @@ final class ProgressReporter {
                 "  \(Self.size(done)) / \(Self.size(total))  \(Self.size(UInt64(rate)))/s  " + Self.duration(left)
                     + " left")
             if done == total { Console.clearProgress() }
+        case .streamed(let done):
+            let now = Self.now()
+            guard done >= Self.payloadThreshold, now - lastDraw >= 0.2 else { return }
+            lastDraw = now
+            let rate = Double(done) / max(now - payloadStart, 0.001)
+            Console.progress("  \(Self.size(done)) sealed  \(Self.size(UInt64(rate)))/s")
         }
     }
 

@@ -5,10 +5,18 @@ import GoshuinFormat
 enum SealCommand: ToolCommand {
     static let spec = CommandSpec(
         name: "seal", summary: "Encrypt a file into a .goshuin file.",
-        usage: "goshuin-tool seal INPUT|FOLDER -o OUTPUT.goshuin [--iterations N] [--chunk-size SIZE] [options]",
+        usage:
+            "goshuin-tool seal INPUT|FOLDER -o OUTPUT.goshuin [--format 1|2] [--iterations N] [--chunk-size SIZE]"
+            + " [options]",
         options: [
             OptionSpec(
                 .output, short: "-o", value: "PATH", "Where to write the .goshuin file ('-': standard output)."),
+            OptionSpec(
+                .format, value: "1|2",
+                "The format version to write: 1 (the default, and the one the app reads today) or 2 (a header MAC"
+                    + " that commits the file to its passphrase and tells a wrong passphrase from damage, a flagged"
+                    + " final chunk; '-' is sealed as it arrives, with no temporary copy). Version 1 stays the"
+                    + " default until the app reads version 2; every command reads both."),
             OptionSpec(
                 .iterations, value: "N",
                 "PBKDF2 iterations, 1000 to 2000000 (default 600000). More is slower"
@@ -26,8 +34,9 @@ enum SealCommand: ToolCommand {
             CommandSpec.jsonOption, CommandSpec.helpOption,
         ],
         discussion: """
-            INPUT is a file, or '-' for standard input (copied first to a private temporary file, because the
-            header records the length). A FOLDER is packed into a backup ZIP first: records.csv and photos
+            INPUT is a file, or '-' for standard input: in format 1 copied first to a private temporary file,
+            because the header records the length; in format 2 sealed as it arrives, in flat memory. An empty
+            input is refused in either format (it is almost always a writer that failed). A FOLDER is packed into a backup ZIP first: records.csv and photos
             (IMG_0001.jpg, .jpeg, .png, .heic, .heif or .webp, in any case) with a generated manifest.json.
             Every file that may not be in a backup is listed at once, with the rule it breaks and a name that
             would pass; .DS_Store, Thumbs.db, desktop.ini and ._* files are left out with a notice. Photos are
@@ -42,6 +51,7 @@ enum SealCommand: ToolCommand {
             "goshuin-tool seal notes.zip -o notes.goshuin",
             "tar c photos | goshuin-tool seal - -o photos.goshuin --passphrase-file key.txt",
             "goshuin-tool seal my-backup/ -o backup.goshuin",
+            "tar c photos | goshuin-tool seal - --format 2 -o photos-v2.goshuin --passphrase-file key.txt",
         ])
 
     static func run(_ arguments: ParsedArguments, _ context: CommandContext) throws -> CommandResult {
@@ -59,6 +69,9 @@ enum SealCommand: ToolCommand {
         defer { try? input?.close() }
         try Paths.checkOutput(outputPath, input: input, force: force, binary: true, command: name)
         try passphraseReader.refuseSharingStandardInput(with: inputPath)
+        if input == nil, parameters.version == .v2 {
+            return try sealStream(to: outputPath, force: force, passphraseReader, parameters, context.reporter)
+        }
         let payload = try input ?? Paths.spoolStandardInput()
         defer { if input == nil { try? payload.close() } }
         return try seal(
@@ -75,17 +88,44 @@ enum SealCommand: ToolCommand {
         guard let length = try describingFailure("cannot examine the input", { try payload.regularFileSize() }) else {
             throw usage("INPUT must be a regular file (or - for standard input)")
         }
+        guard length > 0 else { throw emptyInput(what) }
         let header = try Paths.writeOutput(outputPath, force: force, input: payload) { output in
             try ContainerSealer.seal(
                 from: payload, plaintextLength: UInt64(length), to: output,
                 passphrase: passphraseReader.read(confirm: true), parameters: parameters, progress: reporter.handler)
         }
+        return sealed(what, into: outputPath, header: header)
+    }
+
+    /// `seal - --format 2`: standard input sealed as it arrives, straight into the output's chunk records
+    /// (`Spec/container-v2.md` §6): no temporary copy of the payload, one chunk per worker in memory. The
+    /// passphrase is asked first, since the input is read only once.
+    private static func sealStream(
+        to outputPath: String, force: Bool, _ passphraseReader: PassphraseReader, _ parameters: SealParameters,
+        _ reporter: ProgressReporter
+    ) throws -> CommandResult {
+        let draft = try parameters.draft(plaintextLength: nil)
+        let header = try Paths.writeOutput(outputPath, force: force, input: nil) { output in
+            let keyed = try draft.key(with: passphraseReader.read(confirm: true), progress: reporter.handler)
+            let sealer = try StreamingSealer(
+                into: output, header: keyed, plaintextLength: nil, workerCount: ParallelChunks.defaultWorkerCount,
+                observer: nil, progress: reporter.handler)
+            _ = try sealer.append(readingFrom: .standardInput, count: .max)
+            guard sealer.bytesSealed > 0 else { throw emptyInput("standard input") }
+            return try sealer.finish()
+        }
+        return sealed("standard input", into: outputPath, header: header)
+    }
+
+    /// The result line and the JSON summary of a sealed file.
+    private static func sealed(_ what: String, into outputPath: String, header: Header) -> CommandResult {
         Console.result(
             "sealed \(what) into \(Paths.describe(outputPath)),"
                 + " \(ProgressReporter.size(header.fileSize))")
         return CommandResult(
             summary: summary([
                 ("output", .string(outputPath)),
+                ("formatVersion", .integer(header.version.rawValue)),
                 ("plaintextLength", .integer(header.plaintextLength)),
                 ("fileSize", .integer(header.fileSize)),
                 ("chunkCount", .integer(header.chunkCount)),
@@ -94,12 +134,26 @@ enum SealCommand: ToolCommand {
             ]))
     }
 
+    /// `empty_payload` for an empty input: almost always a pipe whose writer failed (`Spec/decisions/0034`).
+    static func emptyInput(_ what: String) -> GoshuinError {
+        GoshuinError(
+            .emptyPayload,
+            "\(what) is empty; there is nothing to seal (an empty pipe is usually a command before it that failed),"
+                + " and nothing was written")
+    }
+
     /// `1 photo`, `N photos`: how a result line counts photos, sealing and restoring alike.
     static func photos(_ count: Int) -> String { count == 1 ? "1 photo" : "\(count) photos" }
 
     /// The iteration count and chunk size asked for, checked against the format's bounds.
     static func sealParameters(_ arguments: ParsedArguments) throws -> SealParameters {
         var parameters = SealParameters()
+        if let text = arguments.value(.format) {
+            guard let number = UInt8(text), let version = FormatVersion(rawValue: number) else {
+                throw usage("--format takes 1 or 2, not '\(text)'")
+            }
+            parameters.version = version
+        }
         if let text = arguments.value(.iterations) {
             guard let iterations = UInt32(text) else {
                 throw usage("--iterations takes a whole number, not '\(text)'")
@@ -148,13 +202,13 @@ enum SealCommand: ToolCommand {
         let contents = "records.csv and \(photos(folder.photoCount))"
         Console.notice("\(Paths.describe(folderPath)) holds \(contents), \(ProgressReporter.size(folder.dataSize))")
         warnIfWrittenInto(folderPath, outputPath)
-        let header = try parameters.makeHeader(plaintextLength: folder.payloadSize)
+        let draft = try parameters.draft(plaintextLength: folder.payloadSize)
         let outputFolder =
             outputPath == "-" ? FileSystem.temporaryDirectory : FileSystem.parentDirectory(of: outputPath)
-        try FileSystem.requireSpace(header.fileSize, at: outputFolder, for: "sealing this backup")
-        let manifest = try Paths.writeOutput(outputPath, force: force, input: nil) { output in
+        try FileSystem.requireSpace(draft.fileSize ?? folder.payloadSize, at: outputFolder, for: "sealing this backup")
+        let (manifest, header) = try Paths.writeOutput(outputPath, force: force, input: nil) { output in
             try folder.seal(
-                into: output, header: header, passphrase: passphraseReader.read(confirm: true),
+                into: output, draft: draft, passphrase: passphraseReader.read(confirm: true),
                 progress: reporter.handler)
         }
         Console.result(
@@ -165,6 +219,7 @@ enum SealCommand: ToolCommand {
         return CommandResult(
             summary: summary([
                 ("output", .string(outputPath)),
+                ("formatVersion", .integer(header.version.rawValue)),
                 ("plaintextLength", .integer(header.plaintextLength)),
                 ("fileSize", .integer(header.fileSize)),
                 ("chunkCount", .integer(header.chunkCount)),

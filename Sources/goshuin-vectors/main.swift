@@ -4,10 +4,11 @@ import GoshuinFormat
 import GoshuinVectors
 
 let usage = """
-    usage: goshuin-vectors random DIR [--count N] [--seed S]
+    usage: goshuin-vectors random DIR [--count N] [--v2-count M] [--seed S]
 
-    Writes N (default 40) random vectors into DIR (created if missing; existing vector files of the same
-    names are replaced). The same seed gives the same set; without --seed a random seed is used and printed.
+    Writes N (default 40) random container version 1 vectors, then M (default 20) version 2 vectors, into
+    DIR (created if missing; existing vector files of the same names are replaced). The same seed gives the
+    same set; without --seed a random seed is used and printed.
 
     """
 
@@ -27,6 +28,7 @@ guard arguments.count >= 2, arguments[0] == "random" else {
 }
 let directory = arguments[1]
 var count = 40
+var v2Count = 20
 var seed = UInt64.random(in: 0...UInt64.max)
 var rest = arguments.dropFirst(2)
 while let option = rest.popFirst() {
@@ -35,6 +37,9 @@ while let option = rest.popFirst() {
     case "--count":
         guard let number = Int(value), number > 0 else { fail("--count takes a positive number", status: 64) }
         count = number
+    case "--v2-count":
+        guard let number = Int(value), number >= 0 else { fail("--v2-count takes a number", status: 64) }
+        v2Count = number
     case "--seed":
         guard let number = UInt64(value) else { fail("--seed takes a number", status: 64) }
         seed = number
@@ -46,8 +51,9 @@ if !FileSystem.isDirectory(directory), (try? FileSystem.makeDirectory(directory)
 }
 do {
     var generator = VectorGenerator(seed: seed)
-    try generator.writeRandomSet(count: count, to: directory)
-    try FileDescriptor.standardOutput.writeAll(Array("wrote \(count) vectors to \(directory) (seed \(seed))\n".utf8))
+    try generator.writeRandomSet(count: count, v2Count: v2Count, to: directory)
+    try FileDescriptor.standardOutput.writeAll(
+        Array("wrote \(count + v2Count) vectors to \(directory) (seed \(seed))\n".utf8))
 } catch {
     fail("\(error)", status: 74)
 }

@@ -114,11 +114,19 @@ import Testing
     }
 
     @Test func freshSaltAndNonceForEveryHeader() throws {
-        let parameters = SealParameters()
-        let first = try parameters.makeHeader(plaintextLength: 1)
-        let second = try parameters.makeHeader(plaintextLength: 1)
+        let parameters = SealParameters(iterations: 1_000)
+        let passphrase = Passphrase("fresh")
+        let first = try parameters.draft(plaintextLength: 1).key(with: passphrase).header(plaintextLength: 1)
+        let second = try parameters.draft(plaintextLength: 1).key(with: passphrase).header(plaintextLength: 1)
         #expect(first.salt != second.salt)
         #expect(first.nonceBase != second.nonceBase)
-        #expect(first.kdfIterations == 600_000 && first.chunkSize == 4_194_304)
+        #expect(first.kdfIterations == 1_000 && first.chunkSize == 4_194_304 && first.version == .v1)
+        var v2 = parameters
+        v2.version = .v2
+        let third = try v2.draft(plaintextLength: 1).key(with: passphrase).header(plaintextLength: 1)
+        let fourth = try v2.draft(plaintextLength: 1).key(with: passphrase).header(plaintextLength: 1)
+        #expect(
+            third.salt != fourth.salt && third.payloadSalt != fourth.payloadSalt && third.headerMac != fourth.headerMac)
+        #expect(SealParameters().iterations == 600_000 && SealParameters().version == .v1, "version 1 by default")
     }
 }

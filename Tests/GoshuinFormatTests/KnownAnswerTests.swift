@@ -113,7 +113,7 @@ import Testing
             $0.replace(#/"nonceBase": "[0-9a-f]{16}"/#, with: "\"nonceBase\": \"0011223344556677\"")
         }
         let reseals = result.problems.filter { $0.check.hasPrefix("re-seal") }
-        #expect(reseals.count == 2, "the streaming and the parallel sealer")
+        #expect(reseals.count == 3, "the streaming, the parallel and the piecewise sealer")
         #expect(reseals.allSatisfy { $0.computed.contains("at offset 25, in the header field nonceBase") })
         #expect(
             VectorRunLocation.describe(45 + 1_044 + 4 + 10, chunkSize: 1_024, length: 3 * 1_024 + 700)

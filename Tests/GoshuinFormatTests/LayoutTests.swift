@@ -32,7 +32,8 @@ import Testing
         let plaintext = Fixtures.payload(3_000)
         let file = try Fixtures.seal(plaintext, in: directory)
         let header = try Header.decode(file)
-        let key = try KeyDerivation.deriveKey(passphrase: Passphrase(Fixtures.passphrase), header: header)
+        let key = try KeyDerivation.deriveKey(
+            passphrase: Passphrase(Fixtures.passphrase), salt: header.salt, iterations: header.kdfIterations)
         let cipher = try AES256GCM(key: key)
         let offset = Int(header.layout.recordOffset(ofChunk: 1)) + 4
         let record = Array(file[offset..<offset + 1_024 + 16])

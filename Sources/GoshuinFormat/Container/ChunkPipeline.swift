@@ -1,6 +1,6 @@
 /// The one place that chooses how every chunk of a file is sealed or opened: in parallel with positioned
 /// I/O between regular files (``ParallelChunks``), in order otherwise. Both paths give the same bytes and,
-/// when opening fails, the same error (`Spec/container-v1.md` §7.1).
+/// when opening fails, the same error (``ChunkVerdict``).
 package enum ChunkPipeline {
     /// Seals `header.plaintextLength` bytes of `input` into `output`, header included.
     package static func seal(
@@ -26,9 +26,23 @@ package enum ChunkPipeline {
             try ParallelChunks.open(
                 input, to: output, header: header, key: key, workerCount: workerCount, progress: progress)
         } else if let output {
-            try ContainerOpener.open(input, header: header, key: key, progress: progress) { plaintext in
+            try inOrder(input, header: header, key: key, progress: progress) { plaintext in
                 try describingFailure("cannot write the payload") { try output.writeAll(plaintext) }
             }
+        }
+    }
+
+    /// Authenticates every chunk of `input` in order, handing each plaintext to `release` as soon as it
+    /// authenticated; throws the file's verdict at the first that fails.
+    package static func inOrder(
+        _ input: FileDescriptor, header: Header, key: SecretBytes, progress: ProgressHandler?,
+        release: (UnsafeRawBufferPointer) throws -> Void
+    ) throws {
+        var bytesDone: UInt64 = 0
+        try ChunkReader(input: input, header: header, key: key).authenticateInOrder { plaintext in
+            try release(plaintext)
+            bytesDone += UInt64(plaintext.count)
+            progress?(.payload(bytesDone: bytesDone, bytesTotal: header.plaintextLength))
         }
     }
 

@@ -5,8 +5,8 @@
 final class ChunkPrefetcher {
     /// What a prefetch gave.
     enum Outcome {
-        /// The chunk's record, decrypted in place (its plaintext after the length prefix), in a buffer now the
-        /// caller's.
+        /// The chunk's record, decrypted in place (its plaintext at the geometry's plaintext start), in a
+        /// buffer now the caller's.
         case authentic(AllocatedBytes)
         /// The chunk does not authenticate.
         case failsAuthentication

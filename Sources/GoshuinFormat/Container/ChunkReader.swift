@@ -25,7 +25,7 @@ final class ChunkReader {
     }
 
     /// Chunk `index`'s plaintext, decrypted in `buffer` (at least the chunk's record long), if it
-    /// authenticates; `nil` if it does not. The plaintext lies at ``ContainerLayout/prefixLength`` in it.
+    /// authenticates; `nil` if it does not. The plaintext lies at ``ChunkGeometry/plaintextStart`` in it.
     func authenticate(chunk index: UInt64, in buffer: AllocatedBytes) throws -> UnsafeMutableRawBufferPointer? {
         try Interruption.check()
         let recordBytes = UnsafeMutableRawBufferPointer(rebasing: buffer.bytes[0..<layout.recordLength(ofChunk: index)])
@@ -33,8 +33,9 @@ final class ChunkReader {
             try input.readFully(into: recordBytes, atOffset: Int64(layout.recordOffset(ofChunk: index)))
         }
         guard received == recordBytes.count else { throw GoshuinError.fileShrank }
-        // The prefixes were checked before the key was derived; checking again guards a file changed since.
-        return try cipher.openRecord(recordBytes, index: index)
+        // Version 1's prefixes were checked before the key was derived; checking again guards a file changed
+        // since.
+        return try cipher.openRecord(recordBytes, index: index, final: index == layout.finalChunk)
     }
 
     /// Whether chunk `index` authenticates; its plaintext is wiped at once (for the verdict's probes).
@@ -50,7 +51,7 @@ final class ChunkReader {
     func authenticateInOrder(release: (UnsafeRawBufferPointer) throws -> Void) throws {
         for index in 0..<layout.chunkCount {
             guard let plaintext = try authenticate(chunk: index) else {
-                throw try ChunkVerdict.error(lowestFailing: index, chunkCount: layout.chunkCount) {
+                throw try ChunkVerdict.error(lowestFailing: index, layout: layout) {
                     try authenticates(chunk: $0)
                 }
             }

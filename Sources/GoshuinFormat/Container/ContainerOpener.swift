@@ -1,5 +1,5 @@
-/// Reads `.goshuin` v1 files: every check of `Spec/container-v1.md` §7 in its order, then the chunks,
-/// each released only after it authenticated.
+/// Reads `.goshuin` files of either version: every check of the file's version's §7 in its order
+/// (``LockedContainer``), then the chunks, each released only after it authenticated.
 ///
 /// The passphrase is asked for (its closure called) only once the structure passed: a person is never
 /// asked for the passphrase of a file that cannot open.
@@ -7,9 +7,10 @@ public enum ContainerOpener {
     /// Opens the regular file open at `fileDescriptor` (read with positioned reads; its position is not
     /// used), handing each authenticated chunk's plaintext to `release` in order.
     ///
-    /// The structure is checked (header, size, every length prefix) before `passphrase` is evaluated and
-    /// the key derived. `release` may have received a prefix of the payload when this throws: only
-    /// authenticated chunks, never a byte of a failing one. Memory stays at about two chunks.
+    /// The structure is checked (header, size, version 1's length prefixes) before `passphrase` is evaluated
+    /// and the keys derived; version 2's header MAC is verified before any chunk is read. `release` may have
+    /// received a prefix of the payload when this throws: only authenticated chunks, never a byte of a
+    /// failing one. Memory stays at about two chunks.
     ///
     /// - Returns: the header.
     /// - Throws: a ``GoshuinError`` with the code of the first failing check, or what `passphrase` or
@@ -31,10 +32,10 @@ public enum ContainerOpener {
         _ input: FileDescriptor, passphrase: @autoclosure () throws -> Passphrase, progress: ProgressHandler? = nil,
         release: (UnsafeRawBufferPointer) throws -> Void
     ) throws -> Header {
-        let header = try ContainerStructure.validate(input)
-        let key = try KeyDerivation.deriveKey(passphrase: passphrase(), header: header, progress: progress)
-        try open(input, header: header, key: key, progress: progress, release: release)
-        return header
+        let container = try LockedContainer(checking: input)
+        try container.unlock(with: passphrase(), progress: progress).authenticateInOrder(
+            progress: progress, release: release)
+        return container.header
     }
 
     /// Opens `input` into `output`: the structure checked, then `passphrase` evaluated, then every chunk
@@ -48,24 +49,9 @@ public enum ContainerOpener {
         _ input: FileDescriptor, to output: FileDescriptor?, passphrase: @autoclosure () throws -> Passphrase,
         workerCount: Int = ParallelChunks.defaultWorkerCount, progress: ProgressHandler? = nil
     ) throws -> Header {
-        let header = try ContainerStructure.validate(input)
-        let key = try KeyDerivation.deriveKey(passphrase: passphrase(), header: header, progress: progress)
-        try ChunkPipeline.open(
-            input, to: output, header: header, key: key, workerCount: workerCount, progress: progress)
-        return header
-    }
-
-    /// Decrypts the chunks of a file whose structure ``ContainerStructure/validate(_:)`` accepted, in order,
-    /// with an already derived key.
-    package static func open(
-        _ input: FileDescriptor, header: Header, key: SecretBytes, progress: ProgressHandler? = nil,
-        release: (UnsafeRawBufferPointer) throws -> Void
-    ) throws {
-        var bytesDone: UInt64 = 0
-        try ChunkReader(input: input, header: header, key: key).authenticateInOrder { plaintext in
-            try release(plaintext)
-            bytesDone += UInt64(plaintext.count)
-            progress?(.payload(bytesDone: bytesDone, bytesTotal: header.plaintextLength))
-        }
+        let container = try LockedContainer(checking: input)
+        try container.unlock(with: passphrase(), progress: progress).open(
+            to: output, workerCount: workerCount, progress: progress)
+        return container.header
     }
 }

@@ -1,8 +1,13 @@
 import Synchronization
 
-/// What a damaged or cut file still holds (`Spec/container-v1.md` §7.4): every chunk that is present is
-/// authenticated, the damaged and missing ones are named, the passphrase is decided as §7.1 decides it,
-/// and a reader lends the bytes of the chunks that authenticate, and only those.
+/// What a damaged or cut file still holds (`Spec/container-v1.md` §7.4, `Spec/container-v2.md` §7.3): every
+/// chunk that is present is authenticated, the damaged and missing ones are named, the passphrase is decided
+/// as the version decides it (version 1's probe, version 2's header MAC), and a reader lends the bytes of
+/// the chunks that authenticate, and only those.
+///
+/// In version 2 the end of the payload is known only when the final record authenticates: a last record
+/// that fails, or a cut at a record boundary, leaves the final chunk damaged or missing and the length
+/// after it unknown.
 package final class ContainerSalvage {
     /// What became of a chunk that is not intact.
     package enum ChunkState: String, Sendable {
@@ -22,7 +27,8 @@ package final class ContainerSalvage {
         package let state: ChunkState
     }
 
-    /// The header (checks 1–7 passed; authentic, since a chunk authenticated with it).
+    /// The header (its own checks passed; authentic: by its MAC in version 2, in version 1 since a chunk
+    /// authenticated with it as additional data).
     package let header: Header
     /// The file's size.
     package let fileSize: UInt64
@@ -36,25 +42,46 @@ package final class ContainerSalvage {
     package let reader: DecryptingReader
     private let damaged: Set<UInt64>
 
-    /// Surveys the regular file open at `input`: checks 1–7, then `passphrase` evaluated and the key derived,
+    /// Surveys the regular file open at `input`: the checks of its header alone (version 1's 1–7, version
+    /// 2's 1–7), then `passphrase` evaluated, the keys derived and, in version 2, the header MAC verified,
     /// then every chunk present authenticated (in parallel).
     ///
-    /// - Throws: the header's code (checks 1–7); `auth_failed` when §7.1's probe says the passphrase is
-    ///   wrong (nothing is lent then); `io`.
+    /// - Throws: the header's code; `auth_failed` when version 2's MAC does not verify or version 1's probe
+    ///   (§7.1) says the passphrase is wrong (nothing is lent then); `io`.
     package convenience init(
         _ input: FileDescriptor, passphrase: @autoclosure () throws -> Passphrase, progress: ProgressHandler? = nil
     ) throws {
-        let fileSize = try ContainerStructure.regularFileSize(of: input)
-        guard fileSize >= UInt64(Header.byteCount) else {
-            throw GoshuinError(.shortHeader, "the file has \(fileSize) bytes, fewer than the 45-byte header")
-        }
-        let header = try Header.decode(try ContainerStructure.readAt(input, offset: 0, count: Header.byteCount))
-        let key = try KeyDerivation.deriveKey(passphrase: passphrase(), header: header, progress: progress)
-        try self.init(input, header: header, key: key, progress: progress)
+        let header = try Self.header(of: input)
+        let container = try LockedContainer(input, header: header).unlock(with: passphrase(), progress: progress)
+        try self.init(container, progress: progress)
     }
 
-    /// Surveys the file open at `input`, whose header is `header` (checks 1–7 passed), with its key derived.
-    package init(_ input: FileDescriptor, header: Header, key: SecretBytes, progress: ProgressHandler? = nil) throws {
+    /// The header of a file that may be cut or damaged: version 1's as stored; version 2's with the payload
+    /// length its size implies, or, when its last record is shorter than a tag (a cut at a record boundary),
+    /// the length of its full records, the final one missing.
+    package static func header(of input: FileDescriptor) throws -> Header {
+        let fileSize = try ContainerStructure.regularFileSize(of: input)
+        let bytes = try ContainerStructure.readAt(input, offset: 0, count: ContainerStructure.headerReadLength)
+        switch try ContainerStructure.version(headerBytes: bytes, fileSize: fileSize) {
+        case .v1:
+            return try Header.decode(bytes)
+        case .v2:
+            let fields = try ContainerStructure.v2Fields(headerBytes: bytes, fileSize: fileSize)
+            do {
+                let layout = try ContainerLayout.v2(chunkSize: fields.chunkSize, fileSize: fileSize)
+                return try Header(validating: fields, plaintextLength: layout.plaintextLength)
+            } catch let error as GoshuinError where error.code == .truncated {
+                let geometry = ChunkGeometry(version: .v2, chunkSize: fields.chunkSize)
+                let fullRecords = (fileSize - UInt64(FormatVersion.v2.headerLength)) / UInt64(geometry.fullRecordLength)
+                return try Header(validating: fields, plaintextLength: fullRecords * UInt64(fields.chunkSize))
+            }
+        }
+    }
+
+    /// Surveys the file of `container`, unlocked.
+    package init(_ container: UnlockedContainer, progress: ProgressHandler? = nil) throws {
+        let input = container.input
+        let header = container.header
         fileSize = try ContainerStructure.regularFileSize(of: input)
         self.header = header
         let layout = header.layout
@@ -62,19 +89,23 @@ package final class ContainerSalvage {
         // Chunk i is present when the file holds its whole record.
         var present = layout.chunkCount
         if fileSize < layout.expectedFileSize {
-            let record = UInt64(header.chunkSize) + ContainerLayout.recordOverhead
-            present = min(layout.chunkCount, (fileSize - UInt64(Header.byteCount)) / record)
+            let record = UInt64(layout.geometry.fullRecordLength)
+            present = min(layout.chunkCount, (fileSize - UInt64(layout.version.headerLength)) / record)
         }
         firstMissingChunk = present < layout.chunkCount ? present : nil
+        let key = container.payloadKey
         let failing = try Self.survey(input, header: header, key: key, present: present, progress: progress)
         damagedChunks = failing
         let failingSet = Set(failing)
         damaged = failingSet
-        // §7.1 with missing chunks failing too: nothing in chunks 0…3 authenticates → wrong passphrase.
-        let probe = (0..<min(ChunkVerdict.probeWindow, layout.chunkCount)).contains { index in
-            index < present && !failingSet.contains(index)
+        // Version 1's §7.1 with missing chunks failing too: nothing in chunks 0…3 authenticates → wrong
+        // passphrase. Version 2's MAC already said the passphrase is right.
+        if layout.version == .v1 {
+            let probe = (0..<min(ChunkVerdict.v1ProbeWindow, layout.chunkCount)).contains { index in
+                index < present && !failingSet.contains(index)
+            }
+            guard probe else { throw GoshuinError.authenticationFailed }
         }
-        guard probe else { throw GoshuinError.authenticationFailed }
         reader = try DecryptingReader(
             input, header: header, key: key, authenticatingFinalChunkFirst: false, salvaging: true)
     }

@@ -1,4 +1,5 @@
-/// Writes `.goshuin` v1 files: the header, then the payload chunk by chunk (`Spec/container-v1.md` §5–6).
+/// Writes `.goshuin` files of either version (``SealParameters/version``): the header, then the payload chunk
+/// by chunk (`Spec/container-v1.md` §5–6, `Spec/container-v2.md` §5–6).
 ///
 /// Memory stays at about one chunk record per worker whatever the payload size.
 public enum ContainerSealer {
@@ -7,11 +8,12 @@ public enum ContainerSealer {
     /// passed their bounds.
     ///
     /// The input must deliver exactly `plaintextLength` bytes from its position: fewer or more is an `io`
-    /// error, because the length is in the header and in every chunk's authentication. Each file gets a
-    /// fresh random salt and nonce base.
+    /// error, because the length is in the header and in every chunk's authentication (version 1) or in the
+    /// final record's place (version 2). Each file gets fresh random salts (and version 1's nonce base).
     ///
     /// - Returns: the header written.
-    /// - Throws: `empty_payload` for a zero length, the header's bound errors, `empty_passphrase`,
+    /// - Throws: `empty_payload` for a zero length in version 1 (version 2 seals an empty payload), the
+    ///   header's bound errors, `empty_passphrase`,
     ///   `passphrase_too_long`, `io` or `no_space` on a read or write failure.
     @discardableResult
     public static func seal(
@@ -32,26 +34,12 @@ public enum ContainerSealer {
         passphrase: @autoclosure () throws -> Passphrase, parameters: SealParameters = SealParameters(),
         workerCount: Int = ParallelChunks.defaultWorkerCount, progress: ProgressHandler? = nil
     ) throws -> Header {
-        let header = try parameters.makeHeader(plaintextLength: plaintextLength)
-        let key = try KeyDerivation.deriveKey(
-            passphrase: try checkedForSealing(passphrase()), header: header, progress: progress)
+        let keyed = try parameters.draft(plaintextLength: plaintextLength).key(with: passphrase(), progress: progress)
+        let header = try keyed.header(plaintextLength: plaintextLength)
         try ChunkPipeline.seal(
-            from: input, to: output, key: key, header: header, workerCount: workerCount, progress: progress)
+            from: input, to: output, key: keyed.keys.payloadKey, header: header, workerCount: workerCount,
+            progress: progress)
         return header
-    }
-
-    /// `passphrase`, if a writer may seal with it: `empty_passphrase` for an empty one (it protects nothing),
-    /// `passphrase_too_long` past ``Passphrase/maximumLength`` bytes (no source could give it to open).
-    package static func checkedForSealing(_ passphrase: Passphrase) throws -> Passphrase {
-        guard !passphrase.isEmpty else {
-            throw GoshuinError(.emptyPassphrase, "an empty passphrase protects nothing; nothing was written")
-        }
-        guard passphrase.bytes.count <= Passphrase.maximumLength else {
-            throw GoshuinError(
-                .passphraseTooLong,
-                "the passphrase is longer than \(Passphrase.maximumLength) bytes, the most any source takes")
-        }
-        return passphrase
     }
 
     /// Seals `header.plaintextLength` bytes from `input`'s position into `output` in order, with an already
@@ -69,7 +57,7 @@ public enum ContainerSealer {
         for index in 0..<layout.chunkCount {
             try Interruption.check()
             let record = UnsafeMutableRawBufferPointer(rebasing: buffer.bytes[0..<layout.recordLength(ofChunk: index)])
-            let plaintext = cipher.plaintextPart(of: record, index: index)
+            let plaintext = cipher.plaintextPart(of: record)
             let received = try describingFailure("cannot read the input") { try input.readFully(into: plaintext) }
             guard received == plaintext.count else {
                 throw GoshuinError(
@@ -77,7 +65,7 @@ public enum ContainerSealer {
                     "the input ended after \(bytesDone + UInt64(received)) of \(header.plaintextLength) bytes;"
                         + " it changed while being sealed")
             }
-            try cipher.sealRecord(record, index: index)
+            try cipher.sealRecord(record, index: index, final: index == layout.finalChunk)
             try describingFailure("cannot write the output") { try output.writeAll(UnsafeRawBufferPointer(record)) }
             bytesDone += UInt64(plaintext.count)
             progress?(.payload(bytesDone: bytesDone, bytesTotal: header.plaintextLength))

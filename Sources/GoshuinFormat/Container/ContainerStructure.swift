@@ -1,43 +1,76 @@
-/// The checks that need no key (`Spec/container-v1.md` §7, checks 1–9): the header, the file size and
-/// every length prefix, read at offsets computed from the header.
+/// The checks that need no key, for both versions (`Spec/container-v1.md` §7, checks 1–9;
+/// `Spec/container-v2.md` §7, checks 1–8): the header, chosen by its version byte alone, the file size and,
+/// in version 1, every length prefix, read at offsets computed from the header.
 package enum ContainerStructure {
-    /// Checks 1–8 of a header and file size, in order; returns the header.
-    ///
-    /// - Parameter headerBytes: the first bytes of the file, at most 45 are looked at.
+    /// The bytes a reader reads before it knows the version: enough for the longest header.
+    package static let headerReadLength = FormatVersion.v2.headerLength
+
+    /// Checks 1–8 of either version, in order, of a file of `fileSize` bytes whose first bytes are
+    /// `headerBytes` (at least its header's length of them, when the file has them); returns the header.
     package static func validate(headerBytes: some Collection<UInt8>, fileSize: UInt64) throws -> Header {
-        if fileSize < UInt64(Header.byteCount) {
-            throw GoshuinError(.shortHeader, "the file has \(fileSize) bytes, fewer than the 45-byte header")
+        let version = try self.version(headerBytes: headerBytes, fileSize: fileSize)
+        switch version {
+        case .v1:
+            let header = try Header.decode(headerBytes)
+            let expected = header.layout.expectedFileSize
+            if fileSize < expected {
+                throw GoshuinError(
+                    .truncated,
+                    "the file has \(fileSize) bytes but its header describes \(expected): it was cut short"
+                        + " (an interrupted copy or download?)")
+            }
+            if fileSize > expected {
+                throw GoshuinError(
+                    .trailingData,
+                    "the file has \(fileSize) bytes but its header describes \(expected): \(fileSize - expected)"
+                        + " unexpected bytes follow the last chunk")
+            }
+            return header
+        case .v2:
+            let fields = try v2Fields(headerBytes: headerBytes, fileSize: fileSize)
+            let layout = try ContainerLayout.v2(chunkSize: fields.chunkSize, fileSize: fileSize)
+            return try Header(validating: fields, plaintextLength: layout.plaintextLength)
         }
-        let header = try Header.decode(headerBytes)
-        let expected = header.layout.expectedFileSize
-        if fileSize < expected {
-            throw GoshuinError(
-                .truncated,
-                "the file has \(fileSize) bytes but its header describes \(expected): it was cut short"
-                    + " (an interrupted copy or download?)")
-        }
-        if fileSize > expected {
-            throw GoshuinError(
-                .trailingData,
-                "the file has \(fileSize) bytes but its header describes \(expected): \(fileSize - expected)"
-                    + " unexpected bytes follow the last chunk")
-        }
-        return header
     }
 
-    /// Checks 1–9 of the regular file open at `input`; returns its header.
+    /// Checks 1–3, shared by both versions: at least 45 bytes, the magic, a version this toolkit reads.
+    package static func version(headerBytes: some Collection<UInt8>, fileSize: UInt64) throws -> FormatVersion {
+        let bytes = Array(headerBytes.prefix(Header.byteCount))
+        guard fileSize >= UInt64(Header.byteCount), bytes.count == Header.byteCount else {
+            throw GoshuinError(
+                .shortHeader, "the file has \(fileSize) bytes, fewer than the 45 bytes every header starts with")
+        }
+        guard Array(bytes[0..<4]) == Header.magic else {
+            throw GoshuinError(.badMagic, "the file does not start with GSHN: it is not a .goshuin file")
+        }
+        guard let version = FormatVersion(rawValue: bytes[4]) else { throw GoshuinError.unsupportedVersion(bytes[4]) }
+        return version
+    }
+
+    /// Checks 4–6 of version 2: the whole 77-byte header, the iterations and the chunk size in bounds.
+    package static func v2Fields(headerBytes: some Collection<UInt8>, fileSize: UInt64) throws -> HeaderFieldsV2 {
+        guard fileSize >= UInt64(FormatVersion.v2.headerLength), let fields = HeaderFieldsV2(parsing: headerBytes)
+        else {
+            throw GoshuinError(
+                .shortHeader, "the file has \(fileSize) bytes, fewer than the 77-byte header of format version 2")
+        }
+        try fields.validate()
+        return fields
+    }
+
+    /// Every check that needs no key, of the regular file open at `input`: returns its header.
     ///
-    /// Reads the header and each 4-byte length prefix with positioned reads; nothing is sized from a
-    /// prefix. The position of `input` is not used.
+    /// Reads the header and, in version 1, each 4-byte length prefix with positioned reads; nothing is
+    /// sized from a prefix. The position of `input` is not used.
     package static func validate(_ input: FileDescriptor) throws -> Header {
         let fileSize = try regularFileSize(of: input)
-        let headerBytes = try readAt(input, offset: 0, count: Header.byteCount)
+        let headerBytes = try readAt(input, offset: 0, count: headerReadLength)
         let header = try validate(headerBytes: headerBytes, fileSize: fileSize)
-        try validatePrefixes(input, layout: header.layout)
+        if header.version == .v1 { try validatePrefixes(input, layout: header.layout) }
         return header
     }
 
-    /// Check 9: every length prefix equals its chunk's plaintext length plus 16.
+    /// Version 1's check 9: every length prefix equals its chunk's plaintext length plus 16.
     static func validatePrefixes(_ input: FileDescriptor, layout: ContainerLayout) throws {
         var prefix: UInt32 = 0
         for index in 0..<layout.chunkCount {
@@ -45,7 +78,7 @@ package enum ContainerStructure {
             let count = try describingFailure("cannot read the input") {
                 try withUnsafeMutableBytes(of: &prefix) { try input.readFully(into: $0, atOffset: offset) }
             }
-            guard count == ContainerLayout.prefixLength else { throw GoshuinError.fileShrank }
+            guard count == ChunkGeometry.v1PrefixLength else { throw GoshuinError.fileShrank }
             try layout.checkPrefix(UInt32(bigEndian: prefix), ofChunk: index)
         }
     }

@@ -1,8 +1,9 @@
 /// Random access to the payload of a `.goshuin` file: decrypts only the chunks a read needs, each
 /// authenticated before any of its bytes is used, with a small cache of decrypted chunks.
 ///
-/// Opening checks the structure (`Spec/container-v1.md` §7, checks 1–9), derives the key, and verifies the
-/// final chunk first, which confirms the payload length. A chunk that fails is judged by the file's one
+/// Opening checks the structure and unlocks the container (``LockedContainer``: version 1's checks 1–9,
+/// version 2's checks 1–9, the header MAC included), and verifies the final chunk first, which confirms the
+/// payload length. A chunk that fails is judged by the file's one
 /// verdict (``ChunkVerdict``): the chunks before it are authenticated to find the lowest failing one, so
 /// the error is the one every other reader gives, whatever the order of the reads.
 ///
@@ -23,8 +24,8 @@ public final class DecryptingReader: RandomAccessSource {
     package private(set) var lowestChunkDecrypted: UInt64?
 
     private let reader: ChunkReader
-    /// Decrypted chunks, least recently used first: each a record decrypted in place, its plaintext after
-    /// the length prefix; a slot's memory is reused once the cache is full.
+    /// Decrypted chunks, least recently used first: each a record decrypted in place, its plaintext at the
+    /// geometry's plaintext start; a slot's memory is reused once the cache is full.
     private var cache: [(index: UInt64, slot: AllocatedBytes)] = []
     private let cacheLimit: Int
     /// Decrypts the next chunk on another thread while the caller reads in order; `nil` where the memory
@@ -51,15 +52,15 @@ public final class DecryptingReader: RandomAccessSource {
     ///
     /// - Parameter authenticatingFinalChunkFirst: authenticate the final chunk now, which confirms the
     ///   payload length before anything relies on it (the default, as for reading a ZIP from its end); a
-    ///   caller that reads the payload from the start may leave it to its last read.
+    ///   caller that reads the payload from the start may leave it to ``confirmEnd()`` after its last read.
     package convenience init(
         _ input: FileDescriptor, passphrase: @autoclosure () throws -> Passphrase,
         authenticatingFinalChunkFirst: Bool = true, progress: ProgressHandler? = nil
     ) throws {
-        let header = try ContainerStructure.validate(input)
-        let key = try KeyDerivation.deriveKey(passphrase: passphrase(), header: header, progress: progress)
+        let container = try LockedContainer(checking: input).unlock(with: passphrase(), progress: progress)
         try self.init(
-            input, header: header, key: key, authenticatingFinalChunkFirst: authenticatingFinalChunkFirst)
+            input, header: container.header, key: container.payloadKey,
+            authenticatingFinalChunkFirst: authenticatingFinalChunkFirst)
     }
 
     /// A reader over `input`, whose structure was validated as `header`, with its key already derived.
@@ -78,8 +79,15 @@ public final class DecryptingReader: RandomAccessSource {
         cacheLimit = max(1, min(Self.cachedChunkLimit, budget - 1 - (prefetching ? 2 : 0)))
         reader = try ChunkReader(input: input, header: header, key: key)
         prefetcher = prefetching ? try ChunkPrefetcher(input: input, header: header, key: key) : nil
-        if authenticatingFinalChunkFirst { _ = try chunk(layout.chunkCount - 1) }
+        // An empty payload has nothing to read that would reach its final chunk.
+        if authenticatingFinalChunkFirst || layout.plaintextLength == 0 { _ = try chunk(layout.finalChunk) }
     }
+
+    /// Authenticates the final chunk, which alone confirms that the payload ends where its length says
+    /// (`Spec/container-v2.md` §9.1, §10.3): what a caller that read the payload from the start without
+    /// authenticating the final chunk first does after its last read, since version 2's final chunk may hold
+    /// no byte for any read to reach.
+    package func confirmEnd() throws { _ = try chunk(header.layout.finalChunk) }
 
     /// Up to `count` payload bytes from `offset`: fewer only at the end of the payload, none past it. Every
     /// byte comes from a chunk that authenticated.
@@ -166,9 +174,9 @@ public final class DecryptingReader: RandomAccessSource {
     /// next call.
     private func chunk(_ index: UInt64) throws -> UnsafeRawBufferPointer {
         let length = header.layout.plaintextLength(ofChunk: index)
+        let start = header.layout.geometry.plaintextStart
         func plaintext(_ slot: AllocatedBytes) -> UnsafeRawBufferPointer {
-            UnsafeRawBufferPointer(
-                rebasing: slot.bytes[ContainerLayout.prefixLength..<ContainerLayout.prefixLength + length])
+            UnsafeRawBufferPointer(rebasing: slot.bytes[start..<start + length])
         }
         if let hit = cache.firstIndex(where: { $0.index == index }) {
             let entry = cache.remove(at: hit)
@@ -207,7 +215,7 @@ public final class DecryptingReader: RandomAccessSource {
     /// when salvaging, that this chunk is damaged.
     private func verdict(failing index: UInt64) throws -> GoshuinError {
         if salvaging { return .chunkDamaged(index) }
-        return try ChunkVerdict.error(failing: index, chunkCount: header.layout.chunkCount) {
+        return try ChunkVerdict.error(failing: index, layout: header.layout) {
             try reader.authenticates(chunk: $0)
         }
     }

@@ -52,13 +52,10 @@ public enum GoshuinFile {
         replaceExisting: Bool = false, progress: ProgressHandler? = nil
     ) throws -> Header {
         try refuseSameFile(input, outputPath)
-        let header = try ContainerStructure.validate(input)
+        let container = try LockedContainer(checking: input)
         return try withAtomicOutput(to: outputPath, replaceExisting: replaceExisting) { output in
-            try ChunkPipeline.open(
-                input, to: output, header: header,
-                key: try KeyDerivation.deriveKey(passphrase: passphrase(), header: header, progress: progress),
-                workerCount: ParallelChunks.defaultWorkerCount, progress: progress)
-            return header
+            try container.unlock(with: passphrase(), progress: progress).open(to: output, progress: progress)
+            return container.header
         }
     }
 

@@ -1,4 +1,4 @@
-/// The fields of a 45-byte header as stored, not necessarily valid: what `inspect` shows, and what a
+/// The fields of a 45-byte version 1 header as stored, not necessarily valid: what `inspect` shows, and what a
 /// ``Header`` holds once they passed ``validate()``.
 package struct HeaderFields: Equatable, Sendable {
     /// Bytes 0–3, `GSHN` in a valid file.
@@ -64,25 +64,16 @@ package struct HeaderFields: Equatable, Sendable {
         return (plaintextLength - 1) / UInt64(chunkSize) + 1
     }
 
-    /// Checks 2–7 of `Spec/container-v1.md` §7, in that order; throws the first that fails.
+    /// Checks 2–7 of `Spec/container-v1.md` §7, in that order; throws the first that fails (a reader of both
+    /// versions dispatched on the version byte before: ``ContainerStructure``).
     package func validate() throws {
         guard magic == Header.magic else {
             throw GoshuinError(.badMagic, "the file does not start with GSHN: it is not a .goshuin file")
         }
-        guard version == Header.version else {
-            throw GoshuinError(
-                .unsupportedVersion, "the file is format version \(version); this toolkit reads version 1")
+        guard version == FormatVersion.v1.rawValue else {
+            throw GoshuinError.unsupportedVersion(version)
         }
-        guard Header.iterationRange.contains(kdfIterations) else {
-            throw GoshuinError(
-                .iterationsOutOfRange,
-                "the key derivation asks for \(kdfIterations) iterations; the format allows 1,000 to 2,000,000")
-        }
-        guard Header.chunkSizeRange.contains(chunkSize) else {
-            throw GoshuinError(
-                .chunkSizeOutOfRange,
-                "the chunk size is \(chunkSize) bytes; the format allows 1,024 to 67,108,864 (64 MiB)")
-        }
+        try Header.checkBounds(iterations: kdfIterations, chunkSize: chunkSize)
         guard let chunkCount else {
             throw GoshuinError(
                 .emptyPayload, "the payload is empty; v1 cannot authenticate an empty payload, so it is refused")

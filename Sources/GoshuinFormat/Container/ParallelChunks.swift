@@ -1,11 +1,12 @@
 import Synchronization
 
-/// Seals and opens between regular files with several workers: chunks are independent (the nonce is
-/// `nonceBase ‖ index`, the additional data the header), and every chunk's place in both files follows
-/// from the header, so each worker reads, transforms and writes chunks with positioned I/O, in place in one
+/// Seals and opens between regular files with several workers: chunks are independent (the nonce is made
+/// from the index, the additional data is the header), and every chunk's place in both files follows from
+/// the header, so each worker reads, transforms and writes chunks with positioned I/O, in place in one
 /// record buffer. Memory is one record per worker, within the chunk memory budget; the output is byte for
-/// byte that of the sequential path, and an open fails with the same error (`Spec/container-v1.md` §7.1).
-/// ``ChunkPipeline`` decides when this path applies.
+/// byte that of the sequential path, and an open fails with the same error (``ChunkVerdict``). Sealing
+/// version 2 writes the final record after every other (`Spec/container-v2.md` §6). ``ChunkPipeline``
+/// decides when this path applies.
 package enum ParallelChunks {
     /// Workers used by default: the online processors, at most 8.
     package static var defaultWorkerCount: Int { max(1, min(SystemCall.onlineProcessorCount, 8)) }
@@ -24,25 +25,38 @@ package enum ParallelChunks {
             try header.encode().withUnsafeBytes { try output.writeAll($0, atOffset: 0) }
         }
         let layout = header.layout
-        try Run(layout: layout, progress: progress).each(workerCount: workerCount) { buffer in
+        func sealer(_ buffer: AllocatedBytes) throws -> (UInt64) throws -> Bool {
             let cipher = try ChunkCipher(key: key, header: header)
             return { index in
                 let record = UnsafeMutableRawBufferPointer(
                     rebasing: buffer.bytes[0..<layout.recordLength(ofChunk: index)])
-                let plaintext = cipher.plaintextPart(of: record, index: index)
+                let plaintext = cipher.plaintextPart(of: record)
                 let received = try describingFailure("cannot read the input") {
                     try input.readFully(into: plaintext, atOffset: Int64(layout.plaintextOffset(ofChunk: index)))
                 }
                 guard received == plaintext.count else {
                     throw GoshuinError(.io, "the input became shorter while being sealed")
                 }
-                try cipher.sealRecord(record, index: index)
+                try cipher.sealRecord(record, index: index, final: index == layout.finalChunk)
                 try describingFailure("cannot write the output") {
                     try output.writeAll(
                         UnsafeRawBufferPointer(record), atOffset: Int64(layout.recordOffset(ofChunk: index)))
                 }
                 return true
             }
+        }
+        // Version 2's flagged record is written last, once every other is (`Spec/container-v2.md` §6): a file
+        // cut at any moment never opens.
+        let parallelCount = layout.version == .v2 ? layout.finalChunk : layout.chunkCount
+        if parallelCount > 0 {
+            try Run(layout: layout, chunkLimit: parallelCount, progress: progress).each(
+                workerCount: workerCount, sealer)
+        }
+        if parallelCount < layout.chunkCount {
+            let buffer = try AllocatedBytes(
+                count: layout.recordLength(ofChunk: layout.finalChunk), wipesOnRelease: true)
+            _ = try sealer(buffer)(layout.finalChunk)
+            progress?(.payload(bytesDone: layout.plaintextLength, bytesTotal: layout.plaintextLength))
         }
         guard (try? input.regularFileSize()) == Int64(header.plaintextLength) else {
             throw GoshuinError(.io, "the input changed size while being sealed")
@@ -57,7 +71,8 @@ package enum ParallelChunks {
         progress: ProgressHandler?
     ) throws {
         let layout = header.layout
-        try Run(layout: layout, progress: progress).each(workerCount: workerCount) { buffer in
+        try Run(layout: layout, chunkLimit: layout.chunkCount, progress: progress).each(workerCount: workerCount) {
+            buffer in
             let reader = try ChunkReader(input: input, header: header, key: key, record: buffer)
             return { index in
                 guard let plaintext = try reader.authenticate(chunk: index) else { return false }
@@ -77,6 +92,8 @@ package enum ParallelChunks {
     /// One parallel pass over every chunk: the shared state of the workers.
     private final class Run: Sendable {
         let layout: ContainerLayout
+        /// The chunks handed out: `0..<chunkLimit`.
+        let chunkLimit: UInt64
         // Called only while `bytesDone` is locked, so from one worker at a time.
         private nonisolated(unsafe) let progress: ProgressHandler?
         private let bytesDone = Mutex<UInt64>(0)
@@ -89,8 +106,9 @@ package enum ParallelChunks {
         private let probeSuccesses = Atomic<UInt64>(0)
         private let error = Mutex<Error?>(nil)
 
-        init(layout: ContainerLayout, progress: ProgressHandler?) {
+        init(layout: ContainerLayout, chunkLimit: UInt64, progress: ProgressHandler?) {
             self.layout = layout
+            self.chunkLimit = chunkLimit
             self.progress = progress
         }
 
@@ -105,7 +123,7 @@ package enum ParallelChunks {
             _ makeWorker: (AllocatedBytes) throws -> (UInt64) throws -> Bool
         ) throws {
             let buffers = try Self.workerBuffers(
-                wanted: max(1, min(workerCount, Int(min(layout.chunkCount, 64)))), size: layout.largestRecordLength)
+                wanted: max(1, min(workerCount, Int(min(chunkLimit, 64)))), size: layout.largestRecordLength)
             let workers = try buffers.map { try makeWorker($0) }
             let shared = SharedWorkers(workers)
             WorkerThreads.run(workers.count, stackSize: ParallelChunks.workerStackSize) { worker in
@@ -116,7 +134,7 @@ package enum ParallelChunks {
             guard failed != .max else { return }
             // Every chunk below the lowest failure was processed, and every chunk of the probe window.
             let probed = probeSuccesses.load(ordering: .relaxed)
-            throw ChunkVerdict.error(lowestFailing: UInt64(failed), chunkCount: layout.chunkCount) {
+            throw ChunkVerdict.error(lowestFailing: UInt64(failed), layout: layout) {
                 probed & (1 << $0) != 0
             }
         }
@@ -126,8 +144,8 @@ package enum ParallelChunks {
                 while error.withLock({ $0 == nil }) {
                     let taken = nextIndex.wrappingAdd(1, ordering: .relaxed).oldValue
                     let index = UInt64(taken)
-                    guard index < layout.chunkCount else { return }
-                    let isProbe = index < ChunkVerdict.probeWindow
+                    guard index < chunkLimit else { return }
+                    let isProbe = index < ChunkVerdict.probeWindow(layout.version)
                     if !isProbe && taken > firstFailure.load(ordering: .relaxed) { return }
                     try Interruption.check()
                     if try body(index) {

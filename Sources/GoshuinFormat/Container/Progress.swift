@@ -8,6 +8,8 @@ public enum ProgressEvent: Sendable {
     case keyDerivationFinished
     /// Payload bytes processed so far, of the total.
     case payload(bytesDone: UInt64, bytesTotal: UInt64)
+    /// Payload bytes sealed so far from a stream whose length is learnt at its end (version 2 from a pipe).
+    case streamed(bytesDone: UInt64)
 }
 
 /// Receives ``ProgressEvent``s, on the thread doing the work.

@@ -8,51 +8,78 @@ package protocol PayloadObserver: AnyObject {
 /// Seals a payload handed over piece by piece, in order, into a regular file, on every core: the caller's
 /// thread fills chunk records (copying bytes in, or reading a file straight into them); an observer, when
 /// there is one, sees each record's plaintext in order on a thread of its own; worker threads seal full
-/// records and write them at the offsets the layout gives (`Spec/container-v1.md` §3, §5). The bytes are
-/// those the sequential sealer writes for the same payload.
+/// records and write them at the offsets the geometry gives (`Spec/container-v1.md` §3, §5;
+/// `Spec/container-v2.md` §3, §5). The bytes are those the sequential sealer writes for the same payload.
+///
+/// Version 1 needs the payload's length first (it is in the header). Version 2 does not: every full record
+/// is sealed as soon as it is full (a full record is never the final one), and ``finish()`` seals what is
+/// left as the flagged final record, after every other record was written (§6), so a sealer stopped at any
+/// moment leaves a file that does not open.
 ///
 /// Memory is a few chunk records, within the chunk memory budget (`Spec/decisions/0010`), whatever the
-/// payload's size. ``finish()`` seals the last record and checks that exactly `plaintextLength` bytes came;
+/// payload's size. ``finish()`` seals the last record and checks that exactly the announced length came;
 /// on any error the output holds garbage and must be discarded (write it through an ``AtomicOutput``).
 package final class StreamingSealer {
     private let output: FileDescriptor
-    private let header: Header
-    private let layout: ContainerLayout
+    private let keyed: KeyedHeader
+    private let geometry: ChunkGeometry
+    /// The payload's length when it was announced (always in version 1); `nil` for a stream.
+    private let announcedLength: UInt64?
+    /// The layout the announced length gives.
+    private let layout: ContainerLayout?
+    /// The plaintext bytes a record buffer holds.
+    private let recordCapacity: Int
     private let progress: ProgressHandler?
     private let state: SharedState
     private var threads: [SystemCall.Thread] = []
     /// The record being filled: its chunk index, how many plaintext bytes it holds, how many of them the
     /// observer has seen.
-    private var current: (buffer: AllocatedBytes, index: UInt64, filled: Int, observed: Int)?
+    private var current: Filling?
     private var bytesTaken: UInt64 = 0
     private var finished = false
 
+    /// A record being filled.
+    private struct Filling {
+        let buffer: AllocatedBytes
+        let index: UInt64
+        var filled: Int
+        var observed: Int
+    }
+
     /// Writes the header into `output` and starts the threads.
+    ///
+    /// - Parameter plaintextLength: the payload's length; required in version 1, `nil` in version 2 for a
+    ///   stream whose length is learnt at its end.
     package init(
-        into output: FileDescriptor, header: Header, key: SecretBytes, workerCount: Int, observer: PayloadObserver?,
-        progress: ProgressHandler?
+        into output: FileDescriptor, header keyed: KeyedHeader, plaintextLength: UInt64?, workerCount: Int,
+        observer: PayloadObserver?, progress: ProgressHandler?
     ) throws {
         self.output = output
-        self.header = header
-        layout = header.layout
+        self.keyed = keyed
+        geometry = keyed.geometry
+        announcedLength = plaintextLength
+        layout = plaintextLength.map { ContainerLayout(geometry: keyed.geometry, plaintextLength: $0) }
+        precondition(layout != nil || geometry.version == .v2, "version 1 is sealed with its length announced")
+        recordCapacity = Int(min(UInt64(geometry.chunkSize), plaintextLength ?? UInt64(geometry.chunkSize)))
         self.progress = progress
         try describingFailure("cannot write the output") {
-            try header.encode().withUnsafeBytes { try output.writeAll($0, atOffset: 0) }
+            try keyed.bytes.withUnsafeBytes { try output.writeAll($0, atOffset: 0) }
         }
-        let workerCount = max(1, min(workerCount, Int(min(layout.chunkCount, 64))))
+        let workerCount = max(1, min(workerCount, Int(min(layout?.chunkCount ?? 64, 64))))
+        let recordLength = geometry.recordLength(plaintextLength: recordCapacity)
         // One record per worker, one the observer reads, and two the caller fills meanwhile; within the
         // budget, at least two.
         let wanted = ChunkMemoryBudget.bufferCount(
-            wanted: workerCount + (observer == nil ? 2 : 3), bufferSize: layout.largestRecordLength)
-        var buffers = [try AllocatedBytes(count: layout.largestRecordLength, wipesOnRelease: true)]
+            wanted: workerCount + (observer == nil ? 2 : 3), bufferSize: recordLength)
+        var buffers = [try AllocatedBytes(count: recordLength, wipesOnRelease: true)]
         while buffers.count < max(2, wanted),
-            let buffer = try? AllocatedBytes(count: layout.largestRecordLength, wipesOnRelease: true)
+            let buffer = try? AllocatedBytes(count: recordLength, wipesOnRelease: true)
         {
             buffers.append(buffer)
         }
         state = SharedState(free: buffers, observing: observer != nil)
         if let observer {
-            let watch = Watch(state: state, observer: observer, layout: layout)
+            let watch = Watch(state: state, observer: observer, geometry: geometry)
             guard let thread = SystemCall.startThread(stackSize: ParallelChunks.workerStackSize, { watch.run() }) else {
                 throw GoshuinError(.outOfMemory, "the system refused to start a thread to seal with")
             }
@@ -60,8 +87,7 @@ package final class StreamingSealer {
         }
         var workers = 0
         for _ in 0..<min(workerCount, buffers.count - 1) {
-            let work = Work(
-                state: state, cipher: try ChunkCipher(key: key, header: header), layout: layout, output: output)
+            let work = Work(state: state, cipher: try keyed.cipher(), geometry: geometry, output: output)
             guard let thread = SystemCall.startThread(stackSize: ParallelChunks.workerStackSize, { work.run() }) else {
                 break
             }
@@ -75,6 +101,9 @@ package final class StreamingSealer {
     }
 
     deinit { stopThreads() }
+
+    /// How many payload bytes were appended so far.
+    package var bytesSealed: UInt64 { bytesTaken }
 
     /// Appends `bytes` to the payload.
     package func write(_ bytes: UnsafeRawBufferPointer) throws {
@@ -92,7 +121,7 @@ package final class StreamingSealer {
     /// Appends `count` bytes read from `file` at its position straight into the chunk records, handing each
     /// piece to `observe` as it arrives; returns how many bytes the file gave, fewer at its end.
     package func append(
-        readingFrom file: FileDescriptor, count: UInt64, observe: (UnsafeRawBufferPointer) throws -> Void
+        readingFrom file: FileDescriptor, count: UInt64, observe: (UnsafeRawBufferPointer) throws -> Void = { _ in }
     ) throws -> UInt64 {
         var done: UInt64 = 0
         while done < count {
@@ -119,37 +148,72 @@ package final class StreamingSealer {
         try state.waitUntilObserved()
     }
 
-    /// Seals the last record, waits for every record to be written, and checks that the payload had
-    /// exactly the header's length.
-    package func finish() throws {
+    /// Seals the last record, waits for every record to be written, and checks that the payload had exactly
+    /// the announced length; returns the header of the file written. In version 2 the final record, what is
+    /// left (0 … chunkSize − 1 bytes), is sealed and written here, after every other record was written.
+    @discardableResult
+    package func finish() throws -> Header {
         precondition(!finished, "a streaming sealer is finished once")
         finished = true
-        guard bytesTaken == header.plaintextLength else {
+        if let announcedLength, bytesTaken != announcedLength {
             stopThreads()
             throw GoshuinError(
                 .io,
-                "the payload has \(bytesTaken) bytes where \(header.plaintextLength) were announced; it changed"
-                    + " while being sealed")
+                "the payload has \(bytesTaken) bytes where \(announcedLength) were announced; it changed while being"
+                    + " sealed")
         }
-        if let current { submit(current) }
+        switch geometry.version {
+        case .v1:
+            if let current { submit(current) }
+            current = nil
+            stopThreads()
+            if let failure = state.failure { throw failure }
+        case .v2:
+            if state.observing { try waitForObserver() }
+            stopThreads()
+            if let failure = state.failure { throw failure }
+            try sealFinalRecord()
+        }
+        progress?(.payload(bytesDone: bytesTaken, bytesTotal: bytesTaken))
+        return try keyed.header(plaintextLength: bytesTaken)
+    }
+
+    /// Version 2's final record: what is left of the payload, flagged, at the index after the last full one.
+    private func sealFinalRecord() throws {
+        let index = geometry.chunkIndex(containing: bytesTaken)
+        let filled = current?.filled ?? 0
+        let buffer = try current?.buffer ?? AllocatedBytes(count: geometry.recordOverhead, wipesOnRelease: true)
         current = nil
-        stopThreads()
-        if let failure = state.failure { throw failure }
+        let record = UnsafeMutableRawBufferPointer(
+            rebasing: buffer.bytes[0..<geometry.recordLength(plaintextLength: filled)])
+        try keyed.cipher().sealRecord(record, index: index, final: true)
+        try describingFailure("cannot write the output") {
+            try output.writeAll(UnsafeRawBufferPointer(record), atOffset: Int64(geometry.recordOffset(ofChunk: index)))
+        }
     }
 
     /// The free plaintext part of the record being filled, a new record taken when there is none.
     private func currentSpace() throws -> UnsafeMutableRawBufferPointer {
         try Interruption.check()
-        guard bytesTaken < header.plaintextLength else {
-            throw GoshuinError(.io, "the payload grew beyond the \(header.plaintextLength) bytes announced")
+        if let announcedLength, bytesTaken >= announcedLength {
+            throw GoshuinError(.io, "the payload grew beyond the \(announcedLength) bytes announced")
         }
         if current == nil {
-            current = (try state.takeFree(), layout.chunkIndex(containing: bytesTaken), 0, 0)
+            current = Filling(
+                buffer: try state.takeFree(), index: geometry.chunkIndex(containing: bytesTaken), filled: 0, observed: 0
+            )
         }
         guard let current else { preconditionFailure("a record is being filled") }
-        let start = ContainerLayout.prefixLength + current.filled
-        let end = ContainerLayout.prefixLength + layout.plaintextLength(ofChunk: current.index)
+        let start = geometry.plaintextStart + current.filled
+        let end = geometry.plaintextStart + capacity(ofChunk: current.index)
         return UnsafeMutableRawBufferPointer(rebasing: current.buffer.bytes[start..<end])
+    }
+
+    /// The plaintext bytes chunk `index` takes before it goes on to be sealed: its length in version 1;
+    /// in version 2 a full chunk (the final one is sealed by ``finish()`` with what is left).
+    private func capacity(ofChunk index: UInt64) -> Int {
+        guard geometry.version == .v1, let layout else { return recordCapacity }
+        return layout.plaintextLength(ofChunk: index)
     }
 
     /// Counts `count` bytes as filled into the current record; a full record goes on to be sealed.
@@ -157,21 +221,35 @@ package final class StreamingSealer {
         guard var filling = current else { return }
         filling.filled += count
         bytesTaken += UInt64(count)
-        if filling.filled == layout.plaintextLength(ofChunk: filling.index) {
-            submit(filling)
-            current = nil
-            progress?(.payload(bytesDone: bytesTaken, bytesTotal: header.plaintextLength))
-        } else {
+        let full =
+            geometry.version == .v1
+            ? filling.filled == capacity(ofChunk: filling.index) : filling.filled == Int(geometry.chunkSize)
+        guard full else {
             current = filling
+            return
+        }
+        // Version 2's final record needs an index of its own after this one (§10.2).
+        if geometry.version == .v2, filling.index == Header.maximumChunkCount - 1 {
+            throw GoshuinError(
+                .tooManyChunks,
+                "the payload needs more than 2^32 records of \(geometry.chunkSize) bytes; seal it with a larger"
+                    + " chunk size")
+        }
+        submit(filling)
+        current = nil
+        if let announcedLength {
+            progress?(.payload(bytesDone: bytesTaken, bytesTotal: announcedLength))
+        } else {
+            progress?(.streamed(bytesDone: bytesTaken))
         }
     }
 
     /// Hands a record on: to the observer for what it has not seen, then to the workers.
-    private func submit(_ record: (buffer: AllocatedBytes, index: UInt64, filled: Int, observed: Int)) {
+    private func submit(_ record: Filling) {
         if state.observing {
             state.observe(record.index, record.buffer, from: record.observed, to: record.filled, thenSeal: true)
         } else {
-            state.seal(record.index, record.buffer)
+            state.seal(record.index, record.buffer, length: record.filled)
         }
     }
 
@@ -199,7 +277,7 @@ package final class StreamingSealer {
         private var free: [AllocatedBytes]
         private var sightings: [Sighting] = []
         private var observerBusy = false
-        private var pending: [(index: UInt64, buffer: AllocatedBytes)] = []
+        private var pending: [(index: UInt64, buffer: AllocatedBytes, length: Int)] = []
         private var closing = false
         private var error: GoshuinError?
 
@@ -224,7 +302,9 @@ package final class StreamingSealer {
             }
         }
 
-        func seal(_ index: UInt64, _ buffer: AllocatedBytes) { lock.withLock { pending.append((index, buffer)) } }
+        func seal(_ index: UInt64, _ buffer: AllocatedBytes, length: Int) {
+            lock.withLock { pending.append((index, buffer, length)) }
+        }
 
         /// Waits until the observer has seen every part handed to it; the first failure if there is one.
         func waitUntilObserved() throws {
@@ -249,12 +329,12 @@ package final class StreamingSealer {
         func observed(_ sighting: Sighting) {
             lock.withLock {
                 observerBusy = false
-                if sighting.thenSeal { pending.append((sighting.index, sighting.buffer)) }
+                if sighting.thenSeal { pending.append((sighting.index, sighting.buffer, sighting.range.upperBound)) }
             }
         }
 
         /// The next record to seal, or `nil` when there will be none.
-        func takePending() -> (index: UInt64, buffer: AllocatedBytes)? {
+        func takePending() -> (index: UInt64, buffer: AllocatedBytes, length: Int)? {
             lock.wait(until: {
                 !pending.isEmpty || error != nil || (closing && sightings.isEmpty && !observerBusy)
             }) {
@@ -278,23 +358,24 @@ package final class StreamingSealer {
         // @unchecked: the observer is this thread's alone while the stream runs; the state is locked.
         let state: SharedState
         let observer: PayloadObserver
-        let layout: ContainerLayout
+        let geometry: ChunkGeometry
 
-        init(state: SharedState, observer: PayloadObserver, layout: ContainerLayout) {
+        init(state: SharedState, observer: PayloadObserver, geometry: ChunkGeometry) {
             self.state = state
             self.observer = observer
-            self.layout = layout
+            self.geometry = geometry
         }
 
         func run() {
             while let sighting = state.takeSighting() {
                 do {
-                    let start = ContainerLayout.prefixLength
+                    let start = geometry.plaintextStart
                     let bytes = UnsafeRawBufferPointer(
                         rebasing: sighting.buffer.bytes[
                             start + sighting.range.lowerBound..<start + sighting.range.upperBound])
                     try observer.observe(
-                        bytes, at: layout.plaintextOffset(ofChunk: sighting.index) + UInt64(sighting.range.lowerBound))
+                        bytes, at: geometry.plaintextOffset(ofChunk: sighting.index) + UInt64(sighting.range.lowerBound)
+                    )
                     state.observed(sighting)
                 } catch {
                     state.fail(error.goshuinError("cannot look at the payload"))
@@ -303,30 +384,30 @@ package final class StreamingSealer {
         }
     }
 
-    /// One worker: seals records in place and writes them at their offsets.
+    /// One worker: seals full records (never version 2's final one) in place and writes them at their offsets.
     private final class Work: @unchecked Sendable {
         // @unchecked: the cipher is this worker's alone; the state is locked; the rest is immutable.
         let state: SharedState
         let cipher: ChunkCipher
-        let layout: ContainerLayout
+        let geometry: ChunkGeometry
         let output: FileDescriptor
 
-        init(state: SharedState, cipher: ChunkCipher, layout: ContainerLayout, output: FileDescriptor) {
+        init(state: SharedState, cipher: ChunkCipher, geometry: ChunkGeometry, output: FileDescriptor) {
             self.state = state
             self.cipher = cipher
-            self.layout = layout
+            self.geometry = geometry
             self.output = output
         }
 
         func run() {
-            while let (index, buffer) = state.takePending() {
+            while let (index, buffer, length) = state.takePending() {
                 do {
                     let record = UnsafeMutableRawBufferPointer(
-                        rebasing: buffer.bytes[0..<layout.recordLength(ofChunk: index)])
-                    try cipher.sealRecord(record, index: index)
+                        rebasing: buffer.bytes[0..<geometry.recordLength(plaintextLength: length)])
+                    try cipher.sealRecord(record, index: index, final: false)
                     try describingFailure("cannot write the output") {
                         try output.writeAll(
-                            UnsafeRawBufferPointer(record), atOffset: Int64(layout.recordOffset(ofChunk: index)))
+                            UnsafeRawBufferPointer(record), atOffset: Int64(geometry.recordOffset(ofChunk: index)))
                     }
                     state.recycle(buffer)
                 } catch {
