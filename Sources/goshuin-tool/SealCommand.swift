@@ -51,7 +51,7 @@ enum SealCommand: ToolCommand {
             "goshuin-tool seal notes.zip -o notes.goshuin",
             "tar c photos | goshuin-tool seal - -o photos.goshuin --passphrase-file key.txt",
             "goshuin-tool seal my-backup/ -o backup.goshuin",
-            "tar c photos | goshuin-tool seal - --format 2 -o photos-v2.goshuin --passphrase-file key.txt",
+            "tar c photos | goshuin-tool seal - --format 2 -o photos-v2.goshuin",
         ])
 
     static func run(_ arguments: ParsedArguments, _ context: CommandContext) throws -> CommandResult {

@@ -7,7 +7,9 @@ import Testing
     let directory = Scratch()
     let environment = ["GOSHUIN_PASSPHRASE": "kill -9"]
 
-    /// Starts `arguments`, waits until an entry whose name starts with `prefix` appears, then kills the run.
+    /// Starts `arguments`, waits until an entry whose name starts with `prefix` appears and carries the
+    /// toolkit's mark (a run killed between making its temporary and marking it leaves a file no later run
+    /// may remove, by design: a loaded machine made that window visible), then kills the run.
     func killWhenPresent(_ arguments: [String], prefix: String) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: ToolRunner.toolPath)
@@ -19,7 +21,10 @@ import Testing
         let deadline = Date().addingTimeInterval(30)
         var leftover: String?
         while leftover == nil, process.isRunning, Date() < deadline {
-            leftover = directory.entries.first { $0.hasPrefix(prefix) }
+            leftover = directory.entries.first {
+                $0.hasPrefix(prefix)
+                    && getxattr(directory.path + "/" + $0, "user.goshuin-toolkit.temporary", nil, 0) > 0
+            }
             if leftover == nil { usleep(2_000) }
         }
         kill(process.processIdentifier, SIGKILL)
