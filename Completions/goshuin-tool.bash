@@ -45,8 +45,8 @@ _goshuin_tool() {
     local -a options
     case $command in
     seal)
-        options=(-o --output --iterations --chunk-size --leave-out-unsupported --passphrase-file --passphrase-fd
-            --force -q --quiet --json -h --help)
+        options=(-o --output --format --iterations --chunk-size --leave-out-unsupported --passphrase-file
+            --passphrase-fd --force -q --quiet --json -h --help)
         ;;
     open)
         options=(-o --output --extract --salvage --passphrase-file --passphrase-fd --force -q --quiet --json -h --help)
@@ -82,6 +82,10 @@ _goshuin_tool() {
             compopt -o filenames 2>/dev/null
             _goshuin_tool_reply -f -- "$cur"
             [[ -n $prefix ]] && COMPREPLY=("${COMPREPLY[@]/#/$prefix}")
+            return
+            ;;
+        --format)
+            _goshuin_tool_reply -W '1 2' -- "$cur"
             return
             ;;
         --iterations | --chunk-size | --passphrase-fd)

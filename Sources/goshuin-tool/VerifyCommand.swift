@@ -47,7 +47,9 @@ enum VerifyCommand: ToolCommand {
     static func text(_ verification: Verification, path: String) -> String {
         let header = verification.header
         var lines = [
-            "verified     \(DisplayText.escaped(path)): every chunk authenticates",
+            "verified     \(DisplayText.escaped(path)): "
+                + (header.version == .v2 ? "the header MAC and every chunk authenticate" : "every chunk authenticates"),
+            "format       version \(header.version.rawValue)",
             "chunks       \(header.chunkCount) of up to \(ProgressReporter.size(UInt64(header.chunkSize)))",
             "payload      \(header.plaintextLength) bytes",
         ]
@@ -79,6 +81,7 @@ enum VerifyCommand: ToolCommand {
         }
         return summary([
             ("file", .string(path)),
+            ("formatVersion", .integer(header.version.rawValue)),
             ("chunkCount", .integer(header.chunkCount)),
             ("chunkSize", .integer(header.chunkSize)),
             ("plaintextLength", .integer(header.plaintextLength)),

@@ -21,15 +21,24 @@ import Testing
         let deadline = Date().addingTimeInterval(30)
         var leftover: String?
         while leftover == nil, process.isRunning, Date() < deadline {
-            leftover = directory.entries.first {
-                $0.hasPrefix(prefix)
-                    && getxattr(directory.path + "/" + $0, "user.goshuin-toolkit.temporary", nil, 0) > 0
-            }
+            leftover = directory.entries.first { $0.hasPrefix(prefix) && Self.isMarked(directory.path + "/" + $0) }
             if leftover == nil { usleep(2_000) }
         }
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
         return try #require(leftover, "the run made no temporary before it ended")
+    }
+
+    /// Whether the file at `path` carries the toolkit's mark, by the C library's `getxattr` (which Glibc's
+    /// Swift module does not export).
+    static func isMarked(_ path: String) -> Bool {
+        typealias GetExtendedAttribute =
+            @convention(c) (
+                UnsafePointer<CChar>, UnsafePointer<CChar>, UnsafeMutableRawPointer?, Int
+            ) -> Int
+        guard let symbol = dlsym(nil, "getxattr") else { return false }
+        let getExtendedAttribute = unsafeBitCast(symbol, to: GetExtendedAttribute.self)
+        return getExtendedAttribute(path, "user.goshuin-toolkit.temporary", nil, 0) > 0
     }
 
     /// Sets `name`'s modification time `seconds` in the past, as if the killed run were that old.
