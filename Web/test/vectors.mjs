@@ -12,7 +12,7 @@
 // 4. SHA-256, CRC-32, the CSV reader and the ZIP writer of the page.
 //
 // The script under test is the one inside Web/goshuin-open.html, taken from the committed page.
-import { createCipheriv, createHash, pbkdf2Sync, randomBytes } from "node:crypto";
+import { createCipheriv, createHash, createHmac, hkdfSync, pbkdf2Sync, randomBytes } from "node:crypto";
 import { mkdirSync, openAsBlob, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -89,6 +89,32 @@ function seal(payload, passphrase, { iterations = 1000, chunkSize = 1024, salt =
   }
   return new Uint8Array(Buffer.concat(parts));
 }
+/** A sealer written from container-v2.md (§2–§6): the header and its MAC, then records with the final flag. */
+export function sealV2(payload, passphrase, { iterations = 1000, chunkSize = 1024, kdfSalt = randomBytes(16), payloadSalt = randomBytes(16) } = {}) {
+  const passwordKey = pbkdf2Sync(Buffer.from(passphrase), Buffer.from(kdfSalt), iterations, 32, "sha256");
+  const hkdf = (info) => Buffer.from(hkdfSync("sha256", passwordKey, Buffer.from(payloadSalt), Buffer.from(info, "latin1"), 32));
+  const header = Buffer.alloc(77);
+  header.write("GSHN", 0, "latin1");
+  header[4] = 2;
+  header.writeUInt32BE(iterations, 5);
+  Buffer.from(kdfSalt).copy(header, 9);
+  Buffer.from(payloadSalt).copy(header, 25);
+  header.writeUInt32BE(chunkSize, 41);
+  createHmac("sha256", hkdf("goshuin/v2/header-mac")).update(header.subarray(0, 45)).digest().copy(header, 45);
+  const payloadKey = hkdf("goshuin/v2/payload");
+  const parts = [header];
+  const count = Math.floor(payload.length / chunkSize) + 1;
+  for (let i = 0; i < count; i++) {
+    const plain = payload.subarray(i * chunkSize, Math.min(payload.length, (i + 1) * chunkSize));
+    const nonce = Buffer.alloc(12);
+    nonce.writeUInt32BE(i, 7);
+    nonce[11] = i === count - 1 ? 1 : 0;
+    const cipher = createCipheriv("aes-256-gcm", payloadKey, nonce, { authTagLength: 16 });
+    cipher.setAAD(header);
+    parts.push(cipher.update(plain), cipher.final(), cipher.getAuthTag());
+  }
+  return new Uint8Array(Buffer.concat(parts));
+}
 const PASSPHRASE = "correct horse battery staple";
 const passBytes = () => new TextEncoder().encode(PASSPHRASE);
 
@@ -104,12 +130,13 @@ async function openBytes(fileBytes, passphrase = PASSPHRASE) {
 
 // ---- ZIPs: built by archive-cases.mjs
 
+let sealer = seal; // the ZIP suite runs once more with every backup sealed as version 2
 async function openZip(zip, options) {
-  return openBytes(seal(zip, PASSPHRASE, options));
+  return openBytes(sealer(zip, PASSPHRASE, options));
 }
 async function expectZip(name, zip, code, options) {
   await test(name, async () => {
-    const file = seal(zip, PASSPHRASE, options);
+    const file = sealer(zip, PASSPHRASE, options);
     if (writeCasesAt && prefix === "") writtenCases.push({ name, code, file });
     const result = await openBytes(file);
     equal(result.code, code, `${name} (${result.detail || ""})`);
@@ -118,6 +145,26 @@ async function expectZip(name, zip, code, options) {
 
 // ======== 1. known-answer vectors
 
+/**
+ * A vector's file as a source: the committed bytes, and with `fileSize` (vectors-v1.md §5.4) a virtual file
+ * of that size whose bytes past them read as zeros (a 4 TiB file is never written).
+ */
+async function vectorSource(vector) {
+  const blob = await openAsBlob(join(vectorDir, vector.file));
+  if (vector.fileSize === undefined) return core.blobSource(blob);
+  assert(vector.fileSize > blob.size, "fileSize is not larger than the file");
+  const inner = core.blobSource(blob);
+  return {
+    size: vector.fileSize,
+    read: async (offset, length) => {
+      const out = new Uint8Array(length);
+      const end = Math.min(blob.size, offset + length);
+      if (offset < end) out.set(await inner.read(offset, end - offset), 0);
+      return out;
+    },
+  };
+}
+
 async function vectorTests() {
   const names = readdirSync(vectorDir).filter((n) => n.endsWith(".json")).sort();
   assert(names.length > 0, `no vectors in ${vectorDir}`);
@@ -125,13 +172,22 @@ async function vectorTests() {
     "short_header", "bad_magic", "unsupported_version", "iterations_out_of_range", "chunk_size_out_of_range",
     "empty_payload", "too_many_chunks", "truncated", "trailing_data", "chunk_length_invalid",
   ]);
+  let versions = { 1: 0, 2: 0 };
   for (const jsonName of names) {
     const vector = JSON.parse(readFileSync(join(vectorDir, jsonName), "utf8"));
     await test(`vector ${vector.name}`, async () => {
+      const version = vector.containerVersion ?? 1;
+      versions[version]++;
       const passphrase = vector.passphraseHex !== undefined ? new Uint8Array(Buffer.from(vector.passphraseHex, "hex")) : new TextEncoder().encode(vector.passphrase);
-      equal(hex(await core.pbkdf2(passphrase, new Uint8Array(Buffer.from(vector.salt, "hex")), vector.iterations)), vector.key, "key");
-      const blob = await openAsBlob(join(vectorDir, vector.file));
-      const source = core.blobSource(blob);
+      const passwordKey = await core.pbkdf2(passphrase, new Uint8Array(Buffer.from(vector.salt, "hex")), vector.iterations);
+      equal(hex(passwordKey), vector.key, "key");
+      if (version === 2) {
+        // Each step on its own (vectors-v1.md §5.3): HKDF of the stated key, so an HKDF mistake shows as one.
+        const keys = await core.deriveKeysV2(new Uint8Array(Buffer.from(vector.key, "hex")), new Uint8Array(Buffer.from(vector.payloadSalt, "hex")));
+        equal(hex(keys.headerKey), vector.headerKey, "headerKey");
+        equal(hex(keys.payloadKey), vector.payloadKey, "payloadKey");
+      }
+      const source = await vectorSource(vector);
       let keyDerived = false;
       let reader;
       try {
@@ -140,12 +196,19 @@ async function vectorTests() {
         if (!(error instanceof core.GoshuinError)) throw error;
         equal(error.code, vector.expect, "code");
         equal(error.chunkIndex, vector.chunkIndex, "chunk index");
-        assert(structural.has(error.code), `${error.code} before the key derivation`);
-        assert(!keyDerived, "the key was derived before a structural failure was reported");
+        if (error.code === "auth_failed") {
+          // Version 2's check 9, the header MAC: after the key derivation, before any record.
+          assert(keyDerived, "auth_failed without a key");
+          assert(source.size >= 77 && (await source.read(4, 1))[0] === 2, "auth_failed before a record from a file that is not version 2");
+        } else {
+          assert(structural.has(error.code), `${error.code} before the key derivation`);
+          assert(!keyDerived, "the key was derived before a structural failure was reported");
+        }
         equal(vector.releasedLength, 0, "released length");
         return;
       }
       assert(!structural.has(vector.expect), `expected ${vector.expect} before the key derivation, but the key was derived`);
+      equal(reader.header.version, (await source.read(4, 1))[0], "the rules of the file's version byte");
       const count = reader.header.chunkCount;
       // In order: the verdict, and what a streaming reader would have released before it.
       const hash = createHash("sha256");
@@ -200,18 +263,36 @@ async function vectorTests() {
     });
   }
 
-  await test("vector success-backup-zip opens as a backup", async () => {
-    const vector = JSON.parse(readFileSync(join(vectorDir, "success-backup-zip.json"), "utf8"));
-    const blob = await openAsBlob(join(vectorDir, vector.file));
-    const backup = await core.openBackup(core.blobSource(blob), new TextEncoder().encode(vector.passphrase));
-    equal(backup.createdAt, "2026-11-29T12:00:00Z", "createdAt");
-    equal(backup.photos.map((p) => p.name).join(","), "photo-0001.jpg", "photos");
-    const rows = core.parseCsv(new TextDecoder().decode(await backup.read("records.csv")));
-    equal(rows.length, 4, "rows");
-    equal(rows[0].join("|"), "date|shrine|prefecture|note", "header row");
-    equal(rows[3][3], "high tide, torii in the sea", "quoted cell");
-    equal(backup.files.map((f) => f.name).join(","), "manifest.json,records.csv,photo-0001.jpg", "files");
+  await test("vectors of both container versions were read", async () => {
+    assert(versions[1] >= 90 && versions[2] >= 80, `versions ${JSON.stringify(versions)}`);
   });
+
+  for (const name of ["success-backup-zip", "v2-success-backup-zip"]) {
+    await test(`vector ${name} opens as a backup`, async () => {
+      const vector = JSON.parse(readFileSync(join(vectorDir, `${name}.json`), "utf8"));
+      const blob = await openAsBlob(join(vectorDir, vector.file));
+      const backup = await core.openBackup(core.blobSource(blob), new TextEncoder().encode(vector.passphrase));
+      equal(backup.header.version, vector.containerVersion ?? 1, "version");
+      equal(backup.createdAt, "2026-11-29T12:00:00Z", "createdAt");
+      equal(backup.photos.map((p) => p.name).join(","), "photo-0001.jpg", "photos");
+      const rows = core.parseCsv(new TextDecoder().decode(await backup.read("records.csv")));
+      equal(rows.length, 4, "rows");
+      equal(rows[0].join("|"), "date|shrine|prefecture|note", "header row");
+      equal(rows[3][3], "high tide, torii in the sea", "quoted cell");
+      equal(backup.files.map((f) => f.name).join(","), "manifest.json,records.csv,photo-0001.jpg", "files");
+    });
+  }
+
+  // RFC 5869's cases (vectors-v1.md §5.5) through the page's HKDF and HMAC (WebCrypto).
+  const hkdfCases = JSON.parse(readFileSync(join(vectorDir, "rfc5869", "hkdf-sha256.json"), "utf8"));
+  assert(hkdfCases.hash === "SHA-256" && hkdfCases.tests.length >= 3, "rfc5869/hkdf-sha256.json");
+  for (const c of hkdfCases.tests) {
+    await test(`rfc5869/hkdf-sha256.json case ${c.tcId}`, async () => {
+      const bytes = (h) => new Uint8Array(Buffer.from(h, "hex"));
+      equal(hex(await core.hmacSha256(bytes(c.salt), bytes(c.ikm))), c.prk, "PRK = HMAC-SHA256(salt, IKM)");
+      equal(hex(await core.hkdfSha256(bytes(c.ikm), bytes(c.salt), bytes(c.info), c.length)), c.okm, "OKM");
+    });
+  }
 }
 
 // ======== 2. the rule "one verdict per file" on files damaged here
@@ -256,6 +337,100 @@ async function verdictTests() {
       }
     });
   }
+  // Version 2: the header MAC decides the passphrase, so any failing record is damage, at the lowest index
+  // (no probe window), whatever order the records are read in.
+  const sealed2 = sealV2(payload, PASSPHRASE); // 1024 × 7 + 100 bytes: 8 records, the last of 116 bytes
+  const damage2 = (file, records) => {
+    const copy = file.slice();
+    for (const i of records) copy[77 + i * 1040 + 10] ^= 1;
+    return copy;
+  };
+  for (const set of sets) {
+    await test(`version 2, one verdict per file: damaged records [${set}]`, async () => {
+      const source = core.bytesSource(damage2(sealed2, set));
+      const reader = await core.openContainer(source, passBytes());
+      equal(reader.header.version, 2, "version");
+      equal(reader.header.chunkCount, 8, "records");
+      const want = set.length === 0 ? { code: "success" } : { code: "chunk_damaged", chunkIndex: Math.min(...set) };
+      for (const order of [[0, 1, 2, 3, 4, 5, 6, 7], [7, 6, 5, 4, 3, 2, 1, 0], [5, 0, 7, 2, 1, 6, 3, 4]]) {
+        const fresh = new core.ContainerReader(source, reader.header, reader.key);
+        let got = { code: "success" };
+        for (const i of order) {
+          try {
+            await fresh.chunk(i);
+          } catch (error) {
+            got = { code: error.code, chunkIndex: error.chunkIndex };
+            break;
+          }
+        }
+        equal(got.code, want.code, `order ${order}`);
+        equal(got.chunkIndex, want.chunkIndex, `index, order ${order}`);
+      }
+    });
+  }
+  await test("version 2: a wrong passphrase is auth_failed from the header MAC, before any record is read", async () => {
+    const source = core.bytesSource(sealed2);
+    const reads = [];
+    const watched = { size: source.size, read: (offset, length) => (reads.push([offset, length]), source.read(offset, length)) };
+    try {
+      await core.openContainer(watched, new TextEncoder().encode("Correct horse battery staple"));
+      throw new Error("opened");
+    } catch (error) {
+      equal(error.code, "auth_failed", error.detail);
+    }
+    assert(reads.every(([offset, length]) => offset + length <= 77), `read ${JSON.stringify(reads)}`);
+    // Damage that leaves the MAC alone is never auth_failed, even in every record.
+    const all = await openBytes(damage2(sealV2(makeZip(backupEntries()), PASSPHRASE), [0, 1, 2, 3]));
+    equal(all.code, "chunk_damaged");
+    equal(all.chunkIndex, 0, "index");
+  });
+  await test("version 2: a flag on a middle record, a flag missing on the last, appended bytes, a cut: refused", async () => {
+    const zip = makeZip(backupEntries({ photos: [{ name: "big.jpg", data: randomBytes(5000) }] }));
+    const file = sealV2(zip, PASSPHRASE);
+    const count = Math.floor(zip.length / 1024) + 1;
+    assert(count >= 5, `${count} records`);
+    // Records sealed again with the other flag under the file's own key (the sealer's key schedule).
+    const reseal = (index, final) => {
+      const copy = Buffer.from(file);
+      const passwordKey = pbkdf2Sync(Buffer.from(PASSPHRASE), copy.subarray(9, 25), 1000, 32, "sha256");
+      const key = Buffer.from(hkdfSync("sha256", passwordKey, copy.subarray(25, 41), Buffer.from("goshuin/v2/payload"), 32));
+      const nonce = Buffer.alloc(12);
+      nonce.writeUInt32BE(index, 7);
+      nonce[11] = final ? 1 : 0;
+      const cipher = createCipheriv("aes-256-gcm", key, nonce, { authTagLength: 16 });
+      cipher.setAAD(copy.subarray(0, 77));
+      const start = 77 + index * 1040;
+      const end = index === count - 1 ? copy.length : start + 1040;
+      const plain = zip.subarray(index * 1024, index * 1024 + (end - start - 16));
+      Buffer.concat([cipher.update(plain), cipher.final(), cipher.getAuthTag()]).copy(copy, start);
+      return new Uint8Array(copy);
+    };
+    let result = await openBytes(reseal(1, true));
+    equal(`${result.code} ${result.chunkIndex}`, "chunk_damaged 1", "a flag on record 1");
+    result = await openBytes(reseal(count - 1, false));
+    equal(`${result.code} ${result.chunkIndex}`, `chunk_damaged ${count - 1}`, "no flag on the last record");
+    result = await openBytes(new Uint8Array(Buffer.concat([file, Buffer.from("appended")])));
+    equal(`${result.code} ${result.chunkIndex}`, `chunk_damaged ${count - 1}`, "8 bytes appended");
+    result = await openBytes(file.subarray(0, 77 + 2 * 1040));
+    equal(result.code, "truncated", "cut at a record boundary");
+    result = await openBytes(file.subarray(0, 77 + 2 * 1040 + 500));
+    equal(`${result.code} ${result.chunkIndex}`, "chunk_damaged 2", "cut inside a record");
+    result = await openBytes(file);
+    equal(result.code, "success", result.detail);
+    equal(result.backup.header.version, 2, "version");
+  });
+  await test("version 2: an empty payload opens as a container and is no backup (zip_malformed)", async () => {
+    const empty = sealV2(new Uint8Array(0), PASSPHRASE);
+    equal(empty.length, 93, "93 bytes");
+    const reader = await core.openContainer(core.bytesSource(empty), passBytes());
+    equal(reader.header.plaintextLength, 0, "0 bytes");
+    equal((await reader.chunk(0)).length, 0, "the empty final record authenticates");
+    equal((await openBytes(empty)).code, "zip_malformed", "as a backup");
+    const damaged = empty.slice();
+    damaged[80] ^= 1;
+    equal(`${(await openBytes(damaged)).code}`, "chunk_damaged", "its tag damaged");
+    equal((await openBytes(empty, "wrong")).code, "auth_failed", "a wrong passphrase");
+  });
   await test("a wrong passphrase is auth_failed, found from the last chunk", async () => {
     const result = await openBytes(seal(makeZip(backupEntries()), PASSPHRASE), "Correct horse battery staple");
     equal(result.code, "auth_failed");
@@ -342,7 +517,7 @@ async function zipTests() {
   // is read.
   for (const c of archiveCases()) {
     const code = c.expect;
-    await expectZip(`${c.name}: ${c.comment}`, c.zip, c.zip.length === 0 ? "empty_payload" : code === "ok" ? "success" : code);
+    await expectZip(`${c.name}: ${c.comment}`, c.zip, c.zip.length === 0 && sealer === seal ? "empty_payload" : code === "ok" ? "success" : code);
   }
 }
 
@@ -640,6 +815,11 @@ core.limits.bufferedDigest = 0;
 prefix = "[incremental SHA-256] ";
 await zipTests();
 core.limits.bufferedDigest = bufferedDigest;
+// Again with every backup sealed as version 2.
+sealer = sealV2;
+prefix = "[version 2] ";
+await zipTests();
+sealer = seal;
 prefix = "";
 await unitTests();
 console.log(`Node ${process.version}, DecompressionStream refuses trailing bytes: ${await core.inflateRefusesTrailingBytes()}, ${((Date.now() - started) / 1000).toFixed(1)} s`);

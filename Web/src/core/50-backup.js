@@ -19,6 +19,8 @@ async function openBackup(source, passphraseBytes, options) {
       progress("probe", index, failed);
     },
   });
+  // The ZIP is read from its end: the final chunk first, which confirms the payload's length (v2 §9.1).
+  await container.authenticateFinal();
   try {
     return await readBackup(container, options);
   } catch (error) {
