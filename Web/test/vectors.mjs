@@ -18,7 +18,8 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import vm from "node:vm";
 import zlib from "node:zlib";
-import { PHOTOS, RECORDS, archiveCases, backupEntries, bytesOf, crc32, deflateRaw, le, makeZip, manifestFor, png } from "./archive-cases.mjs";
+import { backup as salvageBackupZip, expectations as salvageExpectations, pageResults as salvagePageResults, salvageExpectation, seal as sealNamed } from "./salvage-corpus.mjs";
+import { PHOTOS, RECORDS, archiveCases, backupEntries, buildZip, bytesOf, crc32, deflateRaw, le, makeZip, manifestFor, png } from "./archive-cases.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repository = join(here, "..", "..");
@@ -521,7 +522,173 @@ async function zipTests() {
   }
 }
 
-// ======== 4. building blocks
+// ======== 4. salvage (container-v1.md §7.4, backup-v1.md §4.2) beyond the shared corpus
+
+/**
+ * Every way of damaging one backup the sweep knows (each chunk flipped alone, pairs, every cut at a chunk's
+ * start and inside it, bad sectors at every 1 KiB), judged by the corpus's model (salvage-corpus.mjs, which
+ * knows where every entry lies) and read by the page: strict verdict, mode, restored, lost, lost chunks.
+ */
+async function salvageSweep() {
+  const b = salvageBackupZip();
+  const sealed = sealNamed(b.zip, "sweep");
+  const count = Math.ceil(b.zip.length / 1024);
+  const flip = (...chunks) => {
+    const copy = Buffer.from(sealed);
+    for (const i of chunks) copy[45 + i * 1044 + 4 + 37] ^= 4;
+    return copy;
+  };
+  const variants = [];
+  for (let i = 0; i < count; i++) variants.push([`chunk ${i} flipped`, flip(i)]);
+  for (let i = 0; i + 3 < count; i += 3) variants.push([`chunks ${i} and ${i + 3} flipped`, flip(i, i + 3)]);
+  for (let i = 1; i <= count; i++) {
+    variants.push([`cut at chunk ${i}'s record`, sealed.subarray(0, 45 + i * 1044)]);
+    variants.push([`cut 600 bytes into chunk ${i - 1}'s record`, sealed.subarray(0, 45 + (i - 1) * 1044 + 600)]);
+  }
+  for (let at = 0; at + 4096 <= sealed.length; at += 1024 * 3) {
+    const copy = Buffer.from(sealed);
+    copy.fill(0, Math.max(45, at), at + 4096);
+    variants.push([`4 KiB of zeros at ${at}`, copy]);
+  }
+  let checked = 0;
+  for (const [what, file] of variants) {
+    const want = salvageExpectations(b, sealed, file);
+    const got = await salvagePageResults(core, new Uint8Array(file), PASSPHRASE);
+    const { name, comment, ...expected } = { ...want };
+    const order = (r) => JSON.stringify({ strict: r.strict, strictChunkIndex: r.strictChunkIndex, salvage: r.salvage, mode: r.mode, restored: r.restored, lost: r.lost, manifestLost: r.manifestLost, lostChunks: r.lostChunks });
+    equal(order(got), order(expected), what);
+    checked++;
+  }
+  return checked;
+}
+
+/** The page's salvage of a version 2 file: { mode, restored (names), lost (name:reason), end }. */
+async function salvageV2(file, passphrase = PASSPHRASE) {
+  try {
+    const result = await core.salvageBackup(core.bytesSource(new Uint8Array(file)), new TextEncoder().encode(passphrase));
+    const s = result.salvage;
+    return { mode: s.mode, restored: s.restored.map((r) => r.name), lost: s.lost.map((l) => `${l.name}:${l.reason}`), runs: s.lostRuns, complete: s.complete };
+  } catch (error) {
+    if (!(error instanceof core.GoshuinError)) throw error;
+    return { code: error.code };
+  }
+}
+
+async function salvageTests() {
+  await test("salvage: every damage of the sweep, as the corpus's model judges it", async () => {
+    const checked = await salvageSweep();
+    assert(checked > 60, `${checked} variants`);
+  });
+  // Version 2 (container-v2.md has no salvage section: §7.4 read for its layout). Record i's states for the
+  // model: every record the file holds whole and unchanged is intact; a shorter one at the file's end that
+  // does not authenticate as the final one is damaged; what the file does not hold is missing.
+  const b = salvageBackupZip();
+  const sealed = Buffer.from(sealV2(b.zip, PASSPHRASE, { kdfSalt: Buffer.alloc(16, 1), payloadSalt: Buffer.alloc(16, 2) }));
+  const records = Math.floor(b.zip.length / 1024) + 1;
+  const statesV2 = (file, changed = []) => {
+    const states = [];
+    const full = Math.floor((file.length - 77) / 1040);
+    const tail = (file.length - 77) % 1040;
+    for (let i = 0; i < Math.ceil(b.zip.length / 1024); i++) {
+      if (i < full) states.push(changed.includes(i) || (i === records - 1) ? "damaged" : "intact");
+      // A tail of 16 bytes is a final record of no payload byte: it covers nothing, and what follows is missing.
+      else if (i === full && tail > 16) states.push(changed.includes(i) || file.length !== sealed.length ? "damaged" : "intact");
+      else states.push("missing");
+    }
+    return states;
+  };
+  const expectV2 = (file, changed) => {
+    const want = salvageExpectation(b, statesV2(file, changed));
+    return { mode: want.mode, restored: want.restored.map((r) => r.name), lost: want.lost.map((l) => `${l.name}:${l.reason}`) };
+  };
+  const pick = (got) => ({ mode: got.mode, restored: got.restored, lost: got.lost });
+  await test("version 2 salvage: intact, every record restored, nothing lost", async () => {
+    const got = await salvageV2(sealed);
+    equal(JSON.stringify(pick(got)), JSON.stringify(expectV2(sealed)), "result");
+    assert(got.complete && got.runs.length === 0 && got.mode === "directory", JSON.stringify(got));
+  });
+  await test("version 2 salvage: cut at every record boundary and inside every record", async () => {
+    for (let i = 1; i < records; i++) {
+      for (const extra of [0, 10, 16, 600]) {
+        const file = sealed.subarray(0, 77 + i * 1040 + extra);
+        const got = await salvageV2(file);
+        equal(JSON.stringify(pick(got)), JSON.stringify(expectV2(file)), `cut at record ${i} + ${extra}`);
+        equal(got.mode, "walk", "walk mode");
+        const run = got.runs[got.runs.length - 1];
+        equal(`${run.state} ${run.last}`, "missing null", "the end is lost, its length unknown");
+      }
+    }
+  });
+  await test("version 2 salvage: a flag on a middle record, damaged records 0-3 (no probe), appended bytes", async () => {
+    const damage = (...indices) => {
+      const copy = Buffer.from(sealed);
+      for (const i of indices) copy[77 + i * 1040 + 5] ^= 1;
+      return copy;
+    };
+    let file = damage(0, 1, 2, 3);
+    let got = await salvageV2(file);
+    equal(JSON.stringify(pick(got)), JSON.stringify(expectV2(file, [0, 1, 2, 3])), "records 0-3 damaged: salvaged, not auth_failed");
+    // Record 5 sealed again with the final flag under the file's own key: damaged where it stands.
+    const passwordKey = pbkdf2Sync(Buffer.from(PASSPHRASE), sealed.subarray(9, 25), 1000, 32, "sha256");
+    const key = Buffer.from(hkdfSync("sha256", passwordKey, sealed.subarray(25, 41), Buffer.from("goshuin/v2/payload"), 32));
+    const nonce = Buffer.alloc(12);
+    nonce.writeUInt32BE(5, 7);
+    nonce[11] = 1;
+    const cipher = createCipheriv("aes-256-gcm", key, nonce, { authTagLength: 16 });
+    cipher.setAAD(sealed.subarray(0, 77));
+    file = Buffer.from(sealed);
+    Buffer.concat([cipher.update(b.zip.subarray(5 * 1024, 6 * 1024)), cipher.final(), cipher.getAuthTag()]).copy(file, 77 + 5 * 1040);
+    got = await salvageV2(file);
+    equal(JSON.stringify(pick(got)), JSON.stringify(expectV2(file, [5])), "a flag on record 5");
+    equal(got.mode, "directory", "the end intact");
+    for (const extra of [1, 40, 1100]) {
+      file = Buffer.concat([sealed, Buffer.alloc(extra, 7)]);
+      got = await salvageV2(file);
+      equal(got.mode, "walk", `${extra} bytes appended: the old final record no longer authenticates`);
+      equal(JSON.stringify(got.restored), JSON.stringify(expectV2(sealed.subarray(0, 77 + (records - 1) * 1040)).restored), `${extra} bytes appended: restored`);
+    }
+    equal((await salvageV2(sealed, "wrong")).code, "auth_failed", "a wrong passphrase: the MAC");
+    equal((await salvageV2(sealed.subarray(0, 60))).code, "short_header", "60 bytes of version 2");
+  });
+  await test("version 2 salvage: the empty payload is intact and holds nothing", async () => {
+    const got = await salvageV2(sealV2(new Uint8Array(0), PASSPHRASE));
+    equal(JSON.stringify(pick(got)), JSON.stringify({ mode: "walk", restored: [], lost: [] }), "nothing");
+    equal(got.runs.length, 0, "no chunk lost");
+  });
+  await test("salvage: a walk never takes a name outside §3 (../, /, \\, NUL, a device name, manifest.json)", async () => {
+    // A cut file whose entries all have names no salvage may write, each a local header with its data,
+    // then one photo with a valid name: the only thing restored.
+    const names = ["../IMG_0001.jpg", "/etc/IMG_0002.jpg", "a\\IMG_0003.jpg", "IMG\u00000004.jpg", "CON.jpg", "manifest.json", "IMG_0005.gif", "notes.txt"];
+    const entries = names.map((name, i) => ({ name, data: Buffer.alloc(300 + i, 0x41 + i), method: 0 }));
+    entries.push({ name: "IMG_0009.jpg", data: Buffer.alloc(500, 0x39), method: 0 });
+    entries.push({ name: "padding.bin", data: Buffer.alloc(3000), method: 0 });
+    const built = buildZip(entries);
+    const zip = built.zip;
+    const kept = Math.ceil((built.dataOffsets[names.length] + 500) / 1024); // the chunks up to IMG_0009.jpg's end
+    const file = seal(zip, PASSPHRASE).subarray(0, 45 + 1044 * kept);
+    const result = await core.salvageBackup(core.bytesSource(new Uint8Array(file)), passBytes());
+    equal(JSON.stringify(result.salvage.restored.map((r) => r.name)), JSON.stringify(["IMG_0009.jpg"]), "restored");
+    equal(result.salvage.lost.length, 0, "nothing else is known");
+    equal(JSON.stringify(result.files.map((f) => f.name)), JSON.stringify(["IMG_0009.jpg"]), "what is shown and saved");
+  });
+  await test("salvage: the strict error names the entries a damaged chunk holds (§4.2), and its verdict stays", async () => {
+    const b2 = salvageBackupZip();
+    const file = Buffer.from(sealNamed(b2.zip, "named"));
+    const item = b2.items.find((x) => x.name === "IMG_0003.jpg");
+    const chunk = Math.floor(item.start / 1024); // holds the end of IMG_0002.jpg and the start of IMG_0003.jpg
+    file[45 + chunk * 1044 + 4 + 1000] ^= 1;
+    try {
+      await core.openBackup(core.bytesSource(new Uint8Array(file)), passBytes(), { describeDamage: true });
+      throw new Error("opened");
+    } catch (error) {
+      equal(`${error.code} ${error.chunkIndex}`, `chunk_damaged ${chunk}`, "verdict");
+      assert(error.damage && error.damage.named, "named");
+      equal(JSON.stringify(error.damage.runs), JSON.stringify([{ first: chunk, last: chunk, state: "damaged", entries: [{ name: "IMG_0002.jpg", part: "end" }, { name: "IMG_0003.jpg", part: "start" }] }]), "runs");
+    }
+  });
+}
+
+// ======== 5. building blocks
 
 async function unitTests() {
   await test("SHA-256 agrees with WebCrypto for lengths 0–300, split anywhere, and 3 MiB", async () => {
@@ -821,6 +988,7 @@ prefix = "[version 2] ";
 await zipTests();
 sealer = seal;
 prefix = "";
+await salvageTests();
 await unitTests();
 console.log(`Node ${process.version}, DecompressionStream refuses trailing bytes: ${await core.inflateRefusesTrailingBytes()}, ${((Date.now() - started) / 1000).toFixed(1)} s`);
 if (writeCasesAt) {
