@@ -173,15 +173,34 @@ class SalvageContainer {
     return "intact";
   }
 
-  /** The chunks [first, last] that the payload bytes [start, end) lie in, within what the file can hold. */
-  chunksOf(start, end) {
+  /**
+   * The lost chunks of the payload bytes [start, end) in the `state` given ("damaged" or "missing"), as runs
+   * [{ first, last }] ascending (a missing run reaching past what a cut version 2 file holds ends at the
+   * chunk of its last byte, whose index the offsets give).
+   */
+  lostChunksOf(start, end, state) {
     var chunkSize = BigInt(this.header.chunkSize);
     start = BigInt(start);
     end = BigInt(end);
-    var first = start / chunkSize;
-    var last = end > start ? (end - 1n) / chunkSize : first;
-    if (this.chunkCountKnown !== null && last >= this.chunkCountKnown) last = this.chunkCountKnown - 1n;
-    return [Number(first), Number(last)];
+    if (end <= start) return [];
+    var firstBig = start / chunkSize;
+    var lastBig = (end - 1n) / chunkSize;
+    if (this.chunkCountKnown !== null && lastBig >= this.chunkCountKnown) lastBig = this.chunkCountKnown - 1n;
+    var runs = [];
+    if (state === "missing") {
+      var from = firstBig > BigInt(this.presentCount) ? firstBig : BigInt(this.presentCount);
+      if (from <= lastBig) runs.push({ first: Number(from), last: Number(lastBig) });
+      return runs;
+    }
+    var first = Number(firstBig);
+    var last = Number(lastBig);
+    this.damaged.forEach(function (index) {
+      if (index < first || index > last) return;
+      var run = runs[runs.length - 1];
+      if (run && run.last === index - 1) run.last = index;
+      else runs.push({ first: index, last: index });
+    });
+    return runs;
   }
 
   /** Chunk `index`'s plaintext (it is intact), authenticated again; the file changing since is `io`. */

@@ -48,7 +48,7 @@ function entrySpans(directory) {
 
 function lostEntry(container, name, reason, start, end) {
   var lost = { name: name, reason: reason };
-  if (reason === "damaged" || reason === "missing") lost.chunks = container.chunksOf(start, end);
+  if (reason === "damaged" || reason === "missing") lost.chunks = container.lostChunksOf(start, end, reason);
   return lost;
 }
 
