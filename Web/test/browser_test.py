@@ -1270,7 +1270,7 @@ SALVAGE_CORPUS = """async ([cases, passphrase]) => {
         restored.push({ name: item.name, sha256: core.toHex(new Uint8Array(await crypto.subtle.digest('SHA-256', data))) });
       }
       Object.assign(got, { salvage: 'restored', mode: s.salvage.mode, restored, lost: s.salvage.lost.map((l) => ({ name: l.name, reason: l.reason })),
-        manifestLost: s.salvage.manifestLost, lostChunks: s.salvage.lostChunks });
+        manifestLost: s.salvage.manifestLost, lostChunks: s.lostChunkList() });
     } catch (error) { got.salvage = error.code || String(error); }
     if (JSON.stringify(got) !== JSON.stringify(want)) wrong.push(name + ': got ' + JSON.stringify(got) + ', expected ' + JSON.stringify(want));
   }
@@ -1677,6 +1677,10 @@ def case_axe(ctx):
     page2 = ctx.page(390, 844)
     assert open_backup(page2, f.table) == "opened"
     check(page2, "the table at 390 px")
+    expect_failure(page2, f.salvage_cut, "truncated")
+    check(page2, "a cut backup and the offer to salvage it, at 390 px")
+    salvage(page2)
+    check(page2, "what salvage restored, under its banner, at 390 px")
     dark = ctx.page(color_scheme="dark")
     assert dark.evaluate("() => matchMedia('(prefers-color-scheme: dark)').matches")
     check(dark, "dark, empty page")
@@ -1684,6 +1688,10 @@ def case_axe(ctx):
     check(dark, "dark, an error")
     assert open_backup(dark, f.many) == "opened"
     check(dark, "dark, many photos (loading and no-preview tiles)")
+    expect_failure(dark, f.salvage_damaged, "chunk_damaged")
+    check(dark, "dark, a damaged backup: what the chunk holds, the offer to salvage")
+    salvage(dark)
+    check(dark, "dark, what salvage restored")
     ctx.shots.take(dark, "dark")
     assert "color-contrast-enhanced" in ran and "color-contrast" in ran, "axe did not run its contrast rules: %r" % sorted(ran)
     assert not found, "\n".join(found)

@@ -535,7 +535,7 @@ export async function pageResults(core, bytes, passphrase) {
     restored,
     lost: s.lost.map((l) => ({ name: l.name, reason: l.reason })),
     manifestLost: s.manifestLost,
-    lostChunks: s.lostChunks,
+    lostChunks: salvaged.lostChunkList(),
   };
 }
 

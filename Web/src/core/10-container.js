@@ -425,7 +425,12 @@ class ContainerReader {
     }
     var count = this.header.chunkCount;
     if (this.header.version === 2)
-      return new GoshuinError("chunk_damaged", "record " + lowest + " of " + count + " fails authentication; the header MAC verified, so the passphrase is right", lowest);
+      return new GoshuinError(
+        "chunk_damaged",
+        "record " + lowest + " of " + count + " fails authentication; the header MAC verified, so the passphrase is right" +
+          (lowest === count - 1 ? " (it is the last record: the file may also have been cut, or added to)" : ""),
+        lowest
+      );
     if (lowest > 0)
       return new GoshuinError("chunk_damaged", "chunk " + lowest + " of " + count + " fails authentication while chunk 0 authenticates", lowest);
     for (var j = 1; j <= 3 && j < count; j++) {

@@ -293,10 +293,22 @@ class SalvagedBackup {
       lost: result.lost,
       manifestLost: !found,
       lostRuns: container.lostRuns(),
-      lostChunks: container.lostChunks(),
       trailingBytes: container.trailingBytes,
       complete: container.complete && result.lost.length === 0 && !!found,
     };
+  }
+
+  /**
+   * Each lost chunk, ascending: [{ index, state }] (the corpus's `lostChunks`). A cut file's header may
+   * claim 2^32 chunks: past a million this throws rather than list them (`salvage.lostRuns` says it in runs).
+   */
+  lostChunkList() {
+    var total = 0;
+    this.salvage.lostRuns.forEach(function (run) {
+      total += (run.last === null ? run.first : run.last) - run.first + 1;
+    });
+    if (total > 1000000) throw new GoshuinError("internal", total + " lost chunks: too many to list one by one");
+    return this.container.lostChunks();
   }
 
   /** Streams the restored entry `name` to `sink`, checked again: size, CRC-32 and the SHA-256 salvage computed. */
