@@ -573,7 +573,9 @@
         null,
         nothingLost
           ? "The file itself is not as it was made, so save what is shown and keep it."
-          : "Save what is shown now (the buttons below save exactly these files), and look for another copy of the backup."
+          : backup.files.length === 0
+            ? "Look for another copy of the backup: nothing in this one can be restored."
+            : "Save what is shown now (the buttons below save exactly these files), and look for another copy of the backup."
       )
     );
     return banner;
@@ -598,14 +600,18 @@
         count(backup.photos.length, "photo", "photos") + ", " + total + (salvaged ? " intact." : " in all.") + checked
     );
     var buttons = element("div", { class: "buttons" });
-    if (typeof window.showDirectoryPicker === "function") {
+    if (backup.files.length === 0) {
+      summary.textContent = "Nothing of the backup is intact: there is nothing to show or save.";
+    } else if (typeof window.showDirectoryPicker === "function") {
       var folderButton = element("button", { type: "button", id: "save-folder", class: "save-action" }, "Save everything to a folder…");
       folderButton.addEventListener("click", saveToFolder);
       buttons.append(folderButton);
     }
-    var zipButton = element("button", { type: "button", id: "save-zip", class: "save-action" }, "Download everything as a ZIP");
-    zipButton.addEventListener("click", saveAsZip);
-    buttons.append(zipButton);
+    if (backup.files.length > 0) {
+      var zipButton = element("button", { type: "button", id: "save-zip", class: "save-action" }, "Download everything as a ZIP");
+      zipButton.addEventListener("click", saveAsZip);
+      buttons.append(zipButton);
+    }
     if (backup.records) {
       var recordsButton = element("button", { type: "button", id: "save-records", class: "save-action" }, "Save records.csv");
       recordsButton.addEventListener("click", function () {
