@@ -14,9 +14,6 @@
 // authenticates, the payload's length is confirmed; otherwise the end of the payload is lost and its length
 // unknown (the file was cut, or its end damaged: they cannot be told apart).
 
-var CHUNK_INTACT = 0;
-var CHUNK_DAMAGED = 1;
-var CHUNK_MISSING = 2; // never stored: the chunks from `presentCount` on
 
 /** Thrown by a salvaged payload's read of bytes that are not intact; never shown to a person. */
 function notIntact(offset, end, state) {
@@ -65,8 +62,40 @@ class SalvageContainer {
       this.chunkCountKnown = null; // known once the final record authenticates
       this.lengthKnown = null;
     }
-    this.states = new Uint8Array(this.presentCount);
-    this.damaged = []; // ascending indices
+    // One bit a present chunk (set: damaged), as the strict reader keeps; the chunks from presentCount on
+    // are missing. No list of indices: a file of a hundred million damaged chunks stays small.
+    this.damagedBits = new Uint8Array(Math.ceil(this.presentCount / 8));
+    this.damagedCount = 0;
+  }
+
+  isDamaged(index) {
+    return (this.damagedBits[index >> 3] & (1 << (index & 7))) !== 0;
+  }
+
+  /** Whether chunk `index` is present and authenticated. */
+  isIntactChunk(index) {
+    return index >= 0 && index < this.presentCount && !this.isDamaged(index);
+  }
+
+  /** The damaged chunks among [first, last], as runs [{ first, last }] ascending; at most `limit` runs. */
+  damagedRuns(first, last, limit) {
+    var runs = [];
+    if (this.damagedCount === 0) return runs;
+    var end = Math.min(last, this.presentCount - 1);
+    for (var index = Math.max(0, first); index <= end; index++) {
+      if ((index & 7) === 0 && this.damagedBits[index >> 3] === 0) {
+        index += 7; // a byte of intact chunks
+        continue;
+      }
+      if (!this.isDamaged(index)) continue;
+      var run = runs[runs.length - 1];
+      if (run && run.last === index - 1) run.last = index;
+      else {
+        if (limit !== undefined && runs.length >= limit) break;
+        runs.push({ first: index, last: index });
+      }
+    }
+    return runs;
   }
 
   /** The plaintext bytes chunk `index` carries (it is present). */
@@ -102,13 +131,14 @@ class SalvageContainer {
       var index = order[k];
       if (signal && signal.aborted) throw new GoshuinError("interrupted", "stopped");
       if (onChunk) onChunk(k, count);
-      var ok = (await this.tryDecrypt(index)) !== null;
-      this.states[index] = ok ? CHUNK_INTACT : CHUNK_DAMAGED;
-      if (!ok) this.damaged.push(index);
+      if ((await this.tryDecrypt(index)) === null) {
+        this.damagedBits[index >> 3] |= 1 << (index & 7);
+        this.damagedCount++;
+      }
       if (this.header.version === 1 && k === Math.min(3, count - 1)) this.decidePassphrase();
     }
     if (this.header.version === 1) this.decidePassphrase();
-    if (this.header.version === 2 && this.finalCandidate >= 0 && this.states[this.finalCandidate] === CHUNK_INTACT) {
+    if (this.header.version === 2 && this.finalCandidate >= 0 && this.isIntactChunk(this.finalCandidate)) {
       this.chunkCountKnown = BigInt(this.presentCount);
       this.lengthKnown = BigInt((this.presentCount - 1) * this.header.chunkSize + this.lastLength);
     }
@@ -118,7 +148,7 @@ class SalvageContainer {
   /** Version 1, §7.4 step 5 (and §7.1): chunk 0 lost and none of chunks 1, 2, 3 intact is auth_failed. */
   decidePassphrase() {
     var lost = function (index, self) {
-      return index >= self.presentCount || self.states[index] !== CHUNK_INTACT;
+      return !self.isIntactChunk(index);
     };
     if (this.presentCount > 0 && !lost(0, this)) return;
     for (var j = 1; j <= 3; j++) if (BigInt(j) < this.chunkCountKnown && !lost(j, this)) return;
@@ -141,7 +171,7 @@ class SalvageContainer {
 
   /** Nothing is lost: every chunk is present and authenticates, and the payload's end is known. */
   get complete() {
-    return this.damaged.length === 0 && this.lengthKnown !== null && this.chunkCountKnown === BigInt(this.presentCount);
+    return this.damagedCount === 0 && this.lengthKnown !== null && this.chunkCountKnown === BigInt(this.presentCount);
   }
 
   /**
@@ -155,18 +185,10 @@ class SalvageContainer {
     if (end <= start) return "intact";
     var chunkSize = BigInt(this.header.chunkSize);
     var presentEnd = BigInt(this.presentEnd);
-    if (start < presentEnd && this.damaged.length > 0) {
+    if (start < presentEnd && this.damagedCount > 0) {
       var first = Number(start / chunkSize);
       var last = Number(((end < presentEnd ? end : presentEnd) - 1n) / chunkSize);
-      // The first damaged index ≥ first (binary search).
-      var low = 0;
-      var high = this.damaged.length;
-      while (low < high) {
-        var middle = (low + high) >> 1;
-        if (this.damaged[middle] < first) low = middle + 1;
-        else high = middle;
-      }
-      if (low < this.damaged.length && this.damaged[low] <= last) return "damaged";
+      if (this.damagedRuns(first, last, 1).length > 0) return "damaged";
     }
     if (end > presentEnd && (this.lengthKnown === null || start < this.lengthKnown)) return "missing";
     if (this.lengthKnown !== null && end > this.lengthKnown) return "outside";
@@ -192,21 +214,13 @@ class SalvageContainer {
       if (from <= lastBig) runs.push({ first: Number(from), last: Number(lastBig) });
       return runs;
     }
-    var first = Number(firstBig);
-    var last = Number(lastBig);
-    this.damaged.forEach(function (index) {
-      if (index < first || index > last) return;
-      var run = runs[runs.length - 1];
-      if (run && run.last === index - 1) run.last = index;
-      else runs.push({ first: index, last: index });
-    });
-    return runs;
+    return this.damagedRuns(Number(firstBig), Number(lastBig));
   }
 
   /** Chunk `index`'s plaintext (it is intact), authenticated again; the file changing since is `io`. */
   async chunk(index) {
     if (this.cached && this.cached.index === index) return this.cached.bytes;
-    if (!(index < this.presentCount) || this.states[index] !== CHUNK_INTACT) throw notIntact(index * this.header.chunkSize, (index + 1) * this.header.chunkSize, "not intact");
+    if (!this.isIntactChunk(index)) throw notIntact(index * this.header.chunkSize, (index + 1) * this.header.chunkSize, "not intact");
     var bytes = await this.tryDecrypt(index);
     if (bytes === null) throw new GoshuinError("io", "chunk " + index + " authenticated before and no longer does: the file changed while it was open");
     this.cached = { index: index, bytes: bytes };
@@ -259,7 +273,7 @@ class SalvageContainer {
     var carryBase = 0;
     for (var index = Math.floor(from / size); index * size < end; index++) {
       if (signal && signal.aborted) throw new GoshuinError("interrupted", "stopped");
-      if (this.states[index] !== CHUNK_INTACT) {
+      if (!this.isIntactChunk(index)) {
         carry = null;
         continue;
       }
@@ -286,20 +300,23 @@ class SalvageContainer {
 
   /**
    * The lost chunks, ascending, as runs of one state: [{ first, last, state }] ("damaged" or "missing";
-   * `last` null when the missing run reaches an end that is not known, in version 2).
+   * `last` null when the missing run reaches an end that is not known, in version 2). With `limit`, at most
+   * that many runs of damaged chunks (the missing run is always the last).
    */
-  lostRuns() {
-    var runs = [];
-    for (var i = 0; i < this.damaged.length; i++) {
-      var index = this.damaged[i];
-      var run = runs[runs.length - 1];
-      if (run && run.last === index - 1) run.last = index;
-      else runs.push({ first: index, last: index, state: "damaged" });
-    }
+  lostRuns(limit) {
+    var runs = this.damagedRuns(0, this.presentCount - 1, limit).map(function (run) {
+      return { first: run.first, last: run.last, state: "damaged" };
+    });
     if (this.chunkCountKnown === null) runs.push({ first: this.presentCount, last: null, state: "missing" });
     else if (BigInt(this.presentCount) < this.chunkCountKnown)
       runs.push({ first: this.presentCount, last: Number(this.chunkCountKnown - 1n), state: "missing" });
     return runs;
+  }
+
+  /** How many chunks are lost (the chunks of a version 2 file's unknown end count as one). */
+  get lostCount() {
+    var missing = this.chunkCountKnown === null ? 1 : Number(this.chunkCountKnown - BigInt(this.presentCount));
+    return this.damagedCount + missing;
   }
 
   /** Each lost chunk, ascending: [{ index, state }]; a missing run of unknown end gives its first index. */

@@ -8,6 +8,9 @@
 // Also `describeDamage`: the entries whose spans the damaged chunks touch, for the error of a strict reader
 // (§4.2, "A reader that refuses a damaged backup SHOULD…"), whose verdict it never changes.
 
+/** Runs of damaged chunks a salvage report keeps (a file damaged every other chunk has millions). */
+var SALVAGE_RUNS_KEPT = 1000;
+
 /** A fault that sends salvage from directory mode to walk mode, or makes one entry lost. */
 function isSalvageFault(error) {
   return error instanceof GoshuinError && (error.code === "not_intact" || PAYLOAD_FAULTS.indexOf(error.code) >= 0);
@@ -292,7 +295,8 @@ class SalvagedBackup {
       }),
       lost: result.lost,
       manifestLost: !found,
-      lostRuns: container.lostRuns(),
+      lostRuns: container.lostRuns(SALVAGE_RUNS_KEPT), // the damaged ones: the first SALVAGE_RUNS_KEPT runs
+      damagedChunks: container.damagedCount,
       trailingBytes: container.trailingBytes,
       complete: container.complete && result.lost.length === 0 && !!found,
     };
@@ -303,10 +307,7 @@ class SalvagedBackup {
    * claim 2^32 chunks: past a million this throws rather than list them (`salvage.lostRuns` says it in runs).
    */
   lostChunkList() {
-    var total = 0;
-    this.salvage.lostRuns.forEach(function (run) {
-      total += (run.last === null ? run.first : run.last) - run.first + 1;
-    });
+    var total = this.container.lostCount;
     if (total > 1000000) throw new GoshuinError("internal", total + " lost chunks: too many to list one by one");
     return this.container.lostChunks();
   }

@@ -560,11 +560,23 @@
           "The backup's list of its files (manifest.json) is lost as well. What is shown was checked for its size and CRC-32 only, not against that list; and a file whose beginning was lost is not known at all, so more may be lost than is listed here."
         )
       );
-    var chunks = report.lostRuns.map(function (run) {
+    var damagedRuns = report.lostRuns.filter(function (run) {
+      return run.state === "damaged";
+    });
+    var missingRuns = report.lostRuns.filter(function (run) {
+      return run.state === "missing";
+    });
+    var shownRuns = damagedRuns.slice(0, 12);
+    var shownDamaged = shownRuns.reduce(function (sum, run) {
+      return sum + run.last - run.first + 1;
+    }, 0);
+    var chunks = shownRuns.concat(missingRuns).map(function (run) {
       if (run.state === "damaged") return capitalized(chunksText(run.first, run.last)) + (run.first === run.last ? " is" : " are") + " damaged";
       if (run.last === null) return "The file ends early or is damaged at its end: from chunk " + run.first.toLocaleString("en-US") + " on, nothing is there to read";
       return capitalized(chunksText(run.first, run.last)) + (run.first === run.last ? " is" : " are") + " missing: the file was cut short";
     });
+    if (report.damagedChunks > shownDamaged)
+      chunks.splice(shownRuns.length, 0, "And more: " + count(report.damagedChunks, "damaged chunk", "damaged chunks") + " in all");
     if (report.trailingBytes > 0) chunks.push(count(report.trailingBytes, "byte", "bytes") + " after the end of the backup were ignored");
     if (chunks.length) banner.append(element("p", { id: "salvage-chunks" }, chunks.join(". ") + "."));
     banner.append(
