@@ -307,9 +307,10 @@
 
   /**
    * Runs `task(secret, signal)` (opening or salvaging the chosen file) with Stop, progress and the
-   * passphrase's bytes wiped afterwards; shows what it returns, or its error. `done` is the state then.
+   * passphrase's bytes wiped afterwards; shows what it returns, or its error. `shownState` is the page's
+   * state then ("opened", "salvaged").
    */
-  async function run(file, task, done) {
+  async function run(file, task, shownState) {
     if (busy) return;
     resetResult();
     clearError();
@@ -329,7 +330,6 @@
     cancelButton.focus(); // Open is disabled now; the one thing to do is Stop
     var secret = core.utf8Bytes(passphrase.value);
     var failedCode = null;
-    var failure = null;
     setStatus("Checking the file's structure…", undefined, true);
     try {
       // Stop answers at once, even during the key derivation (which WebCrypto cannot interrupt): the
@@ -346,21 +346,20 @@
       await present(backup, signal);
       passphrase.value = "";
       clearStatus();
-      document.body.dataset.state = done;
+      document.body.dataset.state = shownState;
       observePhotos(session);
     } catch (error) {
       secret.fill(0);
       resetResult();
       clearStatus();
-      failure = core.asGoshuinError(error);
-      failedCode = failure.code;
+      failedCode = core.asGoshuinError(error).code;
       if (failedCode === "interrupted") {
         document.body.dataset.state = "stopped";
         showStopped("Stopped. Nothing was kept. Open the backup again when you like.");
       } else {
         document.body.dataset.state = "failed";
         // A damaged or cut backup (never a wrong passphrase): the offer to show what is still intact.
-        var offer = SALVAGEABLE.indexOf(failedCode) >= 0 && done === "opened" ? function () { salvage(file); } : null;
+        var offer = SALVAGEABLE.indexOf(failedCode) >= 0 && shownState === "opened" ? function () { salvage(file); } : null;
         showError(error, null, null, offer);
       }
     } finally {
