@@ -45,6 +45,8 @@ REPOSITORY = WEB.parent
 PAGE_URI = (WEB / "goshuin-open.html").as_uri()
 PASSPHRASE = "  sakura 桜 – correct horse  "  # spaces kept, non-ASCII: the page must not trim or normalize
 DOS_EPOCH = 315532800  # 1980-01-01 00:00:00 UTC
+FOLDER_MTIME = 1787250600  # 2026-08-20 18:30:00 UTC: every file of a backup folder sealed by goshuin-tool
+CORPUS = REPOSITORY / "Tests" / "SalvageCorpus"
 HEIC_TEXT = "HEIC: this browser can't show a preview. Save keeps the original photo."
 SETTLED = "['shown', 'unsupported', 'large', 'error']"
 
@@ -284,6 +286,37 @@ def check_saved_zip(data, files, modified):
     assert got == files, sorted(got)
 
 
+def zip_layout(data):
+    """The entries of a ZIP in file order, [(name, local header offset, data offset, data end)], from its own
+    headers; and its central directory's offset."""
+    archive = zipfile.ZipFile(io.BytesIO(data))
+    items = []
+    for info in archive.infolist():
+        name_length, extra_length = struct.unpack_from("<HH", data, info.header_offset + 26)
+        start = info.header_offset + 30 + name_length + extra_length
+        items.append((info.filename, info.header_offset, start, start + info.compress_size))
+    items.sort(key=lambda item: item[1])
+    return items, struct.unpack_from("<I", data, len(data) - 6)[0]
+
+
+def walk_expectation(layout, readable):
+    """Walk mode (backup-v1.md §4.2) over a ZIP whose first `readable` bytes alone are intact (a cut file):
+    (restored names, {lost name: reason}). manifest.json is no entry of the walk; an entry whose data reaches
+    past the cut is lost as missing, and the walk ends there; one whose local header does is not known."""
+    restored, lost = [], {}
+    for name, header, start, end in layout:
+        if name == "manifest.json":
+            continue
+        if start > readable:
+            break
+        if end <= readable:
+            restored.append(name)
+            continue
+        lost[name] = "missing"
+        break
+    return restored, lost
+
+
 def unzip(data):
     archive = zipfile.ZipFile(io.BytesIO(data))
     assert archive.testzip() is None
@@ -309,7 +342,7 @@ class Fixtures:
         )
         return output
 
-    def folder(self, name, files, mtime=1787250600):
+    def folder(self, name, files, mtime=FOLDER_MTIME):
         """A backup folder; every file dated `mtime` (createdAt is the newest: fixed, so screenshots repeat)."""
         folder = self.scratch / name
         folder.mkdir()
@@ -336,6 +369,7 @@ class Fixtures:
         self.make_small(jpeg1, jpeg2, webp)
         self.make_dated(jpeg1)
         self.make_damaged()
+        self.make_salvage()
         self.make_hostile()
         self.make_invalid_manifest()
         self.make_bombs()
@@ -412,6 +446,47 @@ class Fixtures:
         self.damaged.write_bytes(data)
         self.truncated = self.scratch / "truncated.goshuin"
         self.truncated.write_bytes(data[:-1])
+
+    def make_salvage(self):
+        # Salvage (backup-v1.md §4.2): a backup of real photos built here and sealed by goshuin-tool as one file
+        # in 1 KiB chunks, its layout read from its own headers. Damaged: one bit of the chunk that holds the
+        # end of IMG_0003.png and the start of IMG_0004.png. Cut: at 60% of its length. And the same ZIP sealed
+        # as version 2 by the Node reference: whole, and cut at a record boundary.
+        records = "date,shrine,photo\n" + "".join("2026-09-%02d,Shrine %d,IMG_%04d.png\n" % (i + 1, i + 1, i + 1) for i in range(5))
+        records = records.encode()
+        photos = [("IMG_%04d.png" % (i + 1), seal_stamp(10 + i)) for i in range(5)]
+        zip_bytes = backup_zip(records, photos)
+        self.salvage_files = dict(unzip(zip_bytes))
+        self.salvage_layout, self.salvage_cd = zip_layout(zip_bytes)
+        source = self.scratch / "salvage.zip"
+        source.write_bytes(zip_bytes)
+        sealed = self.seal(source, "salvage-source.goshuin", "--iterations", "1000", "--chunk-size", "1KiB").read_bytes()
+        assert len(sealed) == 45 + 20 * -(-len(zip_bytes) // 1024) + len(zip_bytes), "not 1 KiB chunks"
+        start = {name: header for name, header, _, _ in self.salvage_layout}
+        chunk = start["IMG_0004.png"] // 1024
+        assert chunk * 1024 > start["IMG_0003.png"] + 100 and start["IMG_0004.png"] % 1024 > 100, "IMG_0004.png starts at a chunk's start"
+        self.salvage_chunk = chunk
+        data = bytearray(sealed)
+        data[45 + chunk * 1044 + 4 + 10] ^= 0x01
+        self.salvage_damaged = self.scratch / "salvage-damaged.goshuin"
+        self.salvage_damaged.write_bytes(data)
+        self.salvage_damaged_lost = ["IMG_0003.png", "IMG_0004.png"]
+        cut = int(len(sealed) * 0.6)
+        self.salvage_cut = self.scratch / "salvage-cut.goshuin"
+        self.salvage_cut.write_bytes(sealed[:cut])
+        self.salvage_cut_walk = walk_expectation(self.salvage_layout, ((cut - 45) // 1044) * 1024)
+        self.v2 = self.scratch / "v2.goshuin"
+        subprocess.run(
+            ["node", str(REPOSITORY / "Spec/reference/goshuin.mjs"), "seal", str(source), str(self.v2), "--format", "2", "--iterations", "1000",
+             "--chunk-size", "1024", "--passphrase-env", "GOSHUIN_TEST_PASSPHRASE"],
+            check=True, env=dict(os.environ, GOSHUIN_TEST_PASSPHRASE=PASSPHRASE), stdout=subprocess.DEVNULL,
+        )
+        v2 = self.v2.read_bytes()
+        assert v2[4] == 2 and len(v2) == 77 + len(zip_bytes) + 16 * (len(zip_bytes) // 1024 + 1), "not a version 2 seal in 1 KiB chunks"
+        kept = int((len(zip_bytes) // 1024) * 0.6)
+        self.v2_cut = self.scratch / "v2-cut.goshuin"
+        self.v2_cut.write_bytes(v2[: 77 + kept * 1040])
+        self.v2_cut_walk = walk_expectation(self.salvage_layout, kept * 1024)
 
     def make_hostile(self):
         records = b"date,shrine\n2026-01-01,Meiji Jingu\n"
@@ -814,8 +889,8 @@ def case_default(ctx):
     assert page.evaluate("() => document.getElementById('passphrase').value") == "", "the passphrase field is cleared after opening"
     page.evaluate("() => document.activeElement.blur()")
     ctx.shots.take(page, "opened", full_page=True)
-    # Saving: records.csv, one photo, everything as a ZIP (1980-01-01 00:00, no date: goshuin-tool dates every
-    # entry so, and the ZIP keeps it so, without an extended timestamp).
+    # Saving: records.csv, one photo, everything as a ZIP (every entry dated as goshuin-tool dated it,
+    # backup-v1.md §5: its file's time, manifest.json its createdAt, the newest of them).
     got = page.download(lambda: page.click("#save-records"), ["records.csv"])
     assert got["records.csv"] == f.small_records
     got = page.download(lambda: page.click('button[aria-label="Save IMG_0002.png"]'), ["IMG_0002.png"])
@@ -825,7 +900,7 @@ def case_default(ctx):
     page.evaluate("() => { delete Window.prototype.showSaveFilePicker; delete window.showSaveFilePicker; }")
     name = "goshuin-backup-20260820-183000.zip"
     got = page.download(lambda: page.click("#save-zip"), [name])
-    check_saved_zip(got[name], f.small_files, {n: None for n in f.small_files})
+    check_saved_zip(got[name], f.small_files, {n: FOLDER_MTIME for n in f.small_files})
     status = page.text("#status-text")
     assert "Saved 9 files as a ZIP" in status, status
     check_clean(page)
@@ -853,7 +928,7 @@ def case_default_chromium_saving(ctx):
     page.evaluate(FOLDER_STAND_IN)
     page.click("#save-zip")
     page.wait("() => document.getElementById('status-text').textContent.includes('Saved 9 files as goshuin-backup')", timeout=30)
-    check_saved_zip(bytes.fromhex(page.evaluate("() => window.savedFile()")), f.small_files, {n: None for n in f.small_files})
+    check_saved_zip(bytes.fromhex(page.evaluate("() => window.savedFile()")), f.small_files, {n: FOLDER_MTIME for n in f.small_files})
     for folder in ("goshuin-backup-20260820-183000", "goshuin-backup-20260820-183000-2"):
         page.click("#save-folder")
         page.wait("(name) => document.getElementById('status-text').textContent.includes('into the folder ' + name + '.')", folder, timeout=30)
@@ -1014,10 +1089,12 @@ def failing(path_of, code, passphrase=PASSPHRASE, check=None, shot=None):
 def wrong_passphrase_check(page, text):
     assert page.focused() == "passphrase", "focus returns to the passphrase, not %s" % page.focused()
     assert text.startswith("Could not open the backup. The passphrase is wrong"), text
+    no_salvage_offered(page)  # a wrong passphrase is never damage
 
 
 def damaged_check(page, text):
     assert "(chunk 5)" in text, text
+    assert page.evaluate("() => document.getElementById('salvage') !== null"), "no salvage offered"
 
 
 def unsafe_check(page, text):
@@ -1029,6 +1106,198 @@ def unsafe_check(page, text):
 def first_damaged_chunk(page, text):
     assert "(chunk 1)" in text, text
     assert "manifest_invalid" not in text, text
+
+
+SALVAGED = "() => ['salvaged', 'failed', 'stopped'].includes(document.body.dataset.state) ? document.body.dataset.state : null"
+
+BANNER = """() => { const b = document.getElementById('salvage-banner');
+  return b && { title: b.querySelector('h3').textContent,
+    lost: [...b.querySelectorAll('#salvage-lost li')].map((li) => ({ name: li.querySelector('.name').textContent, text: li.textContent })),
+    manifestLost: !!document.getElementById('salvage-manifest-lost'), chunks: (document.getElementById('salvage-chunks') || {}).textContent || '',
+    heading: document.getElementById('result-heading').textContent, summary: document.querySelector('.summary').textContent,
+    first: document.getElementById('result-heading').nextElementSibling === b }; }"""
+
+
+def no_salvage_offered(page):
+    assert page.evaluate("() => document.getElementById('salvage') === null"), "salvage offered"
+
+
+def salvage(page):
+    """Presses #salvage in the error and waits until what is intact is shown; returns the banner."""
+    assert page.evaluate("() => document.getElementById('salvage').textContent") == "Show what is intact"
+    page.click("#salvage")
+    state = page.wait(SALVAGED, timeout=120)
+    assert state == "salvaged", "state %s, alert %r" % (state, page.text("#error"))
+    assert page.text("#error") == ""
+    assert page.focused() == "result-heading", page.focused()
+    banner = page.evaluate(BANNER)
+    assert banner and banner["first"], "no banner right under the heading: %r" % banner
+    return banner
+
+
+def check_salvaged_zip(page, name, files):
+    """The ZIP download of what salvage shows: exactly `files` (name -> bytes), by Python's zipfile."""
+    page.evaluate("() => { delete Window.prototype.showSaveFilePicker; delete window.showSaveFilePicker; }")
+    got = page.download(lambda: page.click("#save-zip"), [name])
+    check_saved_zip(got[name], files, {n: None for n in files})
+    status = page.text("#status-text")
+    assert "Saved %d files as a ZIP" % len(files) in status, status
+
+
+def case_salvage_damaged(ctx):
+    """A damaged chunk: the error names what it holds and offers salvage; the banner lists the lost photos,
+    the intact ones show, and every save holds exactly what is intact."""
+    f = ctx.fixtures
+    page = ctx.page()
+    text = expect_failure(page, f.salvage_damaged, "chunk_damaged")
+    chunk = f.salvage_chunk
+    assert "(chunk %d)" % chunk in text, text
+    named = page.text("#error-damage")
+    assert named == "Chunk %d holds the end of IMG_0003.png and the start of IMG_0004.png." % chunk, named
+    ctx.shots.take(page, "damaged-offer")
+    banner = salvage(page)
+    assert banner["title"] == "This backup is damaged: only what is still intact is shown", banner
+    assert [l["name"] for l in banner["lost"]] == f.salvage_damaged_lost, banner
+    for lost in banner["lost"]:
+        assert lost["text"] == "%s: chunk %d is damaged." % (lost["name"], chunk), lost
+    assert not banner["manifestLost"] and banner["chunks"] == "Chunk %d is damaged." % chunk, banner
+    assert banner["heading"] == "What is intact in the backup of 2026-11-29 12:00 UTC", banner
+    assert banner["summary"].startswith("5 records, 3 photos, ") and "checked against the backup's list" in banner["summary"], banner
+    intact = {n: d for n, d in f.salvage_files.items() if n not in f.salvage_damaged_lost}
+    tiles = settle_tiles(page, 3)
+    assert [t["name"] for t in tiles] == ["IMG_0001.png", "IMG_0002.png", "IMG_0005.png"], tiles
+    assert all(t["state"] == "shown" and t["decoded"] for t in tiles), tiles
+    ctx.shots.take(page, "salvaged", full_page=True)
+    rows = page.evaluate(TABLE_ROWS)
+    assert len(rows["body"]) == 5 and rows["body"][2] == ["2026-09-03", "Shrine 3", "IMG_0003.png"], rows
+    got = page.download(lambda: page.click("#save-records"), ["records.csv"])
+    assert got["records.csv"] == f.salvage_files["records.csv"]
+    got = page.download(lambda: page.click('button[aria-label="Save IMG_0005.png"]'), ["IMG_0005.png"])
+    assert got["IMG_0005.png"] == f.salvage_files["IMG_0005.png"]
+    check_salvaged_zip(page, "goshuin-backup-20261129-120000-salvaged.zip", intact)
+    check_clean(page)
+
+
+def case_salvage_chromium_saving(ctx):
+    """Chromium: what salvage shows, saved into a folder and a ZIP file (the pickers' stand-ins)."""
+    f = ctx.fixtures
+    page = ctx.page()
+    expect_failure(page, f.salvage_damaged, "chunk_damaged")
+    salvage(page)
+    intact = {n: d for n, d in f.salvage_files.items() if n not in f.salvage_damaged_lost}
+    page.evaluate(FOLDER_STAND_IN)
+    page.click("#save-folder")
+    folder = "goshuin-backup-20261129-120000-salvaged"
+    page.wait("(name) => document.getElementById('status-text').textContent.includes('into the folder ' + name + '.')", folder, timeout=30)
+    written = page.evaluate("(name) => window.pickedFolder(name)", folder)
+    assert {k: bytes.fromhex(v) for k, v in written.items()} == intact, sorted(written)
+    page.click("#save-zip")
+    page.wait("(n) => document.getElementById('status-text').textContent.includes('Saved ' + n + ' files as goshuin-backup-20261129-120000-salvaged.zip')", len(intact), timeout=30)
+    check_saved_zip(bytes.fromhex(page.evaluate("() => window.savedFile()")), intact, {n: None for n in intact})
+    check_clean(page)
+
+
+def case_salvage_cut(ctx):
+    """A cut file: truncated, salvage offered; walk mode: the manifest is lost and said so."""
+    f = ctx.fixtures
+    page = ctx.page()
+    expect_failure(page, f.salvage_cut, "truncated")
+    assert page.evaluate("() => document.getElementById('error-damage') === null"), "the damage named before the key"
+    banner = salvage(page)
+    restored, lost = f.salvage_cut_walk
+    assert {l["name"]: l["text"] for l in banner["lost"]}.keys() == lost.keys(), (banner, lost)
+    assert all("missing (the file was cut short)" in l["text"] for l in banner["lost"]), banner
+    assert banner["manifestLost"] and "is missing: the file was cut short" in banner["chunks"] or "are missing: the file was cut short" in banner["chunks"], banner
+    assert banner["heading"] == "What is intact in the damaged backup", banner
+    assert "checked for its size and CRC-32" in banner["summary"], banner
+    photos = [n for n in restored if n != "records.csv"]
+    tiles = settle_tiles(page, len(photos))
+    assert [t["name"] for t in tiles] == photos and all(t["state"] == "shown" for t in tiles), tiles
+    ctx.shots.take(page, "salvaged-cut", full_page=True)
+    check_salvaged_zip(page, "goshuin-backup-salvaged.zip", {n: f.salvage_files[n] for n in restored})
+    check_clean(page)
+
+
+def case_v2(ctx):
+    """A version 2 backup sealed by the Node reference (seal --format 2) opens; its ZIP download is its ZIP."""
+    f = ctx.fixtures
+    page = ctx.page()
+    assert open_backup(page, f.v2) == "opened", page.text("#error")
+    rows = page.evaluate(TABLE_ROWS)
+    assert len(rows["body"]) == 5, rows
+    tiles = settle_tiles(page, 5)
+    assert all(t["state"] == "shown" and t["decoded"] for t in tiles), tiles
+    page.evaluate("() => { delete Window.prototype.showSaveFilePicker; delete window.showSaveFilePicker; }")
+    name = "goshuin-backup-20261129-120000.zip"
+    got = page.download(lambda: page.click("#save-zip"), [name])
+    check_saved_zip(got[name], f.salvage_files, {n: None for n in f.salvage_files})
+    ctx.shots.take(page, "v2-opened")
+    check_clean(page)
+
+
+def case_v2_cut(ctx):
+    """A version 2 file cut at a record boundary: truncated (check 8, before the key); salvage: walk mode."""
+    f = ctx.fixtures
+    page = ctx.page()
+    expect_failure(page, f.v2_cut, "truncated")
+    banner = salvage(page)
+    restored, lost = f.v2_cut_walk
+    assert [l["name"] for l in banner["lost"]] == list(lost), (banner, lost)
+    assert banner["manifestLost"], banner
+    assert "The file ends early or is damaged at its end" in banner["chunks"], banner
+    photos = [n for n in restored if n != "records.csv"]
+    tiles = settle_tiles(page, len(photos))
+    assert [t["name"] for t in tiles] == photos and all(t["state"] == "shown" for t in tiles), tiles
+    ctx.shots.take(page, "v2-salvaged", full_page=True)
+    check_salvaged_zip(page, "goshuin-backup-salvaged.zip", {n: f.salvage_files[n] for n in restored})
+    check_clean(page)
+
+
+SALVAGE_CORPUS = """async ([cases, passphrase]) => {
+  const core = GoshuinCore;
+  const secret = () => new TextEncoder().encode(passphrase);
+  const wrong = [];
+  for (const [name, want, base64] of cases) {
+    const bytes = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
+    const got = {};
+    try { await core.openBackup(core.bytesSource(bytes), secret()); got.strict = 'ok'; }
+    catch (error) { got.strict = error.code || String(error); if (error.chunkIndex !== undefined) got.strictChunkIndex = error.chunkIndex; }
+    try {
+      const s = await core.salvageBackup(core.bytesSource(bytes), secret());
+      const restored = [];
+      for (const item of s.salvage.restored) {
+        const data = await s.read(item.name);
+        restored.push({ name: item.name, sha256: core.toHex(new Uint8Array(await crypto.subtle.digest('SHA-256', data))) });
+      }
+      Object.assign(got, { salvage: 'restored', mode: s.salvage.mode, restored, lost: s.salvage.lost.map((l) => ({ name: l.name, reason: l.reason })),
+        manifestLost: s.salvage.manifestLost, lostChunks: s.lostChunkList() });
+    } catch (error) { got.salvage = error.code || String(error); }
+    if (JSON.stringify(got) !== JSON.stringify(want)) wrong.push(name + ': got ' + JSON.stringify(got) + ', expected ' + JSON.stringify(want));
+  }
+  return wrong;
+}"""
+
+
+def case_salvage_corpus(ctx):
+    """Every case of the shared salvage corpus Tests/SalvageCorpus through the page's code in this engine."""
+    index = json.loads((CORPUS / "index.json").read_text())
+    batch = []
+    for case in index["cases"]:
+        want = {k: v for k, v in case.items() if k not in ("name", "comment")}
+        batch.append([case["name"], want, base64.b64encode((CORPUS / (case["name"] + ".goshuin")).read_bytes()).decode("ascii")])
+    page = ctx.page()
+    wrong = []
+    for start in range(0, len(batch), 8):
+        wrong += page.evaluate(SALVAGE_CORPUS, [batch[start : start + 8], index["passphrase"]])
+    assert len(batch) >= 20, "too few cases"
+    assert not wrong, "\n".join(wrong)
+    print("     %d salvage-corpus cases in %s" % (len(batch), ctx.engine.label), flush=True)
+    check_clean(page)
+
+
+def v2_wrong_passphrase_check(page, text):
+    wrong_passphrase_check(page, text)
+    assert "header MAC does not verify" in text, text
 
 
 def case_not_a_backup(ctx):
@@ -1309,22 +1578,37 @@ def case_known_answer(ctx):
         page.set_files("#backup-file", path.parent / vector["file"])
         passphrase = vector.get("passphraseHex") or vector["passphrase"].encode().hex()
         got = page.evaluate(
-            """async (passphraseHex) => {
-              const secret = new Uint8Array((passphraseHex.match(/../g) || []).map((h) => parseInt(h, 16)));
+            """async ([passphraseHex, fileSize, keyHex, payloadSaltHex]) => {
+              const bytes = (hex) => new Uint8Array((hex.match(/../g) || []).map((h) => parseInt(h, 16)));
+              const secret = bytes(passphraseHex);
               const file = document.getElementById('backup-file').files[0];
+              let source = GoshuinCore.blobSource(file);
+              if (fileSize !== null) {
+                // vectors-v1.md §5.4: the file's bytes, then zeros up to fileSize, as a virtual file.
+                const inner = source;
+                source = { size: fileSize, read: async (offset, length) => {
+                  const out = new Uint8Array(length);
+                  const end = Math.min(file.size, offset + length);
+                  if (offset < end) out.set(await inner.read(offset, end - offset), 0);
+                  return out;
+                } };
+              }
+              const keys = payloadSaltHex === null ? null : await GoshuinCore.deriveKeysV2(bytes(keyHex), bytes(payloadSaltHex));
+              const derived = keys && { headerKey: GoshuinCore.toHex(keys.headerKey), payloadKey: GoshuinCore.toHex(keys.payloadKey) };
               const hash = new GoshuinCore.Sha256();
               try {
-                const reader = await GoshuinCore.openContainer(GoshuinCore.blobSource(file), secret);
+                const reader = await GoshuinCore.openContainer(source, secret);
                 for (let i = 0; i < reader.header.chunkCount; i++) hash.update(await reader.chunk(i));
-                return { code: 'success', sha256: GoshuinCore.toHex(hash.digest()) };
+                return { code: 'success', sha256: GoshuinCore.toHex(hash.digest()), keys: derived };
               } catch (error) {
                 return { code: error.code || String(error), chunkIndex: error.chunkIndex === undefined ? null : error.chunkIndex,
-                         released: GoshuinCore.toHex(hash.digest()) };
+                         released: GoshuinCore.toHex(hash.digest()), keys: derived };
               }
             }""",
-            passphrase,
+            [passphrase, vector.get("fileSize"), vector["key"], vector.get("payloadSalt")],
         )
         want = {"code": vector["expect"]}
+        want["keys"] = {"headerKey": vector["headerKey"], "payloadKey": vector["payloadKey"]} if "payloadSalt" in vector else None
         if vector["expect"] == "success":
             want["sha256"] = vector["plaintextSha256"]
         else:
@@ -1333,6 +1617,21 @@ def case_known_answer(ctx):
         if got != want:
             wrong.append("%s: got %r, expected %r" % (vector["name"], got, want))
     assert len(vectors) > 50, "too few vectors in %s" % ctx.args.vectors
+    # RFC 5869's HKDF-SHA256 cases (vectors-v1.md §5.5) through this browser's WebCrypto.
+    hkdf = json.loads((ctx.args.vectors / "rfc5869" / "hkdf-sha256.json").read_text())
+    wrong += page.evaluate(
+        """async (tests) => {
+          const bytes = (hex) => new Uint8Array((hex.match(/../g) || []).map((h) => parseInt(h, 16)));
+          const out = [];
+          for (const t of tests) {
+            const prk = GoshuinCore.toHex(await GoshuinCore.hmacSha256(bytes(t.salt), bytes(t.ikm)));
+            const okm = GoshuinCore.toHex(await GoshuinCore.hkdfSha256(bytes(t.ikm), bytes(t.salt), bytes(t.info), t.length));
+            if (prk !== t.prk || okm !== t.okm) out.push('rfc5869 case ' + t.tcId + ': prk ' + prk + ', okm ' + okm);
+          }
+          return out;
+        }""",
+        hkdf["tests"],
+    )
     assert not wrong, "\n".join(wrong)
     print("     %d known-answer vectors in %s" % (len(vectors), ctx.engine.label), flush=True)
     check_clean(page)
@@ -1378,6 +1677,10 @@ def case_axe(ctx):
     page2 = ctx.page(390, 844)
     assert open_backup(page2, f.table) == "opened"
     check(page2, "the table at 390 px")
+    expect_failure(page2, f.salvage_cut, "truncated")
+    check(page2, "a cut backup and the offer to salvage it, at 390 px")
+    salvage(page2)
+    check(page2, "what salvage restored, under its banner, at 390 px")
     dark = ctx.page(color_scheme="dark")
     assert dark.evaluate("() => matchMedia('(prefers-color-scheme: dark)').matches")
     check(dark, "dark, empty page")
@@ -1385,6 +1688,10 @@ def case_axe(ctx):
     check(dark, "dark, an error")
     assert open_backup(dark, f.many) == "opened"
     check(dark, "dark, many photos (loading and no-preview tiles)")
+    expect_failure(dark, f.salvage_damaged, "chunk_damaged")
+    check(dark, "dark, a damaged backup: what the chunk holds, the offer to salvage")
+    salvage(dark)
+    check(dark, "dark, what salvage restored")
     ctx.shots.take(dark, "dark")
     assert "color-contrast-enhanced" in ran and "color-contrast" in ran, "axe did not run its contrast rules: %r" % sorted(ran)
     assert not found, "\n".join(found)
@@ -1469,6 +1776,14 @@ CASES = [
     ("an invalid manifest.json and a damaged chunk 1: chunk_damaged (chunk 1), §4.1 step 0", ALL,
      failing(lambda f: f.invalid_manifest_damaged, "chunk_damaged", check=first_damaged_chunk)),
     ("a file that is not a backup: bad_magic", ALL, case_not_a_backup),
+    ("a version 2 backup sealed by the Node reference (seal --format 2) opens; its ZIP download", ALL, case_v2),
+    ("a version 2 backup, a wrong passphrase: auth_failed from the header MAC, no salvage", ALL,
+     failing(lambda f: f.v2, "auth_failed", PASSPHRASE.strip(), v2_wrong_passphrase_check)),
+    ("a version 2 file cut at a record boundary: truncated; salvage in walk mode", ALL, case_v2_cut),
+    ("a damaged backup: the error names what the chunk holds; salvage: banner, lost photos, intact ones, saves", ALL, case_salvage_damaged),
+    ("salvage saved into a folder and a ZIP file (the pickers' stand-ins)", CHROMIUM, case_salvage_chromium_saving),
+    ("a cut backup: truncated; salvage in walk mode, the manifest lost and said", ALL, case_salvage_cut),
+    ("the shared salvage corpus Tests/SalvageCorpus", ALL, case_salvage_corpus),
     ("Stop while the passphrase is checked: calm, nothing kept, focus on Stop then Open", ALL, case_stop),
     ("a file dragged over the page: where to drop it; dropped, it opens", ALL, case_drop),
     ("a records.csv of 1,000 columns and 20,000 rows: bounded cells, built in slices", ALL, case_cells_bomb),

@@ -76,6 +76,7 @@ function zip64Fields(fields, name) {
  */
 async function readEndRecords(payload) {
   var size = payload.size;
+  if (size === 0) throw zipMalformed("the file holds an empty payload (version 2 allows one); a backup is a ZIP, never empty");
   if (size < 22) throw zipMalformed("the backup is too short to be a ZIP");
   var endOffset = size - 22;
   var tail = await payload.read(endOffset, 22);

@@ -20,14 +20,32 @@ async function openBackup(source, passphraseBytes, options) {
     },
   });
   try {
-    return await readBackup(container, options);
+    // The ZIP is read from its end: the final chunk first, which confirms the payload's length (v2 §9.1).
+    await container.authenticateFinal();
+    try {
+      return await readBackup(container, options);
+    } catch (error) {
+      // §4.1 step 0: the payload is checked only in a file that opens, so a fault of the payload found
+      // before every chunk authenticated is reported only once the rest authenticates.
+      if (error instanceof GoshuinError && PAYLOAD_FAULTS.indexOf(error.code) >= 0)
+        await container.authenticateRest(options.signal, function (index, count) {
+          progress("rest", index, count);
+        });
+      throw error;
+    }
   } catch (error) {
-    // §4.1 step 0: the payload is checked only in a file that opens, so a fault of the payload found
-    // before every chunk authenticated is reported only once the rest authenticates.
-    if (error instanceof GoshuinError && PAYLOAD_FAULTS.indexOf(error.code) >= 0)
-      await container.authenticateRest(options.signal, function (index, count) {
-        progress("rest", index, count);
-      });
+    // §4.2: a damaged backup's error names what the damage touches (every chunk authenticated, from an
+    // intact central directory); the verdict stays the container's.
+    if (options.describeDamage && error instanceof GoshuinError && error.code === "chunk_damaged") {
+      try {
+        error.damage = await describeDamage(container, options.signal, function (index, count) {
+          progress("survey", index, count);
+        });
+      } catch (surveyError) {
+        if (surveyError instanceof GoshuinError && surveyError.code === "interrupted") throw surveyError;
+        error.damage = null; // the verdict stands; what the damage touches is not said
+      }
+    }
     throw error;
   }
 }

@@ -110,19 +110,72 @@
     setStatus("", null, true);
   }
 
-  /** The alert: first what happened and what to do, in words; then the code and details in small type. */
-  function showError(error, focus, title) {
+  /**
+   * The alert: first what happened and what to do, in words; then, for a damaged or cut backup, what the
+   * damage touches and the offer to show what is intact (`salvage`, a function); then the code and details
+   * in small type.
+   */
+  function showError(error, focus, title, salvage) {
     var failure = core.asGoshuinError(error);
     if (failure.code === "internal") console.error(error); // a bug of this page: keep its stack for the console
     alertBox.replaceChildren();
     var lead = element("p", { class: "error-lead" });
     lead.append(element("strong", null, (title || "Could not open the backup") + "."), " " + core.advice(failure.code));
+    alertBox.append(lead);
+    var touched = damageText(failure.damage);
+    if (touched) alertBox.append(element("p", { id: "error-damage" }, touched));
+    if (salvage) {
+      var offer = element("p", { class: "salvage-offer" });
+      var button = element("button", { type: "button", id: "salvage", "aria-describedby": "salvage-hint" }, "Show what is intact");
+      button.addEventListener("click", salvage);
+      offer.append(
+        button,
+        " ",
+        element("span", { id: "salvage-hint" }, "If this is your only copy: the page shows the records and photos that are still intact, says what is lost, and lets you save them.")
+      );
+      alertBox.append(offer);
+    }
     var code = element("p", { class: "error-code" });
     code.append("Code ", element("code", { class: "code" }, failure.code));
     if (failure.chunkIndex !== undefined) code.append(" (chunk " + failure.chunkIndex + ")");
     if (failure.detail) code.append(" · ", element("span", { class: "detail" }, "Details: " + failure.detail));
-    alertBox.append(lead, code);
+    alertBox.append(code);
     if (focus) focus.focus();
+  }
+
+  /** "a", "a and b", "a, b and c". */
+  function listText(items) {
+    if (items.length <= 1) return items.join("");
+    return items.slice(0, -1).join(", ") + " and " + items[items.length - 1];
+  }
+
+  /** "chunk 12", "chunks 12–13", "chunks 30 on" (a run whose end is not known). */
+  function chunksText(first, last) {
+    if (last === null || last === undefined) return "chunks " + first.toLocaleString("en-US") + " on";
+    if (first === last) return "chunk " + first.toLocaleString("en-US");
+    return "chunks " + first.toLocaleString("en-US") + "–" + last.toLocaleString("en-US");
+  }
+
+  function capitalized(text) {
+    return text.charAt(0).toUpperCase() + text.slice(1);
+  }
+
+  /**
+   * What the damaged chunks hold, from the intact list of contents (Spec/backup-v1.md §4.2): "Chunk 12 holds
+   * IMG_0012.HEIC and the start of IMG_0013.HEIC."; or that the list is damaged too.
+   */
+  function damageText(damage) {
+    if (!damage) return "";
+    if (!damage.named) return "Which files the damage hits cannot be said: the backup's list of its files is damaged too, or not valid.";
+    var parts = damage.runs.map(function (run) {
+      var names = run.entries.map(function (entry) {
+        return { whole: "", start: "the start of ", end: "the end of ", part: "part of " }[entry.part] + entry.name;
+      });
+      var single = run.first === run.last;
+      var what = names.length ? listText(names) : "nothing of any file";
+      return chunksText(run.first, run.last) + (single ? " holds " : " hold ") + what;
+    });
+    return capitalized(parts.join("; ")) + ".";
   }
 
   function clearError() {
@@ -199,7 +252,10 @@
 
   var STAGE_TEXT = {
     directory: "Reading the backup's list of contents…",
+    "salvage-directory": "Reading the backup's list of contents…",
   };
+  /** The strict verdicts of a damaged or cut backup, for which the page offers salvage (never auth_failed). */
+  var SALVAGEABLE = ["chunk_damaged", "truncated", "chunk_length_invalid", "trailing_data"];
 
   function onProgress(stage, done, total, header) {
     if (stage === "key") {
@@ -214,6 +270,14 @@
       setStatus("A part of the file does not authenticate; finding the first one that fails…", done / total);
     } else if (stage === "rest") {
       setStatus("Checking that the rest of the file is intact…", done / total);
+    } else if (stage === "survey") {
+      setStatus("A part of the file is damaged; finding which files it holds…", done / total);
+    } else if (stage === "salvage") {
+      setStatus("Checking every part of the file… " + Math.round((done / Math.max(1, total)) * 100) + "%", total ? done / total : 1, done === 0 || done === total);
+    } else if (stage === "salvage-entries") {
+      setStatus("Checking each file that is intact… " + (done + 1).toLocaleString("en-US") + " of " + total.toLocaleString("en-US"), total ? done / total : 1);
+    } else if (stage === "salvage-walk") {
+      setStatus("Looking for the files that are intact… " + core.formatSize(done) + " of " + core.formatSize(total), total ? done / total : 1);
     } else if (stage === "verify") {
       setStatus(
         "Checking every file in the backup against its list… " + core.formatSize(done) + " of " + core.formatSize(total),
@@ -225,13 +289,33 @@
     }
   }
 
-  async function open() {
+  /** Shows an opened or salvaged backup: its records read in slices, the table's first page, the photos. */
+  async function present(backup, signal) {
+    setStatus("Reading the records…", undefined, true);
+    var records = null;
+    if (backup.records && backup.records.size <= PREVIEW_LIMIT) {
+      var recordsBytes = await backup.read(core.RECORDS_NAME, signal);
+      var text = new TextDecoder("utf-8").decode(recordsBytes);
+      recordsBytes = null;
+      records = await readRecords(text, backup.photos, signal);
+    }
+    if (signal.aborted) throw new core.GoshuinError("interrupted", "stopped");
+    showBackup(backup, records);
+    await showRecordsPage(0, signal);
+    if (signal.aborted) throw new core.GoshuinError("interrupted", "stopped");
+  }
+
+  /**
+   * Runs `task(secret, signal)` (opening or salvaging the chosen file) with Stop, progress and the
+   * passphrase's bytes wiped afterwards; shows what it returns, or its error. `shownState` is the page's
+   * state then ("opened", "salvaged").
+   */
+  async function run(file, task, shownState) {
     if (busy) return;
     resetResult();
     clearError();
     clearStatus();
     document.body.dataset.state = "opening";
-    var file = fileInput.files && fileInput.files[0];
     if (!file) {
       document.body.dataset.state = "failed";
       showError(new core.GoshuinError("invalid_argument", "no backup file is chosen"), fileInput);
@@ -249,31 +333,20 @@
     setStatus("Checking the file's structure…", undefined, true);
     try {
       // Stop answers at once, even during the key derivation (which WebCrypto cannot interrupt): the
-      // opening that goes on in the background ends at its next check of the signal, and is dropped.
-      var opening = core.openBackup(core.blobSource(file), secret, {
+      // task that goes on in the background ends at its next check of the signal, and is dropped.
+      var opening = task(secret, {
         signal: signal,
         onProgress: function (stage, done, total, header) {
-          if (!signal.aborted) onProgress(stage, done, total, header); // a dropped opening says nothing
+          if (!signal.aborted) onProgress(stage, done, total, header); // a dropped task says nothing
         },
       });
       opening.catch(function () {});
       var backup = await Promise.race([opening, whenAborted(signal)]);
       secret.fill(0);
-      setStatus("Reading the records…", undefined, true);
-      var records = null;
-      if (backup.records.size <= PREVIEW_LIMIT) {
-        var recordsBytes = await backup.read(core.RECORDS_NAME, signal);
-        var text = new TextDecoder("utf-8").decode(recordsBytes);
-        recordsBytes = null;
-        records = await readRecords(text, backup.photos, signal);
-      }
-      if (signal.aborted) throw new core.GoshuinError("interrupted", "stopped");
-      showBackup(backup, records);
-      await showRecordsPage(0, signal);
-      if (signal.aborted) throw new core.GoshuinError("interrupted", "stopped");
+      await present(backup, signal);
       passphrase.value = "";
       clearStatus();
-      document.body.dataset.state = "opened";
+      document.body.dataset.state = shownState;
       observePhotos(session);
     } catch (error) {
       secret.fill(0);
@@ -285,7 +358,9 @@
         showStopped("Stopped. Nothing was kept. Open the backup again when you like.");
       } else {
         document.body.dataset.state = "failed";
-        showError(error);
+        // A damaged or cut backup (never a wrong passphrase): the offer to show what is still intact.
+        var offer = SALVAGEABLE.indexOf(failedCode) >= 0 && shownState === "opened" ? function () { salvage(file); } : null;
+        showError(error, null, null, offer);
       }
     } finally {
       taskFocus = null;
@@ -301,6 +376,21 @@
     } else {
       fileInput.focus(); // most likely, another file is needed
     }
+  }
+
+  function open() {
+    var file = fileInput.files && fileInput.files[0];
+    return run(file, function (secret, options) {
+      options.describeDamage = true; // a damaged backup's error names the files the damage touches
+      return core.openBackup(core.blobSource(file), secret, options);
+    }, "opened");
+  }
+
+  /** Salvage (Spec/backup-v1.md §4.2) of the file that failed, with the passphrase typed for it. */
+  function salvage(file) {
+    return run(file, function (secret, options) {
+      return core.salvageBackup(core.blobSource(file), secret, options);
+    }, "salvaged");
   }
 
   form.addEventListener("submit", function (event) {
@@ -416,36 +506,138 @@
     return createdAt.slice(0, 10) + " " + createdAt.slice(11, 16) + " UTC";
   }
 
-  function showBackup(backup, records) {
-    session = { backup: backup, records: records, photos: [], downloads: [], observer: null, closed: false, kept: [], table: null };
-    var recordCount = records ? records.count : null;
+  var LOST_REASONS = {
+    zip_malformed: "its place in the backup is not valid",
+    entry_corrupt: "it does not unpack to what it declares",
+    manifest_mismatch: "it does not match the backup's list of contents",
+    duplicate_entry: "a file of the same name came before it",
+  };
 
-    var heading = element("h2", { id: "result-heading", tabindex: "-1" }, "Backup of " + backupTitle(backup.createdAt));
+  /** Why an entry is lost, in words: "chunks 12–13 are damaged", "…", with the code when it is a check's. */
+  function lostReason(lost) {
+    if (lost.reason === "damaged" || lost.reason === "missing") {
+      var runs = lost.chunks;
+      var plural = runs.length > 1 || runs[0].first !== runs[0].last;
+      var numbers = runs.map(function (run) {
+        return run.first === run.last ? run.first.toLocaleString("en-US") : run.first.toLocaleString("en-US") + "–" + run.last.toLocaleString("en-US");
+      });
+      return (plural ? "chunks " : "chunk ") + listText(numbers) + (plural ? " are " : " is ") + (lost.reason === "damaged" ? "damaged" : "missing (the file was cut short)");
+    }
+    return (LOST_REASONS[lost.reason] || "it fails a check") + " (" + lost.reason + ")";
+  }
+
+  /**
+   * The banner over a salvaged backup (#salvage-banner): that the backup is damaged and only what is intact
+   * is shown; each entry lost and why; in walk mode, that the manifest is lost and what was restored was not
+   * checked against it; the chunks damaged and missing; the bytes ignored after the end.
+   */
+  function salvageBanner(backup) {
+    var report = backup.salvage;
+    var banner = element("div", { id: "salvage-banner", class: "salvage-banner", role: "region", "aria-labelledby": "salvage-title" });
+    var nothingLost = report.complete;
+    banner.append(
+      element("h3", { id: "salvage-title" }, nothingLost ? "Every file of this backup is intact" : "This backup is damaged: only what is still intact is shown")
+    );
+    var lost = report.lost;
+    if (lost.length > 0) {
+      banner.append(element("p", { id: "salvage-lost-lead" }, count(lost.length, "file is", "files are") + " lost:"));
+      var list = element("ul", { id: "salvage-lost" });
+      lost.forEach(function (entry) {
+        var item = element("li");
+        item.append(element("span", { class: "name" }, entry.name), ": " + lostReason(entry) + ".");
+        list.append(item);
+      });
+      banner.append(list);
+    } else if (!nothingLost) {
+      banner.append(element("p", { id: "salvage-lost-lead" }, report.manifestLost ? "No file is known to be lost." : "No file of the backup's list of contents is lost."));
+    }
+    if (report.manifestLost)
+      banner.append(
+        element(
+          "p",
+          { id: "salvage-manifest-lost" },
+          "The backup's list of its files (manifest.json) is lost as well. What is shown was checked for its size and CRC-32 only, not against that list; and a file whose beginning was lost is not known at all, so more may be lost than is listed here."
+        )
+      );
+    var damagedRuns = report.lostRuns.filter(function (run) {
+      return run.state === "damaged";
+    });
+    var missingRuns = report.lostRuns.filter(function (run) {
+      return run.state === "missing";
+    });
+    var shownRuns = damagedRuns.slice(0, 12);
+    var shownDamaged = shownRuns.reduce(function (sum, run) {
+      return sum + run.last - run.first + 1;
+    }, 0);
+    var chunks = shownRuns.concat(missingRuns).map(function (run) {
+      if (run.state === "damaged") return capitalized(chunksText(run.first, run.last)) + (run.first === run.last ? " is" : " are") + " damaged";
+      if (run.last === null) return "The file ends early or is damaged at its end: from chunk " + run.first.toLocaleString("en-US") + " on, nothing is there to read";
+      return capitalized(chunksText(run.first, run.last)) + (run.first === run.last ? " is" : " are") + " missing: the file was cut short";
+    });
+    if (report.damagedChunks > shownDamaged)
+      chunks.splice(shownRuns.length, 0, "And more: " + count(report.damagedChunks, "damaged chunk", "damaged chunks") + " in all");
+    if (report.trailingBytes > 0) chunks.push(count(report.trailingBytes, "byte", "bytes") + " after the end of the backup were ignored");
+    if (chunks.length) banner.append(element("p", { id: "salvage-chunks" }, chunks.join(". ") + "."));
+    banner.append(
+      element(
+        "p",
+        null,
+        nothingLost
+          ? "The file itself is not as it was made, so save what is shown and keep it."
+          : backup.files.length === 0
+            ? "Look for another copy of the backup: nothing in this one can be restored."
+            : "Save what is shown now (the buttons below save exactly these files), and look for another copy of the backup."
+      )
+    );
+    return banner;
+  }
+
+  function showBackup(backup, records) {
+    var salvaged = !!backup.salvage;
+    session = { backup: backup, records: records, photos: [], downloads: [], observer: null, closed: false, kept: [], table: null, salvaged: salvaged };
+    var recordCount = records ? records.count : null;
+    var total = core.formatSize(backup.files.reduce(function (sum, f) { return sum + f.size; }, 0));
+    var title = salvaged
+      ? backup.createdAt ? "What is intact in the backup of " + backupTitle(backup.createdAt) : "What is intact in the damaged backup"
+      : "Backup of " + backupTitle(backup.createdAt);
+    var heading = element("h2", { id: "result-heading", tabindex: "-1" }, title);
+    var checked = !salvaged || !backup.salvage.manifestLost
+      ? " Every file was checked against the backup's list of contents."
+      : " Each file was checked for its size and CRC-32.";
     var summary = element(
       "p",
       { class: "summary" },
       (recordCount === null ? "" : count(recordCount, "record", "records") + ", ") +
-        count(backup.photos.length, "photo", "photos") + ", " +
-        core.formatSize(backup.files.reduce(function (sum, f) { return sum + f.size; }, 0)) +
-        " in all. Every file was checked against the backup's list of contents."
+        count(backup.photos.length, "photo", "photos") + ", " + total + (salvaged ? " intact." : " in all.") + checked
     );
     var buttons = element("div", { class: "buttons" });
-    if (typeof window.showDirectoryPicker === "function") {
+    if (backup.files.length === 0) {
+      summary.textContent = "Nothing of the backup is intact: there is nothing to show or save.";
+    } else if (typeof window.showDirectoryPicker === "function") {
       var folderButton = element("button", { type: "button", id: "save-folder", class: "save-action" }, "Save everything to a folder…");
       folderButton.addEventListener("click", saveToFolder);
       buttons.append(folderButton);
     }
-    var zipButton = element("button", { type: "button", id: "save-zip", class: "save-action" }, "Download everything as a ZIP");
-    zipButton.addEventListener("click", saveAsZip);
-    var recordsButton = element("button", { type: "button", id: "save-records", class: "save-action" }, "Save records.csv");
-    recordsButton.addEventListener("click", function () {
-      saveOne(core.RECORDS_NAME);
-    });
-    buttons.append(zipButton, recordsButton);
+    if (backup.files.length > 0) {
+      var zipButton = element("button", { type: "button", id: "save-zip", class: "save-action" }, "Download everything as a ZIP");
+      zipButton.addEventListener("click", saveAsZip);
+      buttons.append(zipButton);
+    }
+    if (backup.records) {
+      var recordsButton = element("button", { type: "button", id: "save-records", class: "save-action" }, "Save records.csv");
+      recordsButton.addEventListener("click", function () {
+        saveOne(core.RECORDS_NAME);
+      });
+      buttons.append(recordsButton);
+    }
 
     var recordsHeading = element("h3", { id: "records-heading" }, "Records");
-    result.append(heading, summary, buttons, recordsHeading);
-    if (records === null) {
+    result.append(heading);
+    if (salvaged) result.append(salvageBanner(backup));
+    result.append(summary, buttons, recordsHeading);
+    if (!backup.records) {
+      result.append(element("p", { class: "empty", id: "records-lost" }, "records.csv is lost: it is not among the files that are intact."));
+    } else if (records === null) {
       result.append(element("p", { class: "empty" }, "records.csv is too large to show here; save it to open it in a spreadsheet."));
     } else {
       result.append.apply(result, recordsTable(records));
@@ -487,7 +679,7 @@
     });
 
     result.append(photosHeading);
-    if (backup.photos.length === 0) result.append(element("p", { class: "empty" }, "This backup has no photos."));
+    if (backup.photos.length === 0) result.append(element("p", { class: "empty" }, salvaged ? "No photo is intact." : "This backup has no photos."));
     result.append(list);
     result.hidden = false;
   }
@@ -1035,8 +1227,12 @@
     }, 60000);
   }
 
+  /** The saved folder's and ZIP's date (the backup's createdAt); "-salvaged" after what salvage restored. */
   function stamp() {
-    return session.backup.createdAt.replace(/[-:]/g, "").replace("T", "-").replace("Z", "");
+    var created = session.backup.createdAt;
+    var date = created ? created.replace(/[-:]/g, "").replace("T", "-").replace("Z", "") : "";
+    if (!session.salvaged) return date;
+    return date ? date + "-salvaged" : "salvaged";
   }
 
   async function saveOne(name) {

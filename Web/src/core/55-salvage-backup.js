@@ -1,0 +1,366 @@
+// Salvage of a damaged or cut backup, entry by entry (Spec/backup-v1.md §4.2), over a SalvageContainer
+// (12-salvage-container.js): every entry whose bytes are all intact and that passes every check it can still
+// be given is restored, every other one it knows of is named lost with its reason. Directory mode when the
+// end records, the central directory and manifest.json are intact and pass steps 1–4 of §4.1; otherwise walk
+// mode, the local headers walked from offset 0 through intact bytes only. Names are those of §3 (walk mode:
+// records.csv or a photo name), so nothing restored can name a place outside the destination.
+//
+// Also `describeDamage`: the entries whose spans the damaged chunks touch, for the error of a strict reader
+// (§4.2, "A reader that refuses a damaged backup SHOULD…"), whose verdict it never changes.
+
+/** Runs of damaged chunks a salvage report keeps (a file damaged every other chunk has millions). */
+var SALVAGE_RUNS_KEPT = 1000;
+
+/** A fault that sends salvage from directory mode to walk mode, or makes one entry lost. */
+function isSalvageFault(error) {
+  return error instanceof GoshuinError && (error.code === "not_intact" || PAYLOAD_FAULTS.indexOf(error.code) >= 0);
+}
+
+/** Entries by local-header offset; records that claim the same offset in central-directory order. */
+function inFileOrder(entries) {
+  return entries.slice().sort(function (a, b) {
+    return a.localHeaderOffset < b.localHeaderOffset ? -1 : a.localHeaderOffset > b.localHeaderOffset ? 1 : a.index - b.index;
+  });
+}
+
+/**
+ * Steps 1–4 of §4.1 on intact bytes only: { directory, manifest }, or null when one of those bytes is not
+ * intact, the payload's end is unknown, or a check fails (walk mode, then).
+ */
+async function salvageDirectory(container, signal) {
+  if (container.size === null) return null;
+  try {
+    var directory = await scanCentralDirectory(container); // 1, 2
+    var manifest = await readManifest(container, directory, signal); // 3
+    checkBinding(manifest, directory.entries); // 4
+    return { directory: directory, manifest: manifest };
+  } catch (error) {
+    if (isSalvageFault(error)) return null;
+    throw error;
+  }
+}
+
+/** Each entry's span in directory mode: from its local header to the next one's (the last: the central directory). */
+function entrySpans(directory) {
+  var ordered = inFileOrder(directory.entries);
+  return ordered.map(function (entry, i) {
+    var end = i + 1 < ordered.length ? ordered[i + 1].localHeaderOffset : BigInt(directory.directoryOffset);
+    return { entry: entry, start: entry.localHeaderOffset, end: end };
+  });
+}
+
+function lostEntry(container, name, reason, start, end) {
+  var lost = { name: name, reason: reason };
+  if (reason === "damaged" || reason === "missing") lost.chunks = container.lostChunksOf(start, end, reason);
+  return lost;
+}
+
+/** The code an entry's failed check gives; bytes past its span that are not intact are its own fault. */
+function entryFaultCode(error) {
+  return error.code === "not_intact" ? "zip_malformed" : error.code;
+}
+
+/**
+ * Directory mode: the central directory's entries in file order, each lost when a byte of its span is not
+ * intact (its state is the reason) or when a check of step 5 fails on it (its code), else restored.
+ */
+async function salvageByDirectory(container, found, options) {
+  var listed = new Map();
+  [found.manifest.records].concat(found.manifest.photos).forEach(function (file) {
+    listed.set(file.name, file.sha256);
+  });
+  var directoryOffset = found.directory.directoryOffset;
+  var spans = entrySpans(found.directory);
+  var restored = [];
+  var lost = [];
+  for (var i = 0; i < spans.length; i++) {
+    var span = spans[i];
+    var entry = span.entry;
+    if (options.onEntry) options.onEntry(i, spans.length);
+    var state = container.stateOf(span.start, span.end);
+    if (state === "damaged" || state === "missing") {
+      lost.push(lostEntry(container, entry.name, state, span.start, span.end));
+      continue;
+    }
+    try {
+      if (span.end < span.start) throw zipMalformed(entry.name + "'s local header is outside the archive's entries");
+      await checkLocalHeader(container, entry, directoryOffset);
+      if (BigInt(entry.dataOffset) + entry.compressedSize !== span.end)
+        throw zipMalformed(entry.name + "'s data does not end where the next entry starts");
+      var digest = toHex(await readEntryData(container, entry, null, { signal: options.signal }));
+      if (listed.has(entry.name) && listed.get(entry.name) !== digest)
+        throw new GoshuinError("manifest_mismatch", entry.name + " does not have the SHA-256 the manifest lists");
+      restored.push({ name: entry.name, sha256: digest, entry: entry });
+    } catch (error) {
+      if (!isSalvageFault(error)) throw error;
+      lost.push(lostEntry(container, entry.name, entryFaultCode(error), span.start, span.end));
+    }
+  }
+  return { restored: restored, lost: lost };
+}
+
+/**
+ * Walk mode's reading of a local header at `offset` (§4.2): the entry it describes, or null when it is not
+ * one (bytes not intact, another signature, a flag, method, size or extra field breaking a rule, a name
+ * that is not records.csv or a photo name).
+ */
+async function walkHeader(container, offset) {
+  if (container.stateOf(offset, offset + 30) !== "intact") return null;
+  var fixed = await container.read(offset, 30);
+  if (u32le(fixed, 0) !== SIG_LOCAL) return null;
+  var flags = u16le(fixed, 6);
+  var method = u16le(fixed, 8);
+  if ((flags & 0x0049) !== 0 || (method !== 0 && method !== 8)) return null; // encryption (bits 0, 6), data descriptor (3)
+  var nameLength = u16le(fixed, 26);
+  var extraLength = u16le(fixed, 28);
+  var dataOffset = offset + 30 + nameLength + extraLength;
+  if (container.stateOf(offset + 30, dataOffset) !== "intact") return null;
+  var variable = await container.read(offset + 30, nameLength + extraLength);
+  var nameBytes = variable.slice(0, nameLength);
+  if (!isSafeEntryName(nameBytes)) return null;
+  var name = String.fromCharCode.apply(null, nameBytes);
+  if (name !== RECORDS_NAME && !isValidPhotoName(name)) return null;
+  var fields;
+  var zip64;
+  try {
+    fields = extraFields(variable.subarray(nameLength), name);
+    zip64 = zip64Fields(fields, name);
+  } catch (error) {
+    if (error instanceof GoshuinError && error.code === "zip_malformed") return null;
+    throw error;
+  }
+  var compressed = BigInt(u32le(fixed, 18));
+  var uncompressed = BigInt(u32le(fixed, 22));
+  if (compressed === BigInt(U32_MAX) || uncompressed === BigInt(U32_MAX)) {
+    if (zip64 === null || zip64.length !== 16) return null;
+    uncompressed = u64le(zip64, 0);
+    compressed = u64le(zip64, 8);
+  }
+  if (method === 0 ? compressed !== uncompressed : uncompressed > compressed * MAX_RATIO) return null;
+  return {
+    index: -1,
+    name: name,
+    nameBytes: nameBytes,
+    method: method,
+    crc32: u32le(fixed, 14),
+    compressedSize: compressed,
+    uncompressedSize: uncompressed,
+    localHeaderOffset: BigInt(offset),
+    dataOffset: dataOffset,
+    // No central record: the local header's extended timestamp or DOS date, read as §4 reads a central one.
+    modified: entryModified(fields, u16le(fixed, 12), u16le(fixed, 10)),
+  };
+}
+
+/**
+ * Walk mode (§4.2): from payload offset 0, an entry's data read when it is all intact and checked for size
+ * and CRC-32 (restored, or lost: entry_corrupt, or duplicate_entry after a restored entry of that name,
+ * exactly or case-folded), else lost with its state; the walk goes on at the end of its data. Where no entry
+ * is, it resumes at the next intact local-header signature; it ends where none follows, at an intact
+ * central-directory signature met where an entry could start, or after 50,000 entries. manifest.json is no
+ * entry here (its name is neither records.csv nor a photo's): it is neither written nor used.
+ */
+async function salvageByWalk(container, options) {
+  var signal = options.signal;
+  var end = container.size === null ? container.presentEnd : Math.min(container.size, container.presentEnd);
+  var restored = [];
+  var lost = [];
+  var exact = new Set();
+  var folded = new Set();
+  var count = 0;
+  var position = 0;
+  while (count < ZIP_MAX_ENTRIES) {
+    if (signal && signal.aborted) throw new GoshuinError("interrupted", "stopped");
+    if (options.onEntry) options.onEntry(position, end);
+    var entry = null;
+    if (position + 4 <= end && container.stateOf(position, position + 4) === "intact") {
+      var signature = u32le(await container.read(position, 4), 0);
+      if (signature === SIG_CENTRAL) break;
+      if (signature === SIG_LOCAL) entry = await walkHeader(container, position);
+    }
+    if (entry === null) {
+      var next = await container.findSignature(position + 1, SIG_LOCAL, signal);
+      if (next < 0) break;
+      position = next;
+      continue;
+    }
+    count++;
+    var dataEnd = BigInt(entry.dataOffset) + entry.compressedSize;
+    var state = container.stateOf(entry.dataOffset, dataEnd);
+    if (state === "damaged" || state === "missing") {
+      lost.push(lostEntry(container, entry.name, state, entry.dataOffset, dataEnd));
+    } else if (state === "outside") {
+      lost.push({ name: entry.name, reason: "zip_malformed" });
+    } else {
+      try {
+        var digest = toHex(await readEntryData(container, entry, null, { signal: signal }));
+        if (exact.has(entry.name) || folded.has(foldCase(entry.name))) {
+          lost.push({ name: entry.name, reason: "duplicate_entry" });
+        } else {
+          exact.add(entry.name);
+          folded.add(foldCase(entry.name));
+          restored.push({ name: entry.name, sha256: digest, entry: entry });
+        }
+      } catch (error) {
+        if (!isSalvageFault(error)) throw error;
+        lost.push({ name: entry.name, reason: entryFaultCode(error) });
+      }
+    }
+    if (dataEnd >= BigInt(end)) break; // nothing intact lies after it
+    position = Number(dataEnd);
+  }
+  return { restored: restored, lost: lost };
+}
+
+/**
+ * §4.2 on a salvaged container: directory mode when it can, else walk mode. Returns a SalvagedBackup.
+ * `options.onProgress(stage, done, total)`: "salvage-directory", then "salvage-entries".
+ */
+async function salvageEntries(container, options) {
+  options = options || {};
+  var progress = options.onProgress || function () {};
+  progress("salvage-directory", 0, 1);
+  var found = await salvageDirectory(container, options.signal);
+  var result;
+  if (found) {
+    result = await salvageByDirectory(container, found, {
+      signal: options.signal,
+      onEntry: function (index, total) {
+        progress("salvage-entries", index, total);
+      },
+    });
+  } else {
+    result = await salvageByWalk(container, {
+      signal: options.signal,
+      onEntry: function (position, total) {
+        progress("salvage-walk", position, total);
+      },
+    });
+  }
+  return new SalvagedBackup(container, found, result);
+}
+
+/** §7.4 and §4.2 on `source`: the container salvaged, then its entries. */
+async function salvageBackup(source, passphraseBytes, options) {
+  options = options || {};
+  var container = await salvageContainer(source, passphraseBytes, options);
+  return salvageEntries(container, options);
+}
+
+function byteOrder(a, b) {
+  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0; // names are ASCII: code units are bytes
+}
+
+/**
+ * What salvage restored, read as a verified Backup is (`files`, `records`, `photos`, `stream`, `read`), and
+ * what it says (`salvage`): the mode, each entry restored and lost, whether the manifest is lost, the lost
+ * chunks, the bytes ignored after the end.
+ */
+class SalvagedBackup {
+  constructor(container, found, result) {
+    this.container = container;
+    this.header = container.header;
+    this.createdAt = found ? found.manifest.createdAt : null;
+    var byName = new Map();
+    var digests = new Map();
+    result.restored.forEach(function (item) {
+      byName.set(item.name, item.entry);
+      digests.set(item.name, item.sha256);
+    });
+    this.byName = byName;
+    this.digests = digests;
+    var size = function (name) {
+      return Number(byName.get(name).uncompressedSize);
+    };
+    this.records = byName.has(RECORDS_NAME) ? { name: RECORDS_NAME, size: size(RECORDS_NAME) } : null;
+    this.photos = result.restored
+      .filter(function (item) {
+        return item.name !== RECORDS_NAME && item.name !== MANIFEST_NAME;
+      })
+      .map(function (item) {
+        return { name: item.name, size: size(item.name) };
+      })
+      .sort(byteOrder);
+    var named = [];
+    if (byName.has(MANIFEST_NAME)) named.push({ name: MANIFEST_NAME, size: size(MANIFEST_NAME) });
+    if (this.records) named.push(this.records);
+    this.files = named.concat(this.photos).map(function (file) {
+      var entry = byName.get(file.name);
+      return { name: file.name, size: file.size, crc32: entry.crc32, modified: entry.modified };
+    });
+    this.salvage = {
+      mode: found ? "directory" : "walk",
+      restored: result.restored.map(function (item) {
+        return { name: item.name, sha256: item.sha256 };
+      }),
+      lost: result.lost,
+      manifestLost: !found,
+      lostRuns: container.lostRuns(SALVAGE_RUNS_KEPT), // the damaged ones: the first SALVAGE_RUNS_KEPT runs
+      damagedChunks: container.damagedCount,
+      trailingBytes: container.trailingBytes,
+      complete: container.complete && result.lost.length === 0 && !!found,
+    };
+  }
+
+  /**
+   * Each lost chunk, ascending: [{ index, state }] (the corpus's `lostChunks`). A cut file's header may
+   * claim 2^32 chunks: past a million this throws rather than list them (`salvage.lostRuns` says it in runs).
+   */
+  lostChunkList() {
+    var total = this.container.lostCount;
+    if (total > 1000000) throw new GoshuinError("internal", total + " lost chunks: too many to list one by one");
+    return this.container.lostChunks();
+  }
+
+  /** Streams the restored entry `name` to `sink`, checked again: size, CRC-32 and the SHA-256 salvage computed. */
+  async stream(name, sink, signal, onBytes) {
+    var entry = this.byName.get(name);
+    if (!entry) throw new GoshuinError("internal", "no entry " + name);
+    var digest = toHex(await readEntryData(this.container, entry, sink, { signal: signal, onBytes: onBytes }));
+    if (digest !== this.digests.get(name))
+      throw new GoshuinError("manifest_mismatch", name + " no longer has the SHA-256 it had when the backup was salvaged");
+  }
+
+  async read(name, signal) {
+    var entry = this.byName.get(name);
+    var bytes = new Uint8Array(Number(entry.uncompressedSize));
+    var filled = 0;
+    await this.stream(name, function (piece) {
+      bytes.set(piece, filled);
+      filled += piece.length;
+    }, signal);
+    return bytes;
+  }
+}
+
+/**
+ * For the error of a strict reader that found a damaged chunk (its key known, so the passphrase right):
+ * every chunk authenticated, and, when the end records, the central directory and the manifest are intact
+ * and pass steps 1–4, the entries whose spans each run of damaged chunks touches, each as "whole", "start",
+ * "end" or "part". Returns { runs: [{ first, last, state, entries: [{ name, part }] }], named } or null.
+ */
+async function describeDamage(reader, signal, onProgress) {
+  var container = new SalvageContainer(reader.source, reader.header, reader.key);
+  try {
+    await container.authenticateAll(signal, onProgress);
+  } catch (error) {
+    if (error instanceof GoshuinError && error.code === "auth_failed") return null;
+    throw error;
+  }
+  var found = await salvageDirectory(container, signal);
+  var chunkSize = BigInt(container.header.chunkSize);
+  var spans = found ? entrySpans(found.directory) : [];
+  var runs = container.lostRuns().map(function (run) {
+    var start = BigInt(run.first) * chunkSize;
+    var end = run.last === null ? null : (BigInt(run.last) + 1n) * chunkSize;
+    var entries = [];
+    spans.forEach(function (span) {
+      if (span.end <= span.start || span.end <= start || (end !== null && span.start >= end)) return;
+      var before = span.start < start;
+      var after = end === null ? false : span.end > end;
+      entries.push({ name: span.entry.name, part: before && after ? "part" : before ? "end" : after ? "start" : "whole" });
+    });
+    return { first: run.first, last: run.last, state: run.state, entries: entries };
+  });
+  return { runs: runs, named: !!found };
+}
