@@ -52,7 +52,8 @@ final class ChunkPrefetcher {
         private var slot: AllocatedBytes?
         private var job: UInt64?
         private var done: (index: UInt64, authentic: Bool)?
-        private var error: Error?
+        /// What prefetching a chunk threw, with that chunk's index: thrown only to a caller taking that chunk.
+        private var error: (index: UInt64, error: Error)?
         private var stopping = false
 
         init(reader: ChunkReader, slot: AllocatedBytes, layout: ContainerLayout) {
@@ -71,11 +72,13 @@ final class ChunkPrefetcher {
         func take(_ index: UInt64, replacement: () throws -> AllocatedBytes) throws -> Outcome? {
             let finished = try lock.wait(until: { job != index || done != nil || error != nil }) {
                 () throws -> (slot: AllocatedBytes, authentic: Bool)? in
-                if let error {
+                if let failed = error {
                     self.error = nil
                     done = nil
                     job = nil
-                    throw error
+                    // Another chunk's failure is of no use now: that chunk is read again if it is needed.
+                    guard failed.index == index else { return nil }
+                    throw failed.error
                 }
                 if let stale = done, stale.index != index {
                     // Another chunk was prefetched: it is of no use now, and the slot is free again.
@@ -111,7 +114,7 @@ final class ChunkPrefetcher {
                     let authentic = try reader.authenticate(chunk: index, in: target) != nil
                     lock.withLock { done = (index, authentic) }
                 } catch {
-                    lock.withLock { self.error = error }
+                    lock.withLock { self.error = (index, error) }
                 }
             }
         }

@@ -195,6 +195,20 @@ public final class DecryptingReader: RandomAccessSource {
                 ? cache.removeFirst().slot
                 : try AllocatedBytes(count: header.layout.largestRecordLength, wipesOnRelease: true)
         }
+        do {
+            return try decrypt(index, into: freeSlot, plaintext: plaintext)
+        } catch let error as GoshuinError where salvaging && error.code == .chunkLengthInvalid {
+            // Salvage counts a chunk with a wrong length prefix as damaged, like one that fails its tag.
+            throw GoshuinError.chunkDamaged(index)
+        }
+    }
+
+    /// Chunk `index` decrypted and authenticated: from the prefetcher when it holds it, else here, in place in
+    /// the slot that caches it.
+    private func decrypt(
+        _ index: UInt64, into freeSlot: () throws -> AllocatedBytes,
+        plaintext: (AllocatedBytes) -> UnsafeRawBufferPointer
+    ) throws -> UnsafeRawBufferPointer {
         switch try prefetcher?.take(index, replacement: freeSlot) {
         case .authentic(let slot)?:
             cache.append((index, slot))
