@@ -1,75 +1,96 @@
 /// The one error type of the toolkit.
 ///
-/// Every error carries a stable ``Code`` (the package contract listed in `Spec/container-v1.md` §8) and a
-/// human message. Two errors are equal when their codes and chunk indices are equal; the message is for
+/// Every error carries a stable ``Code`` (the package contract listed in `Spec/container-v1.md` §8,
+/// `Spec/container-v2.md` §12 and `Spec/backup-v1.md`), with its category, and a human message. Two errors are equal when their codes and chunk indices are equal; the message is for
 /// people and may change. Messages never contain a passphrase or a key.
 public struct GoshuinError: Error, Equatable, CustomStringConvertible, Sendable {
-    /// The stable error codes. The raw value is the string programs compare.
-    public enum Code: String, Sendable, CaseIterable {
-        /// The file is shorter than the 45-byte header.
-        case shortHeader = "short_header"
+    /// A stable error code: the string programs compare, and its category. The codes are data: each module
+    /// declares its own (this one the container's, the caller's and the system's; `GoshuinBackup` the
+    /// backup's), and ``Category`` says what kind of problem each is.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        /// What kind of problem a code names.
+        public enum Category: String, Sendable, CaseIterable {
+            /// The `.goshuin` file is malformed or not authentic: a reading code of `Spec/container-v1.md` §8
+            /// and `Spec/container-v2.md` §12, the same whatever reads the file.
+            case container
+            /// The payload is not a backup the rules accept, or a folder is not one to seal
+            /// (`Spec/backup-v1.md`).
+            case backup
+            /// How the caller asked: an argument, a passphrase, a destination.
+            case usage
+            /// The operating system: reading, writing, space, memory, a stop on request.
+            case system
+        }
+
+        /// The string programs compare, such as `chunk_damaged`.
+        public let rawValue: String
+        /// What kind of problem it names.
+        public let category: Category
+
+        /// A code named `rawValue`, of `category`: each is made once, as a static member.
+        package init(_ rawValue: String, _ category: Category) {
+            self.rawValue = rawValue
+            self.category = category
+        }
+
+        /// The raw value.
+        public var description: String { rawValue }
+
+        /// The file is shorter than its header (45 bytes; 77 in version 2).
+        public static let shortHeader = Code("short_header", .container)
         /// The magic bytes are not `GSHN`.
-        case badMagic = "bad_magic"
+        public static let badMagic = Code("bad_magic", .container)
         /// The version byte is neither 1 nor 2.
-        case unsupportedVersion = "unsupported_version"
+        public static let unsupportedVersion = Code("unsupported_version", .container)
         /// `kdfIterations` is outside 1,000 … 2,000,000.
-        case iterationsOutOfRange = "iterations_out_of_range"
+        public static let iterationsOutOfRange = Code("iterations_out_of_range", .container)
         /// `chunkSize` is outside 1,024 … 67,108,864.
-        case chunkSizeOutOfRange = "chunk_size_out_of_range"
-        /// The payload is empty (version 1 cannot authenticate an empty payload).
-        case emptyPayload = "empty_payload"
-        /// The header implies more than 2^32 chunks.
-        case tooManyChunks = "too_many_chunks"
-        /// The file is shorter than the header says.
-        case truncated = "truncated"
-        /// The file is longer than the header says.
-        case trailingData = "trailing_data"
-        /// A chunk's length prefix differs from the one the header implies.
-        case chunkLengthInvalid = "chunk_length_invalid"
+        public static let chunkSizeOutOfRange = Code("chunk_size_out_of_range", .container)
+        /// The payload is empty (version 1 cannot authenticate an empty payload; the tool seals none).
+        public static let emptyPayload = Code("empty_payload", .container)
+        /// The header (version 1) or the file size (version 2) implies more than 2^32 chunks.
+        public static let tooManyChunks = Code("too_many_chunks", .container)
+        /// The file is shorter than the header says (version 1), or its last record is shorter than a tag
+        /// (version 2).
+        public static let truncated = Code("truncated", .container)
+        /// The file is longer than the header says (version 1).
+        public static let trailingData = Code("trailing_data", .container)
+        /// A version 1 chunk's length prefix differs from the one the header implies.
+        public static let chunkLengthInvalid = Code("chunk_length_invalid", .container)
         /// Nothing authenticates (version 1), or the header MAC does not verify (version 2): wrong passphrase,
         /// or the header was altered.
-        case authFailed = "auth_failed"
-        /// A chunk fails authentication while another authenticates.
-        case chunkDamaged = "chunk_damaged"
+        public static let authFailed = Code("auth_failed", .container)
+        /// A chunk fails authentication while the passphrase is known to be right.
+        public static let chunkDamaged = Code("chunk_damaged", .container)
         /// The destination exists and replacing it was not asked for.
-        case outputExists = "output_exists"
+        public static let outputExists = Code("output_exists", .usage)
         /// A parameter given by the caller is not acceptable.
-        case invalidArgument = "invalid_argument"
-        /// An operating-system error while reading or writing.
-        case io = "io"
-        /// The destination file system lacks the space the operation needs.
-        case noSpace = "no_space"
-        /// A known-answer vector file does not follow `Spec/vectors-v1.md`.
-        case malformedVector = "malformed_vector"
-        /// The payload is not a well-formed ZIP, or its structure is unsafe (`Spec/backup-v1.md` §4).
-        case zipMalformed = "zip_malformed"
-        /// A ZIP entry's name breaks the name rules.
-        case unsafeEntryName = "unsafe_entry_name"
-        /// Two ZIP entries have the same name, exactly or case-folded.
-        case duplicateEntry = "duplicate_entry"
-        /// A ZIP entry is a directory, a link, encrypted, or compressed with a method other than stored or
-        /// deflate.
-        case unsupportedEntry = "unsupported_entry"
-        /// A ZIP declares more than the limits allow (entries, manifest size, compression ratio).
-        case zipLimitExceeded = "zip_limit_exceeded"
-        /// An entry's data does not match its declared size or CRC-32.
-        case entryCorrupt = "entry_corrupt"
-        /// `manifest.json` breaks the manifest rules.
-        case manifestInvalid = "manifest_invalid"
-        /// The ZIP's entries do not match the manifest: missing, extra, or a wrong size or hash.
-        case manifestMismatch = "manifest_mismatch"
-        /// A folder to pack holds a file that may not be in a backup, or an unsafe name.
-        case unexpectedFile = "unexpected_file"
-        /// The folder to extract into exists and is not empty.
-        case destinationNotEmpty = "destination_not_empty"
-        /// The operation was stopped on request (a signal); nothing was written.
-        case interrupted = "interrupted"
-        /// The system refused the memory the operation needs (a memory limit, or a full machine).
-        case outOfMemory = "out_of_memory"
+        public static let invalidArgument = Code("invalid_argument", .usage)
         /// Sealing was asked with an empty passphrase, which protects nothing.
-        case emptyPassphrase = "empty_passphrase"
+        public static let emptyPassphrase = Code("empty_passphrase", .usage)
         /// The passphrase is longer than ``Passphrase/maximumLength`` bytes.
-        case passphraseTooLong = "passphrase_too_long"
+        public static let passphraseTooLong = Code("passphrase_too_long", .usage)
+        /// An operating-system error while reading or writing.
+        public static let io = Code("io", .system)
+        /// The destination file system lacks the space the operation needs.
+        public static let noSpace = Code("no_space", .system)
+        /// The operation was stopped on request (a signal); nothing was written.
+        public static let interrupted = Code("interrupted", .system)
+        /// The system refused the memory the operation needs (a memory limit, or a full machine).
+        public static let outOfMemory = Code("out_of_memory", .system)
+
+        /// The codes this module declares, in the order of the specs.
+        public static let containerModuleCodes: [Code] = [
+            .shortHeader, .badMagic, .unsupportedVersion, .iterationsOutOfRange, .chunkSizeOutOfRange, .emptyPayload,
+            .tooManyChunks, .truncated, .trailingData, .chunkLengthInvalid, .authFailed, .chunkDamaged, .outputExists,
+            .invalidArgument, .emptyPassphrase, .passphraseTooLong, .io, .noSpace, .interrupted, .outOfMemory,
+        ]
+
+        /// The reading codes of `.goshuin` files (`Spec/container-v1.md` §7): the container category.
+        public static var containerReadingCodes: [Code] { containerModuleCodes.filter { $0.category == .container } }
+
+        /// Whether a reader of `.goshuin` files can fail with this code.
+        package var isContainerReadingCode: Bool { category == .container }
     }
 
     /// The stable code.
@@ -104,19 +125,8 @@ public struct GoshuinError: Error, Equatable, CustomStringConvertible, Sendable 
     }
 
     /// Whether the error says the input is malformed or not authentic (as opposed to a problem of the
-    /// caller or the operating system).
-    package var isInputRejection: Bool {
-        switch code {
-        case .shortHeader, .badMagic, .unsupportedVersion, .iterationsOutOfRange, .chunkSizeOutOfRange,
-            .emptyPayload, .tooManyChunks, .truncated, .trailingData, .chunkLengthInvalid, .authFailed,
-            .chunkDamaged, .malformedVector, .zipMalformed, .unsafeEntryName, .duplicateEntry, .unsupportedEntry,
-            .zipLimitExceeded, .entryCorrupt, .manifestInvalid, .manifestMismatch, .unexpectedFile:
-            return true
-        case .outputExists, .invalidArgument, .io, .noSpace, .destinationNotEmpty, .interrupted, .outOfMemory,
-            .emptyPassphrase, .passphraseTooLong:
-            return false
-        }
-    }
+    /// caller or the operating system): its code is of the container or the backup category.
+    package var isInputRejection: Bool { code.category == .container || code.category == .backup }
 }
 
 extension GoshuinError {
@@ -163,21 +173,4 @@ extension GoshuinError {
 
     /// `truncated` found while reading chunks: the file was cut after its structure was checked.
     package static var fileShrank: GoshuinError { GoshuinError(.truncated, "the file shrank while being read") }
-
-    /// `zip_malformed` for `reason`.
-    package static func zipMalformed(_ reason: String) -> GoshuinError { GoshuinError(.zipMalformed, reason) }
-
-    /// `entry_corrupt` for `reason`.
-    package static func entryCorrupt(_ reason: String) -> GoshuinError { GoshuinError(.entryCorrupt, reason) }
-
-    /// `manifest_invalid` for `reason`.
-    package static func manifestInvalid(_ reason: String) -> GoshuinError { GoshuinError(.manifestInvalid, reason) }
-
-    /// `manifest_mismatch` for `reason`.
-    package static func manifestMismatch(_ reason: String) -> GoshuinError {
-        GoshuinError(.manifestMismatch, reason)
-    }
-
-    /// `malformed_vector` for `reason`.
-    package static func malformedVector(_ reason: String) -> GoshuinError { GoshuinError(.malformedVector, reason) }
 }

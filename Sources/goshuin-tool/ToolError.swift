@@ -83,18 +83,25 @@ struct ToolError: Error {
     /// A core error with the exit status its code implies and a hint where one helps (`hint`, or the usual
     /// one for the code).
     init(_ error: GoshuinError, hint: String? = nil) {
-        let status: ExitStatus
-        switch error.code {
-        case .outputExists, .destinationNotEmpty: status = .cannotCreate
-        case .io, .noSpace: status = .ioError
-        case .interrupted: status = .interrupted
-        case .outOfMemory: status = .systemError
-        case .invalidArgument, .emptyPassphrase, .passphraseTooLong: status = .usage
-        default: status = error.isInputRejection ? .dataError : .ioError
-        }
         self.init(
-            code: error.code.rawValue, error.message, hint: hint ?? Self.hint(for: error.code), status: status,
-            chunkIndex: error.chunkIndex, details: error.details)
+            code: error.code.rawValue, error.message, hint: hint ?? Self.hint(for: error.code),
+            status: Self.status(for: error.code), chunkIndex: error.chunkIndex, details: error.details)
+    }
+
+    /// The exit status of a library code: by its category, but for the destinations (73), a stop (130) and
+    /// memory (71).
+    static func status(for code: GoshuinError.Code) -> ExitStatus {
+        switch code {
+        case .outputExists, .destinationNotEmpty: return .cannotCreate
+        case .interrupted: return .interrupted
+        case .outOfMemory: return .systemError
+        default: break
+        }
+        switch code.category {
+        case .container, .backup: return .dataError
+        case .usage: return .usage
+        case .system: return .ioError
+        }
     }
 
     private static func hint(for code: GoshuinError.Code) -> String? {

@@ -14,7 +14,7 @@ import Testing
             Issue.record("\(result.name): \(result.outcome.rawValue): \(result.detail)")
         }
         let expectations = Set(results.map(\.detail))
-        for code in GoshuinError.Code.allCases where code.isContainerReadingCode {
+        for code in GoshuinError.Code.containerReadingCodes {
             #expect(expectations.contains { $0.hasPrefix(code.rawValue) }, "no vector expects \(code.rawValue)")
         }
     }

@@ -1,4 +1,4 @@
-// Errors with the stable codes of Spec/container-v1.md §8 and Spec/backup-v1.md, and for each code a
+// Errors with the stable codes of Spec/container-v1.md §8, Spec/container-v2.md §12 and Spec/backup-v1.md, and for each code a
 // sentence a person can act on. The page shows `code`, `advice(code)` and `detail`.
 
 class GoshuinError extends Error {
@@ -48,11 +48,27 @@ var ADVICE = {
   internal: "Something unexpected went wrong in this page. Nothing from the backup is shown. Try again, or another browser.",
 };
 
+/**
+ * Every code the page gives, with its category: "container" (the .goshuin file is malformed or not authentic),
+ * "backup" (the payload is not a backup the rules accept), "usage", "system", and "page" for the page's own.
+ * The Swift library declares the same codes in the same categories (a Swift test keeps the two in step).
+ */
+var CODE_CATEGORY = {
+  short_header: "container", bad_magic: "container", unsupported_version: "container",
+  iterations_out_of_range: "container", chunk_size_out_of_range: "container", empty_payload: "container",
+  too_many_chunks: "container", truncated: "container", trailing_data: "container",
+  chunk_length_invalid: "container", auth_failed: "container", chunk_damaged: "container",
+  zip_malformed: "backup", unsafe_entry_name: "backup", duplicate_entry: "backup", unsupported_entry: "backup",
+  zip_limit_exceeded: "backup", entry_corrupt: "backup", manifest_invalid: "backup", manifest_mismatch: "backup",
+  invalid_argument: "usage",
+  io: "system", no_space: "system", interrupted: "system",
+  browser_limit: "page", browser_unsupported: "page", internal: "page",
+};
+
 /** The faults of a backup's payload (Spec/backup-v1.md §4.1 step 0: reported only if every chunk authenticates). */
-var PAYLOAD_FAULTS = [
-  "zip_malformed", "unsafe_entry_name", "duplicate_entry", "unsupported_entry", "zip_limit_exceeded", "entry_corrupt",
-  "manifest_invalid", "manifest_mismatch",
-];
+var PAYLOAD_FAULTS = Object.keys(CODE_CATEGORY).filter(function (code) {
+  return CODE_CATEGORY[code] === "backup";
+});
 
 function advice(code) {
   return ADVICE[code] || ADVICE.internal;
