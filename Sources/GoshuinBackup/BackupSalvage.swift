@@ -88,7 +88,7 @@ package enum BackupSalvage {
         } catch let error as GoshuinError
             where error.code.isPayloadFault || error.code == .chunkDamaged || error.code == .truncated
         {
-            var walk = SalvageWalk(salvage: salvage, staging: staging)
+            var walk = try SalvageWalk(salvage: salvage, staging: staging)
             try walk.run()
             return (.walk, walk.restored, walk.lost, nil)
         }
@@ -99,48 +99,40 @@ package enum BackupSalvage {
         _ archive: BackupArchive, manifest: Manifest, _ salvage: ContainerSalvage, into staging: StagingFolder
     ) throws -> Found {
         let entries = archive.directory.entriesInFileOrder
-        var restored: [String] = []
-        var lost: [SalvageReport.LostEntry] = []
-        let writer = try BackgroundWriter()
+        var salvaged = try SalvagedEntries(into: staging)
         for (position, entry) in entries.enumerated() {
             let spanEnd =
                 position + 1 < entries.count
                 ? entries[position + 1].localHeaderOffset : archive.directory.centralDirectoryOffset
             let span = entry.localHeaderOffset..<max(entry.localHeaderOffset, spanEnd)
             if let loss = salvage.loss(in: span) {
-                lost.append(SalvageReport.LostEntry(name: entry.name, reason: loss.state.rawValue))
+                salvaged.lose(entry.name, loss.state.rawValue)
                 continue
             }
-            writer.begin(try staging.createFile(entry.name), name: entry.name)
-            do {
-                try archive.readForSalvage(entry, spanEnd: spanEnd, checkedAgainst: manifest) { try writer.write($0) }
-                try writer.end(modificationTime: entry.modificationTime)
-                restored.append(entry.name)
-            } catch let error as GoshuinError where error.code.isPayloadFault {
-                try writer.end(modificationTime: nil)
-                try writer.drain()
-                staging.removeFile(entry.name)
-                lost.append(SalvageReport.LostEntry(name: entry.name, reason: error.code.rawValue))
+            try salvaged.restore(entry.name, modificationTime: entry.modificationTime) { write in
+                try archive.readForSalvage(entry, spanEnd: spanEnd, checkedAgainst: manifest, into: write)
             }
         }
-        try writer.drain()
-        return (.directory, restored, lost, manifest)
+        try salvaged.finish()
+        return (.directory, salvaged.restored, salvaged.lost, manifest)
     }
 }
 
 /// Walk mode (`Spec/backup-v1.md` §4.2): the local headers from payload offset 0, intact bytes only.
 private struct SalvageWalk {
     let salvage: ContainerSalvage
-    let staging: StagingFolder
-    private(set) var restored: [String] = []
-    private(set) var lost: [SalvageReport.LostEntry] = []
+    private var salvaged: SalvagedEntries
     private var names = Set<String>()
-    private var inflating: AllocatedBytes?
 
-    init(salvage: ContainerSalvage, staging: StagingFolder) {
+    init(salvage: ContainerSalvage, staging: StagingFolder) throws {
         self.salvage = salvage
-        self.staging = staging
+        salvaged = try SalvagedEntries(into: staging)
     }
+
+    /// The entries restored, in file order.
+    var restored: [String] { salvaged.restored }
+    /// The entries lost, in file order.
+    var lost: [SalvageReport.LostEntry] { salvaged.lost }
 
     private var reader: DecryptingReader { salvage.reader }
     private var size: UInt64 { salvage.header.plaintextLength }
@@ -154,7 +146,8 @@ private struct SalvageWalk {
     }
 
     mutating func run() throws {
-        let writer = try BackgroundWriter()
+        let reader = self.reader
+        var inflating: AllocatedBytes?
         var position: UInt64? = 0
         var entries = 0
         while let p = position, entries < ZipStructureScanner.maximumEntryCount {
@@ -167,29 +160,19 @@ private struct SalvageWalk {
             entries += 1
             position = entry.dataEnd
             if let loss = salvage.loss(in: entry.dataOffset..<entry.dataEnd) {
-                lost.append(SalvageReport.LostEntry(name: entry.name, reason: loss.state.rawValue))
+                salvaged.lose(entry.name, loss.state.rawValue)
                 continue
             }
             guard names.insert(EntryName.foldedCase(entry.name)).inserted else {
-                lost.append(
-                    SalvageReport.LostEntry(name: entry.name, reason: GoshuinError.Code.duplicateEntry.rawValue))
+                salvaged.lose(entry.name, GoshuinError.Code.duplicateEntry.rawValue)
                 continue
             }
-            writer.begin(try staging.createFile(entry.name), name: entry.name)
-            do {
+            try salvaged.restore(entry.name, modificationTime: entry.modificationTime) { write in
                 _ = try BackupArchive.readData(
-                    of: entry.zipEntry, at: entry.dataOffset, from: reader, inflating: &inflating
-                ) { try writer.write($0) }
-                try writer.end(modificationTime: entry.modificationTime)
-                restored.append(entry.name)
-            } catch let error as GoshuinError where error.code.isPayloadFault {
-                try writer.end(modificationTime: nil)
-                try writer.drain()
-                staging.removeFile(entry.name)
-                lost.append(SalvageReport.LostEntry(name: entry.name, reason: error.code.rawValue))
+                    of: entry.zipEntry, at: entry.dataOffset, from: reader, inflating: &inflating, into: write)
             }
         }
-        try writer.drain()
+        try salvaged.finish()
     }
 
     /// An entry the walk may take at `offset`, or `nil` when none starts there by the rules of §4.2.
@@ -278,4 +261,45 @@ private struct SalvageWalk {
         var name: String { zipEntry.name }
         var modificationTime: Int? { zipEntry.modificationTime }
     }
+}
+
+/// What a salvage restores into its staging folder, each file written, dated and synced on a thread of its
+/// own, and what it loses, in file order.
+private struct SalvagedEntries {
+    let staging: StagingFolder
+    let writer: BackgroundWriter
+    private(set) var restored: [String] = []
+    private(set) var lost: [SalvageReport.LostEntry] = []
+
+    init(into staging: StagingFolder) throws {
+        self.staging = staging
+        writer = try BackgroundWriter()
+    }
+
+    /// `name` lost before a byte of it was written, for `reason`.
+    mutating func lose(_ name: String, _ reason: String) {
+        lost.append(SalvageReport.LostEntry(name: name, reason: reason))
+    }
+
+    /// Writes `name` as `read` hands its bytes to the writer it is given: restored when every check of the
+    /// entry holds, removed and lost with its fault's code when one fails.
+    mutating func restore(
+        _ name: String, modificationTime: Int?,
+        read: (_ write: (UnsafeRawBufferPointer) throws -> Void) throws -> Void
+    ) throws {
+        writer.begin(try staging.createFile(name), name: name)
+        do {
+            try read { try writer.write($0) }
+            try writer.end(modificationTime: modificationTime)
+            restored.append(name)
+        } catch let error as GoshuinError where error.code.isPayloadFault {
+            try writer.end(modificationTime: nil)
+            try writer.drain()
+            staging.removeFile(name)
+            lose(name, error.code.rawValue)
+        }
+    }
+
+    /// Waits until every file is written and closed.
+    func finish() throws { try writer.drain() }
 }

@@ -53,47 +53,53 @@ extension OpenCommand {
     static func salvageOutput(
         _ inputPath: String, to outputPath: String, _ arguments: ParsedArguments, _ reporter: ProgressReporter
     ) throws -> CommandResult {
-        let passphraseReader = try PassphraseReader(arguments, command: name)
-        let force = arguments.has(.force)
-        try passphraseReader.refuseSharingStandardInput(with: inputPath)
-        let input = try Paths.openInput(inputPath, command: name)
-        return try input.closeAfter {
-            try Paths.checkOutput(outputPath, input: input, force: force, binary: false, command: name)
-            let salvage = try Paths.writeOutput(outputPath, force: force, input: input) { output in
-                let salvage = try ContainerSalvage(
-                    input, passphrase: passphraseReader.read(confirm: false), progress: reporter.handler)
-                try salvage.write(into: output)
-                return salvage
-            }
-            let ranges = salvage.lostRanges
-            for range in ranges {
+        let salvage = try writing(from: inputPath, to: outputPath, arguments) { input, output, passphraseReader in
+            let salvage = try ContainerSalvage(
+                input, passphrase: passphraseReader.read(confirm: false), progress: reporter.handler)
+            try salvage.write(into: output)
+            return salvage
+        }
+        let ranges = salvage.lostRanges
+        for range in ranges {
+            if range.bytes.isEmpty {
+                Console.notice(
+                    "\(chunkText(range.chunks)) missing: the file ends before its final chunk, so whatever followed byte"
+                        + " \(range.bytes.lowerBound) is lost")
+            } else {
                 Console.notice(
                     "lost bytes \(range.bytes.lowerBound)–\(range.bytes.upperBound - 1) (\(chunkText(range.chunks))"
                         + " \(range.state.rawValue)); written as zeros")
             }
-            let lostBytes = ranges.reduce(UInt64(0)) { $0 + UInt64($1.bytes.count) }
-            let what =
-                ranges.isEmpty
-                ? "nothing lost"
-                : "\(ProgressReporter.size(lostBytes)) lost in \(ranges.count) "
-                    + (ranges.count == 1 ? "range" : "ranges")
-            Console.result(
-                "salvaged \(inputPath) into \(Paths.describe(outputPath)), "
-                    + "\(ProgressReporter.size(salvage.header.plaintextLength)); \(what)")
-            let rangesJSON = ranges.map { range in
-                JSONValue.object([
-                    ("start", .integer(range.bytes.lowerBound)), ("end", .integer(range.bytes.upperBound)),
-                    ("firstChunk", .integer(range.chunks.lowerBound)), ("lastChunk", .integer(range.chunks.upperBound)),
-                    ("state", .string(range.state.rawValue)),
-                ])
-            }
-            return CommandResult(
-                summary: .object([
-                    ("ok", .bool(ranges.isEmpty)), ("command", .string(name)), ("file", .string(inputPath)),
-                    ("output", .string(outputPath)), ("plaintextLength", .integer(salvage.header.plaintextLength)),
-                    ("lostRanges", .array(rangesJSON)),
-                ]), status: ranges.isEmpty ? .success : .dataError)
         }
+        // Version 2 knows where the payload ends from its final chunk alone (container-v2 §7.3).
+        let endKnown = salvage.header.version == .v1 || salvage.isIntact(chunk: salvage.header.layout.finalChunk)
+        if !endKnown {
+            Console.notice(
+                "the payload's end is unknown: its final chunk is lost, and the file may have held more than"
+                    + " \(ProgressReporter.size(salvage.header.plaintextLength))")
+        }
+        let lostBytes = ranges.reduce(UInt64(0)) { $0 + UInt64($1.bytes.count) }
+        let what =
+            ranges.isEmpty
+            ? "nothing lost"
+            : "\(ProgressReporter.size(lostBytes)) lost in \(ranges.count) " + (ranges.count == 1 ? "range" : "ranges")
+        Console.result(
+            "salvaged \(inputPath) into \(Paths.describe(outputPath)), "
+                + "\(ProgressReporter.size(salvage.header.plaintextLength)); \(what)")
+        let rangesJSON = ranges.map { range in
+            JSONValue.object([
+                ("start", .integer(range.bytes.lowerBound)), ("end", .integer(range.bytes.upperBound)),
+                ("firstChunk", .integer(range.chunks.lowerBound)), ("lastChunk", .integer(range.chunks.upperBound)),
+                ("state", .string(range.state.rawValue)),
+            ])
+        }
+        return CommandResult(
+            summary: .object([
+                ("ok", .bool(ranges.isEmpty)), ("command", .string(name)), ("file", .string(inputPath)),
+                ("output", .string(outputPath)), ("formatVersion", .integer(salvage.header.version.rawValue)),
+                ("plaintextLength", .integer(salvage.header.plaintextLength)), ("endKnown", .bool(endKnown)),
+                ("lostRanges", .array(rangesJSON)),
+            ]), status: ranges.isEmpty ? .success : .dataError)
     }
 
     /// `chunk 12`, `chunks 12–13`.

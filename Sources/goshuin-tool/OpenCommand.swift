@@ -58,27 +58,40 @@ enum OpenCommand: ToolCommand {
             throw usage("open needs -o OUTPUT (or --extract FOLDER for a backup)")
         }
         if arguments.has(.salvage) { return try salvageOutput(inputPath, to: outputPath, arguments, context.reporter) }
+        let header = try writing(from: inputPath, to: outputPath, arguments) { input, output, passphraseReader in
+            // The library checks the structure before it asks: a cut file says so at once.
+            try ContainerOpener.open(
+                input, to: output, passphrase: passphraseReader.read(confirm: false), progress: context.reporter.handler
+            )
+        }
+        Console.result(
+            "opened \(inputPath) into \(Paths.describe(outputPath)),"
+                + " \(ProgressReporter.size(header.plaintextLength))")
+        return CommandResult(
+            summary: summary([
+                ("output", .string(outputPath)),
+                ("formatVersion", .integer(header.version.rawValue)),
+                ("plaintextLength", .integer(header.plaintextLength)),
+                ("chunkCount", .integer(header.chunkCount)),
+            ]))
+    }
+
+    /// The frame of `open FILE -o OUTPUT`, shared with salvage: the passphrase source and the output checked,
+    /// the input opened, then `write` into the output, which appears only once `write` returned
+    /// (``Paths/writeOutput(_:force:input:_:)``).
+    static func writing<Result>(
+        from inputPath: String, to outputPath: String, _ arguments: ParsedArguments,
+        _ write: (_ input: FileDescriptor, _ output: FileDescriptor, PassphraseReader) throws -> Result
+    ) throws -> Result {
         let passphraseReader = try PassphraseReader(arguments, command: name)
         let force = arguments.has(.force)
         try passphraseReader.refuseSharingStandardInput(with: inputPath)
         let input = try Paths.openInput(inputPath, command: name)
         return try input.closeAfter {
             try Paths.checkOutput(outputPath, input: input, force: force, binary: false, command: name)
-            // The library checks the structure before it asks: a cut file says so at once.
-            let header = try Paths.writeOutput(outputPath, force: force, input: input) { output in
-                try ContainerOpener.open(
-                    input, to: output, passphrase: passphraseReader.read(confirm: false),
-                    progress: context.reporter.handler)
+            return try Paths.writeOutput(outputPath, force: force, input: input) {
+                try write(input, $0, passphraseReader)
             }
-            Console.result(
-                "opened \(inputPath) into \(Paths.describe(outputPath)),"
-                    + " \(ProgressReporter.size(header.plaintextLength))")
-            return CommandResult(
-                summary: summary([
-                    ("output", .string(outputPath)),
-                    ("plaintextLength", .integer(header.plaintextLength)),
-                    ("chunkCount", .integer(header.chunkCount)),
-                ]))
         }
     }
 

@@ -117,21 +117,24 @@ enum SealCommand: ToolCommand {
         return sealed("standard input", into: outputPath, header: header)
     }
 
-    /// The result line and the JSON summary of a sealed file.
-    private static func sealed(_ what: String, into outputPath: String, header: Header) -> CommandResult {
+    /// The result line and the JSON summary of a sealed file: `what` was sealed, and `more` says more.
+    private static func sealed(
+        _ what: String, into outputPath: String, header: Header, more: [(key: String, value: JSONValue)] = []
+    ) -> CommandResult {
         Console.result(
             "sealed \(what) into \(Paths.describe(outputPath)),"
                 + " \(ProgressReporter.size(header.fileSize))")
         return CommandResult(
-            summary: summary([
-                ("output", .string(outputPath)),
-                ("formatVersion", .integer(header.version.rawValue)),
-                ("plaintextLength", .integer(header.plaintextLength)),
-                ("fileSize", .integer(header.fileSize)),
-                ("chunkCount", .integer(header.chunkCount)),
-                ("kdfIterations", .integer(header.kdfIterations)),
-                ("chunkSize", .integer(header.chunkSize)),
-            ]))
+            summary: summary(
+                [
+                    ("output", .string(outputPath)),
+                    ("formatVersion", .integer(header.version.rawValue)),
+                    ("plaintextLength", .integer(header.plaintextLength)),
+                    ("fileSize", .integer(header.fileSize)),
+                    ("chunkCount", .integer(header.chunkCount)),
+                    ("kdfIterations", .integer(header.kdfIterations)),
+                    ("chunkSize", .integer(header.chunkSize)),
+                ] + more))
     }
 
     /// `empty_payload` for an empty input: almost always a pipe whose writer failed (`Spec/decisions/0034`).
@@ -211,24 +214,15 @@ enum SealCommand: ToolCommand {
                 into: output, draft: draft, passphrase: passphraseReader.read(confirm: true),
                 progress: reporter.handler)
         }
-        Console.result(
-            "sealed \(contents) into \(Paths.describe(outputPath)), \(ProgressReporter.size(header.fileSize))")
         let leftOut = folder.leftOut.map {
             JSONValue.object([("name", .string($0.name)), ("reason", .string($0.reason))])
         }
-        return CommandResult(
-            summary: summary([
-                ("output", .string(outputPath)),
-                ("formatVersion", .integer(header.version.rawValue)),
-                ("plaintextLength", .integer(header.plaintextLength)),
-                ("fileSize", .integer(header.fileSize)),
-                ("chunkCount", .integer(header.chunkCount)),
-                ("kdfIterations", .integer(header.kdfIterations)),
-                ("chunkSize", .integer(header.chunkSize)),
-                ("createdAt", .string(manifest.createdAt)),
-                ("photoCount", .integer(manifest.photos.count)),
+        return sealed(
+            contents, into: outputPath, header: header,
+            more: [
+                ("createdAt", .string(manifest.createdAt)), ("photoCount", .integer(manifest.photos.count)),
                 ("leftOut", .array(leftOut)),
-            ]))
+            ])
     }
 
     /// Says, on standard error, what was left out of the backup: the operating system's files on one line,

@@ -117,6 +117,26 @@ import Testing
         #expect(!directory.exists("out.txt"))
     }
 
+    @Test func salvagingACutFileSaysItsEndIsUnknown() throws {
+        #expect(try run(["seal", "notes.txt", "-o", "notes.goshuin", "--format", "2"] + small).status == 0)
+        let bytes = directory.bytes("notes.goshuin")
+        // 5,000 bytes: four full records and a final one; cut after the fourth.
+        directory.write("cut.goshuin", Array(bytes[..<(77 + 4 * 1_040)]))
+        let strict = try run(["open", "cut.goshuin", "-o", "strict.txt"])
+        #expect(strict.status == 65 && strict.stderr.contains("error: truncated:"))
+        let salvaged = try run(["open", "cut.goshuin", "-o", "rescued.txt", "--salvage", "--json"])
+        #expect(salvaged.status == 65, "\(salvaged.stderr)")
+        let summary = try json(salvaged)
+        #expect(summary["endKnown"] as? Bool == false && summary["plaintextLength"] as? Int == 4_096)
+        #expect(directory.bytes("rescued.txt") == Array(directory.bytes("notes.txt")[..<4_096]))
+        let text = try run(["open", "cut.goshuin", "-o", "again.txt", "--salvage"])
+        #expect(text.stderr.contains("the payload's end is unknown"), "\(text.stderr)")
+        #expect(text.stderr.contains("chunk 4 missing"), "\(text.stderr)")
+        let whole = try run(["open", "notes.goshuin", "-o", "whole.txt", "--salvage", "--json"])
+        let wholeSummary = try json(whole)
+        #expect(whole.status == 0 && wholeSummary["endKnown"] as? Bool == true)
+    }
+
     @Test func aStreamKilledPartWayLeavesNothingThatOpens() throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: ToolRunner.toolPath)
