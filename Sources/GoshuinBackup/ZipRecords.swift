@@ -39,22 +39,18 @@ struct ZipLocalHeader: Equatable {
     var nameLength: UInt16
     var extraLength: UInt16
 
-    init(
-        versionNeeded: UInt16, flags: UInt16, method: UInt16, modificationTime: UInt16, modificationDate: UInt16,
-        crc32: UInt32, compressedSize: UInt32, uncompressedSize: UInt32, nameLength: UInt16, extraLength: UInt16
-    ) {
-        self.versionNeeded = versionNeeded
-        self.flags = flags
-        self.method = method
-        self.modificationTime = modificationTime
-        self.modificationDate = modificationDate
-        self.crc32 = crc32
-        self.compressedSize = compressedSize
-        self.uncompressedSize = uncompressedSize
-        self.nameLength = nameLength
-        self.extraLength = extraLength
+    func encode(into bytes: inout [UInt8]) {
+        bytes.appendLittleEndian(Self.signature)
+        for field in [versionNeeded, flags, method, modificationTime, modificationDate] {
+            bytes.appendLittleEndian(field)
+        }
+        for field in [crc32, compressedSize, uncompressedSize] { bytes.appendLittleEndian(field) }
+        bytes.appendLittleEndian(nameLength)
+        bytes.appendLittleEndian(extraLength)
     }
+}
 
+extension ZipLocalHeader {
     /// The fixed part at the cursor; `nil` when cut or not a local header.
     init?(_ cursor: inout ByteCursor) {
         guard cursor.littleEndian(UInt32.self) == Self.signature, let versionNeeded = cursor.littleEndian(UInt16.self),
@@ -68,14 +64,6 @@ struct ZipLocalHeader: Equatable {
             versionNeeded: versionNeeded, flags: flags, method: method, modificationTime: time, modificationDate: date,
             crc32: crc32, compressedSize: compressedSize, uncompressedSize: uncompressedSize, nameLength: nameLength,
             extraLength: extraLength)
-    }
-
-    func encode(into bytes: inout [UInt8]) {
-        bytes.appendLittleEndian(Self.signature)
-        for field in [versionNeeded, flags, method, modificationTime, modificationDate] { bytes.appendLittleEndian(field) }
-        for field in [crc32, compressedSize, uncompressedSize] { bytes.appendLittleEndian(field) }
-        bytes.appendLittleEndian(nameLength)
-        bytes.appendLittleEndian(extraLength)
     }
 }
 
@@ -101,30 +89,21 @@ struct ZipCentralRecord: Equatable {
     var externalAttributes: UInt32
     var localHeaderOffset: UInt32
 
-    init(
-        versionMadeBy: UInt16, versionNeeded: UInt16, flags: UInt16, method: UInt16, modificationTime: UInt16,
-        modificationDate: UInt16, crc32: UInt32, compressedSize: UInt32, uncompressedSize: UInt32, nameLength: UInt16,
-        extraLength: UInt16, commentLength: UInt16, diskNumberStart: UInt16, internalAttributes: UInt16,
-        externalAttributes: UInt32, localHeaderOffset: UInt32
-    ) {
-        self.versionMadeBy = versionMadeBy
-        self.versionNeeded = versionNeeded
-        self.flags = flags
-        self.method = method
-        self.modificationTime = modificationTime
-        self.modificationDate = modificationDate
-        self.crc32 = crc32
-        self.compressedSize = compressedSize
-        self.uncompressedSize = uncompressedSize
-        self.nameLength = nameLength
-        self.extraLength = extraLength
-        self.commentLength = commentLength
-        self.diskNumberStart = diskNumberStart
-        self.internalAttributes = internalAttributes
-        self.externalAttributes = externalAttributes
-        self.localHeaderOffset = localHeaderOffset
+    func encode(into bytes: inout [UInt8]) {
+        bytes.appendLittleEndian(Self.signature)
+        for field in [versionMadeBy, versionNeeded, flags, method, modificationTime, modificationDate] {
+            bytes.appendLittleEndian(field)
+        }
+        for field in [crc32, compressedSize, uncompressedSize] { bytes.appendLittleEndian(field) }
+        for field in [nameLength, extraLength, commentLength, diskNumberStart, internalAttributes] {
+            bytes.appendLittleEndian(field)
+        }
+        bytes.appendLittleEndian(externalAttributes)
+        bytes.appendLittleEndian(localHeaderOffset)
     }
+}
 
+extension ZipCentralRecord {
     /// The fixed part at the cursor; `nil` when cut or not a central record.
     init?(_ cursor: inout ByteCursor) {
         guard cursor.littleEndian(UInt32.self) == Self.signature, let madeBy = cursor.littleEndian(UInt16.self),
@@ -146,19 +125,6 @@ struct ZipCentralRecord: Equatable {
             diskNumberStart: diskNumberStart, internalAttributes: internalAttributes,
             externalAttributes: externalAttributes, localHeaderOffset: localHeaderOffset)
     }
-
-    func encode(into bytes: inout [UInt8]) {
-        bytes.appendLittleEndian(Self.signature)
-        for field in [versionMadeBy, versionNeeded, flags, method, modificationTime, modificationDate] {
-            bytes.appendLittleEndian(field)
-        }
-        for field in [crc32, compressedSize, uncompressedSize] { bytes.appendLittleEndian(field) }
-        for field in [nameLength, extraLength, commentLength, diskNumberStart, internalAttributes] {
-            bytes.appendLittleEndian(field)
-        }
-        bytes.appendLittleEndian(externalAttributes)
-        bytes.appendLittleEndian(localHeaderOffset)
-    }
 }
 
 /// The end of central directory record (§4.3.16): 22 bytes, then the comment (a backup has none).
@@ -173,31 +139,6 @@ struct ZipEndRecord: Equatable {
     var directorySize: UInt32
     var directoryOffset: UInt32
     var commentLength: UInt16
-
-    init(
-        diskNumber: UInt16, directoryDisk: UInt16, entriesOnDisk: UInt16, entries: UInt16, directorySize: UInt32,
-        directoryOffset: UInt32, commentLength: UInt16
-    ) {
-        self.diskNumber = diskNumber
-        self.directoryDisk = directoryDisk
-        self.entriesOnDisk = entriesOnDisk
-        self.entries = entries
-        self.directorySize = directorySize
-        self.directoryOffset = directoryOffset
-        self.commentLength = commentLength
-    }
-
-    /// The record at the cursor; `nil` when cut or not an end record.
-    init?(_ cursor: inout ByteCursor) {
-        guard cursor.littleEndian(UInt32.self) == Self.signature, let disk = cursor.littleEndian(UInt16.self),
-            let directoryDisk = cursor.littleEndian(UInt16.self), let entriesOnDisk = cursor.littleEndian(UInt16.self),
-            let entries = cursor.littleEndian(UInt16.self), let directorySize = cursor.littleEndian(UInt32.self),
-            let directoryOffset = cursor.littleEndian(UInt32.self), let commentLength = cursor.littleEndian(UInt16.self)
-        else { return nil }
-        self.init(
-            diskNumber: disk, directoryDisk: directoryDisk, entriesOnDisk: entriesOnDisk, entries: entries,
-            directorySize: directorySize, directoryOffset: directoryOffset, commentLength: commentLength)
-    }
 
     /// Whether a field is at its limit: the ZIP64 end records then hold its value.
     var hasFieldAtLimit: Bool {
@@ -214,6 +155,20 @@ struct ZipEndRecord: Equatable {
     }
 }
 
+extension ZipEndRecord {
+    /// The record at the cursor; `nil` when cut or not an end record.
+    init?(_ cursor: inout ByteCursor) {
+        guard cursor.littleEndian(UInt32.self) == Self.signature, let disk = cursor.littleEndian(UInt16.self),
+            let directoryDisk = cursor.littleEndian(UInt16.self), let entriesOnDisk = cursor.littleEndian(UInt16.self),
+            let entries = cursor.littleEndian(UInt16.self), let directorySize = cursor.littleEndian(UInt32.self),
+            let directoryOffset = cursor.littleEndian(UInt32.self), let commentLength = cursor.littleEndian(UInt16.self)
+        else { return nil }
+        self.init(
+            diskNumber: disk, directoryDisk: directoryDisk, entriesOnDisk: entriesOnDisk, entries: entries,
+            directorySize: directorySize, directoryOffset: directoryOffset, commentLength: commentLength)
+    }
+}
+
 /// The ZIP64 end of central directory record (§4.3.14), without extensible data: 56 bytes.
 struct Zip64EndRecord: Equatable {
     static let signature: UInt32 = 0x0606_4B50
@@ -221,7 +176,7 @@ struct Zip64EndRecord: Equatable {
     /// The size the record states: what follows its size field.
     static let statedSize: UInt64 = 44
 
-    var recordSize: UInt64
+    var recordSize: UInt64 = statedSize
     var versionMadeBy: UInt16
     var versionNeeded: UInt16
     var diskNumber: UInt32
@@ -231,21 +186,18 @@ struct Zip64EndRecord: Equatable {
     var directorySize: UInt64
     var directoryOffset: UInt64
 
-    init(
-        recordSize: UInt64 = statedSize, versionMadeBy: UInt16, versionNeeded: UInt16, diskNumber: UInt32,
-        directoryDisk: UInt32, entriesOnDisk: UInt64, entries: UInt64, directorySize: UInt64, directoryOffset: UInt64
-    ) {
-        self.recordSize = recordSize
-        self.versionMadeBy = versionMadeBy
-        self.versionNeeded = versionNeeded
-        self.diskNumber = diskNumber
-        self.directoryDisk = directoryDisk
-        self.entriesOnDisk = entriesOnDisk
-        self.entries = entries
-        self.directorySize = directorySize
-        self.directoryOffset = directoryOffset
+    func encode(into bytes: inout [UInt8]) {
+        bytes.appendLittleEndian(Self.signature)
+        bytes.appendLittleEndian(recordSize)
+        bytes.appendLittleEndian(versionMadeBy)
+        bytes.appendLittleEndian(versionNeeded)
+        bytes.appendLittleEndian(diskNumber)
+        bytes.appendLittleEndian(directoryDisk)
+        for field in [entriesOnDisk, entries, directorySize, directoryOffset] { bytes.appendLittleEndian(field) }
     }
+}
 
+extension Zip64EndRecord {
     /// The record at the cursor; `nil` when cut or not a ZIP64 end record.
     init?(_ cursor: inout ByteCursor) {
         guard cursor.littleEndian(UInt32.self) == Self.signature, let size = cursor.littleEndian(UInt64.self),
@@ -259,16 +211,6 @@ struct Zip64EndRecord: Equatable {
             directoryDisk: directoryDisk, entriesOnDisk: entriesOnDisk, entries: entries, directorySize: directorySize,
             directoryOffset: directoryOffset)
     }
-
-    func encode(into bytes: inout [UInt8]) {
-        bytes.appendLittleEndian(Self.signature)
-        bytes.appendLittleEndian(recordSize)
-        bytes.appendLittleEndian(versionMadeBy)
-        bytes.appendLittleEndian(versionNeeded)
-        bytes.appendLittleEndian(diskNumber)
-        bytes.appendLittleEndian(directoryDisk)
-        for field in [entriesOnDisk, entries, directorySize, directoryOffset] { bytes.appendLittleEndian(field) }
-    }
 }
 
 /// The ZIP64 end of central directory locator (§4.3.15): 20 bytes.
@@ -280,25 +222,21 @@ struct Zip64Locator: Equatable {
     var recordOffset: UInt64
     var totalDisks: UInt32
 
-    init(directoryDisk: UInt32, recordOffset: UInt64, totalDisks: UInt32) {
-        self.directoryDisk = directoryDisk
-        self.recordOffset = recordOffset
-        self.totalDisks = totalDisks
+    func encode(into bytes: inout [UInt8]) {
+        bytes.appendLittleEndian(Self.signature)
+        bytes.appendLittleEndian(directoryDisk)
+        bytes.appendLittleEndian(recordOffset)
+        bytes.appendLittleEndian(totalDisks)
     }
+}
 
+extension Zip64Locator {
     /// The locator at the cursor; `nil` when cut or not a locator.
     init?(_ cursor: inout ByteCursor) {
         guard cursor.littleEndian(UInt32.self) == Self.signature, let disk = cursor.littleEndian(UInt32.self),
             let offset = cursor.littleEndian(UInt64.self), let total = cursor.littleEndian(UInt32.self)
         else { return nil }
         self.init(directoryDisk: disk, recordOffset: offset, totalDisks: total)
-    }
-
-    func encode(into bytes: inout [UInt8]) {
-        bytes.appendLittleEndian(Self.signature)
-        bytes.appendLittleEndian(directoryDisk)
-        bytes.appendLittleEndian(recordOffset)
-        bytes.appendLittleEndian(totalDisks)
     }
 }
 
