@@ -18,9 +18,11 @@ enum CheckCommand: ToolCommand {
         discussion: """
             Each PATH is a directory of vectors (every NAME.json directly in it) or one vector's JSON file;
             the default is the clone's KnownAnswer/ when run at the root of one, else the set installed with
-            the tool (PREFIX/share/goshuin-toolkit/KnownAnswer). The vector format is Spec/vectors-v1.md.
-            Every vector goes through every reader (streaming, parallel, random access in order and final
-            chunk first) and a success vector through both sealers (streaming, parallel). Every file of a
+            the tool (PREFIX/share/goshuin-toolkit/KnownAnswer). The vector format is Spec/vectors-v1.md,
+            for both container versions. Every vector goes through every reader (streaming, parallel, random
+            access in order and final chunk first) and a success vector through every sealer (streaming,
+            parallel, piecewise); a folder's rfc5869/hkdf-sha256.json (RFC 5869's HKDF cases) is checked
+            too. Every file of a
             vector set is opened inside its folder, never through a link: anything else makes the vector
             malformed. Prints one line per vector and, under a failing or malformed one, every problem with
             what the vector says and what was computed (where two hex values differ, a caret marks the first
