@@ -13,6 +13,8 @@ let harnesses = [
     "manifest",
     "zip-structure",
     "decrypting-reader",
+    "container-v2-open",
+    "sealed-container-v2-mutation",
 ]
 
 let package = Package(

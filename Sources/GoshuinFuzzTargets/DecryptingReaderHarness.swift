@@ -73,7 +73,7 @@ enum DecryptingReaderHarness {
     static func requireReadingCode(_ error: Error, _ stage: String) {
         guard let error = error as? GoshuinError else { invariants.fail("\(stage) threw \(error)") }
         invariants.require(
-            ContainerSpecRestatement.readingErrorCodes.contains(error.code.rawValue),
+            ContainerReaderRestatement.readingErrorCodes.contains(error.code.rawValue),
             "\(stage) failed with \(error.code.rawValue)")
     }
 }

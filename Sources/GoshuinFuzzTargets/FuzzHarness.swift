@@ -16,6 +16,8 @@
         .manifest,
         .zipStructure,
         .decryptingReader,
+        .containerV2Open,
+        .sealedContainerV2Mutation,
     ]
 
     /// The name of the harness's executable in `Fuzz/` and of its folders and dictionary there.

@@ -4,18 +4,22 @@ import GoshuinVectors
 extension FuzzHarness {
     /// `StrictJSONParser.parse` and `KnownAnswerVector.parse` on the same bytes. Accepted JSON is valid UTF-8
     /// with no duplicate key and bounded nesting, and its compact and pretty serializations parse back to a value
-    /// that serializes to the same bytes. A parsed vector was accepted JSON, and its own JSON parses back to the
-    /// same vector; a refused one is `malformed_vector`.
+    /// that serializes to the same bytes. A parsed vector was accepted JSON, has the fields and ranges of
+    /// `Spec/vectors-v1.md` §2 (and §5 for container version 2), and its own JSON parses back to the same vector;
+    /// a refused one is `malformed_vector`.
     @_spi(Fuzzing) public static let jsonDocuments = FuzzHarness(name: "json-documents") { input in
         JSONDocumentsHarness.check(input)
     }
 }
 
+/// The checks of ``FuzzHarness/jsonDocuments``.
 enum JSONDocumentsHarness {
+    /// The messages' prefix.
     static let invariants = InvariantCheck(harness: "json-documents")
     /// The vector name checked against the `name` member when the document has none.
     static let fallbackVectorName = "fuzz-vector"
 
+    /// Parses the input as JSON and as a vector, and checks both.
     static func check(_ input: [UInt8]) {
         let document: JSONValue?
         do {
@@ -75,11 +79,18 @@ enum JSONDocumentsHarness {
         }
     }
 
-    /// The ranges and lengths of `Spec/vectors-v1.md` §2, restated.
+    /// The reading codes a version 2 vector may expect (`Spec/vectors-v1.md` §5.2, `Spec/container-v2.md` §12).
+    static let versionTwoReadingCodes: Set<String> = [
+        "short_header", "bad_magic", "unsupported_version", "iterations_out_of_range", "chunk_size_out_of_range",
+        "too_many_chunks", "truncated", "auth_failed", "chunk_damaged",
+    ]
+
+    /// The ranges and lengths of `Spec/vectors-v1.md` §2, and for `containerVersion: 2` those of §5.1–§5.2,
+    /// restated.
     static func checkFields(of vector: KnownAnswerVector) {
         invariants.require((1_000...2_000_000).contains(vector.iterations), "iterations out of range")
         invariants.require((1_024...67_108_864).contains(vector.chunkSize), "chunkSize out of range")
-        invariants.require(vector.salt.count == 16 && vector.nonceBase.count == 8, "salt or nonce base length")
+        invariants.require(vector.salt.count == 16, "salt length")
         invariants.require(
             vector.key.count == 32 && vector.plaintextSha256.count == 32 && vector.fileSha256.count == 32,
             "key or hash length")
@@ -88,18 +99,41 @@ enum JSONDocumentsHarness {
             invariants.require(
                 bytes.count == vector.plaintextLength && bytes.count <= 4_096, "inline plaintext length")
         }
+        let codes: Set<String>
+        let chunkCodes: Set<String>
+        switch vector.containerVersion {
+        case .v1:
+            invariants.require(vector.nonceBase.count == 8, "a version 1 vector's nonce base length")
+            invariants.require(
+                vector.payloadSalt.isEmpty && vector.headerKey.isEmpty && vector.payloadKey.isEmpty
+                    && vector.fileSize == nil,
+                "a version 1 vector with a key of version 2 (§5.1: forbidden)")
+            invariants.require(vector.plaintextLength >= 1, "a version 1 vector of an empty payload")
+            codes = ContainerReaderRestatement.readingErrorCodes
+            chunkCodes = ["chunk_damaged", "chunk_length_invalid"]
+        case .v2:
+            invariants.require(vector.nonceBase.isEmpty, "a version 2 vector with a nonce base (§5.1: forbidden)")
+            invariants.require(
+                vector.payloadSalt.count == 16 && vector.headerKey.count == 32 && vector.payloadKey.count == 32,
+                "a version 2 vector's payload salt or derived key lengths")
+            invariants.require(
+                vector.fileSize.map { $0 < 1 << 53 && vector.expect != .success } ?? true,
+                "a version 2 vector's fileSize on a success vector or above 2^53 − 1 (§5.4)")
+            codes = versionTwoReadingCodes
+            chunkCodes = ["chunk_damaged"]
+        }
         switch vector.expect {
         case .success:
             invariants.require(vector.releasedLength == nil && vector.releasedSha256 == nil, "success with released")
             invariants.require(vector.chunkIndex == nil, "success with chunkIndex")
         case .failure(let code):
-            invariants.require(
-                ContainerSpecRestatement.readingErrorCodes.contains(code.rawValue), "expect \(code.rawValue)")
+            invariants.require(codes.contains(code.rawValue), "expect \(code.rawValue)")
             invariants.require(
                 vector.releasedLength != nil && vector.releasedSha256?.count == 32, "failure without released")
             invariants.require(
-                vector.chunkIndex == nil || code.rawValue == "chunk_damaged" || code.rawValue == "chunk_length_invalid",
-                "chunkIndex with \(code.rawValue)")
+                (vector.chunkIndex != nil) == chunkCodes.contains(code.rawValue),
+                "chunkIndex \(vector.chunkIndex == nil ? "missing" : "present") with \(code.rawValue)")
+            invariants.require(vector.chunkIndex.map { $0 < 1 << 32 } ?? true, "chunkIndex of 2^32 or more")
         }
     }
 

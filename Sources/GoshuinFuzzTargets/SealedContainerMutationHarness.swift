@@ -55,7 +55,7 @@ enum SealedContainerMutationHarness {
         let mutations = (0..<(reader.bigEndian(UInt8.self) ?? 0) % 4).map { _ in
             FileMutation(
                 kind: (reader.bigEndian(UInt8.self) ?? 0), position: (reader.bigEndian(UInt32.self) ?? 0),
-                operand: (reader.bigEndian(UInt32.self) ?? 0))
+                operand: (reader.bigEndian(UInt32.self) ?? 0), kinds: FileMutation.versionOneKinds)
         }
         let pattern = Array(reader.remaining)
         let plaintext = (0..<plaintextLength).map { index in
@@ -63,7 +63,7 @@ enum SealedContainerMutationHarness {
         }
         let sealed = seal(plaintext, chunkSize: chunkSize)
         var file = sealed
-        for mutation in mutations { mutation.apply(to: &file, chunkSize: Int(chunkSize)) }
+        for mutation in mutations { mutation.apply(to: &file, grid: .versionOne(chunkSize: Int(chunkSize))) }
         return Case(plaintext: plaintext, sealed: sealed, file: file, mutations: mutations)
     }
 
@@ -82,61 +82,5 @@ enum SealedContainerMutationHarness {
         } catch {
             invariants.fail("sealing \(plaintext.count) bytes in chunks of \(chunkSize) failed: \(error)")
         }
-    }
-}
-
-/// One change to a sealed file, chosen by the fuzzer: bytes, or whole chunk records (§5) moved around.
-struct FileMutation: CustomStringConvertible {
-    enum Kind: UInt8, CaseIterable {
-        case flipBits, overwriteUInt32, truncate, deleteBytes, insertBytes, copyRecord, duplicateRecord, deleteRecord
-    }
-
-    let kind: Kind
-    let position: UInt32
-    let operand: UInt32
-
-    init(kind: UInt8, position: UInt32, operand: UInt32) {
-        self.kind = Kind.allCases[Int(kind) % Kind.allCases.count]
-        self.position = position
-        self.operand = operand
-    }
-
-    var description: String { "\(kind)(\(position), \(operand))" }
-
-    func apply(to file: inout [UInt8], chunkSize: Int) {
-        let offset = Int(position) % (file.count + 1)
-        let records = Self.recordRanges(in: file, chunkSize: chunkSize)
-        switch kind {
-        case .flipBits:
-            guard offset < file.count else { return }
-            file[offset] ^= max(UInt8(truncatingIfNeeded: operand), 1)
-        case .overwriteUInt32:
-            for index in 0..<4 where offset + index < file.count {
-                file[offset + index] = UInt8(truncatingIfNeeded: operand >> (24 - 8 * index))
-            }
-        case .truncate:
-            file.removeSubrange(offset...)
-        case .deleteBytes:
-            file.removeSubrange(offset..<min(file.count, offset + 1 + Int(operand % 64)))
-        case .insertBytes:
-            let byte = UInt8(truncatingIfNeeded: operand >> 8)
-            file.insert(contentsOf: repeatElement(byte, count: 1 + Int(operand % 64)), at: offset)
-        case .copyRecord, .duplicateRecord, .deleteRecord:
-            guard !records.isEmpty else { return }
-            let source = records[Int(position) % records.count]
-            let target = records[Int(operand) % records.count]
-            let sourceBytes = Array(file[source])
-            switch kind {
-            case .copyRecord: file.replaceSubrange(target, with: sourceBytes)
-            case .duplicateRecord: file.insert(contentsOf: sourceBytes, at: target.lowerBound)
-            default: file.removeSubrange(source)
-            }
-        }
-    }
-
-    /// Where chunk records would be for this chunk size: from byte 45 on, each `chunkSize + 20` bytes, the last
-    /// one whatever is left.
-    static func recordRanges(in file: [UInt8], chunkSize: Int) -> [Range<Int>] {
-        stride(from: 45, to: file.count, by: chunkSize + 20).map { $0..<min(file.count, $0 + chunkSize + 20) }
     }
 }
