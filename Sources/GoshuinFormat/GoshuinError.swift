@@ -130,12 +130,14 @@ public struct GoshuinError: Error, Equatable, CustomStringConvertible, Sendable 
 }
 
 extension GoshuinError {
-    /// `chunk_damaged` at `index`: the chunk fails while others authenticate (`Spec/container-v1.md` §7.1).
-    package static func chunkDamaged(_ index: UInt64) -> GoshuinError {
-        GoshuinError(
+    /// `chunk_damaged` at `index`: the chunk fails although the passphrase is known to be right, in version 1
+    /// because other chunks authenticate (`Spec/container-v1.md` §7.1), in version 2 because the header MAC
+    /// verified (`Spec/container-v2.md` §7).
+    package static func chunkDamaged(_ index: UInt64, version: FormatVersion) -> GoshuinError {
+        let evidence = version == .v1 ? "other chunks authenticate" : "the header's MAC verifies"
+        return GoshuinError(
             .chunkDamaged,
-            "chunk \(index) fails authentication while other chunks authenticate: the file is damaged"
-                + " (the passphrase is right)",
+            "chunk \(index) fails authentication while \(evidence): the file is damaged (the passphrase is right)",
             chunkIndex: index)
     }
 

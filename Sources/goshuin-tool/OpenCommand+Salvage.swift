@@ -62,9 +62,11 @@ extension OpenCommand {
         let ranges = salvage.lostRanges
         for range in ranges {
             if range.bytes.isEmpty {
+                let why =
+                    range.state == .missing
+                    ? "missing: the file ends before its final chunk" : "damaged: it is the final chunk"
                 Console.notice(
-                    "\(chunkText(range.chunks)) missing: the file ends before its final chunk, so whatever followed byte"
-                        + " \(range.bytes.lowerBound) is lost")
+                    "\(chunkText(range.chunks)) \(why), so whatever followed byte \(range.bytes.lowerBound) is lost")
             } else {
                 Console.notice(
                     "lost bytes \(range.bytes.lowerBound)–\(range.bytes.upperBound - 1) (\(chunkText(range.chunks))"
@@ -78,11 +80,17 @@ extension OpenCommand {
                 "the payload's end is unknown: its final chunk is lost, and the file may have held more than"
                     + " \(ProgressReporter.size(salvage.header.plaintextLength))")
         }
-        let lostBytes = ranges.reduce(UInt64(0)) { $0 + UInt64($1.bytes.count) }
+        // A lost final chunk that held no byte loses the end alone: no range of bytes to count.
+        let byteRanges = ranges.filter { !$0.bytes.isEmpty }
+        let lostBytes = byteRanges.reduce(UInt64(0)) { $0 + UInt64($1.bytes.count) }
+        let lostEnd = endKnown ? "" : byteRanges.isEmpty ? "the end lost" : ", and the end"
         let what =
             ranges.isEmpty
             ? "nothing lost"
-            : "\(ProgressReporter.size(lostBytes)) lost in \(ranges.count) " + (ranges.count == 1 ? "range" : "ranges")
+            : byteRanges.isEmpty
+                ? lostEnd
+                : "\(ProgressReporter.size(lostBytes)) lost in \(byteRanges.count) "
+                    + (byteRanges.count == 1 ? "range" : "ranges") + lostEnd
         Console.result(
             "salvaged \(inputPath) into \(Paths.describe(outputPath)), "
                 + "\(ProgressReporter.size(salvage.header.plaintextLength)); \(what)")

@@ -82,7 +82,8 @@ import Testing
         #expect(wrong.error?.code == .authFailed && wrong.released.isEmpty)
         #expect(wrong.error?.message.contains("MAC") == true)
         let damaged = Fixtures.open(file.flippingBit(at: 77 + 50))
-        #expect(damaged.error == .chunkDamaged(0), "the MAC verified, so the one record's failure is damage")
+        #expect(
+            damaged.error == .chunkDamaged(0, version: .v2), "the MAC verified, so the one record's failure is damage")
     }
 
     @Test func everyHeaderByteIsAuthenticatedBeforeAnyRecord() throws {
@@ -111,7 +112,7 @@ import Testing
         }
         let inside = Array(file[..<(77 + 2 * recordLength + 500)])
         let opened = Fixtures.open(inside)
-        #expect(opened.error == .chunkDamaged(2), "the cut record is read as the final one and fails")
+        #expect(opened.error == .chunkDamaged(2, version: .v2), "the cut record is read as the final one and fails")
         #expect(opened.released == Array(Fixtures.payload(2_048)), "records 0 and 1 released, in order")
     }
 
@@ -149,19 +150,22 @@ import Testing
         let path = directory.write("damaged.goshuin", damaged)
         let input = try FileDescriptor.openForReading(path)
         try input.closeAfter {
-            #expect(throws: GoshuinError.chunkDamaged(2)) {
+            #expect(throws: GoshuinError.chunkDamaged(2, version: .v2)) {
                 _ = try DecryptingReader(input, passphrase: Self.passphrase)
             }
             let reader = try DecryptingReader(input, passphrase: Self.passphrase, authenticatingFinalChunkFirst: false)
             #expect(try reader.read(at: 0, count: 2_048) == Fixtures.payload(2_048))
-            #expect(throws: GoshuinError.chunkDamaged(2)) { try reader.confirmEnd() }
+            #expect(throws: GoshuinError.chunkDamaged(2, version: .v2)) { try reader.confirmEnd() }
         }
         let empty = try seal([])
         #expect(empty.count == 93)
         let emptyPath = directory.write("empty.goshuin", empty.flippingBit(at: 80))
         let emptyInput = try FileDescriptor.openForReading(emptyPath)
         try emptyInput.closeAfter {
-            #expect(throws: GoshuinError.chunkDamaged(0), "an empty payload's only record is authenticated at once") {
+            #expect(
+                throws: GoshuinError.chunkDamaged(0, version: .v2),
+                "an empty payload's only record is authenticated at once"
+            ) {
                 _ = try DecryptingReader(emptyInput, passphrase: Self.passphrase, authenticatingFinalChunkFirst: false)
             }
         }
@@ -192,6 +196,22 @@ import Testing
         for index in 0..<4 { everyRecord[77 + index * 1_040 + 5] ^= 1 }
         let all = try salvage(everyRecord)
         #expect(all.damagedChunks == [0, 1, 2, 3])
+    }
+
+    @Test func salvageSurveysAnEmptyPayloadWhoseOnlyRecordIsLost() throws {
+        func salvage(_ bytes: [UInt8]) throws -> ContainerSalvage {
+            let input = try FileDescriptor.openForReading(directory.write("empty-\(UUID()).goshuin", bytes))
+            return try input.closeAfter { try ContainerSalvage(input, passphrase: Self.passphrase) }
+        }
+        let file = try seal([])
+        // The only record fails: damage (the MAC holds), the end unknown, nothing to lend.
+        let damaged = try salvage(file.flippingBit(at: 77 + 3))
+        #expect(damaged.damagedChunks == [0] && damaged.firstMissingChunk == nil)
+        #expect(damaged.header.plaintextLength == 0)
+        // Cut to the header: the final record is missing.
+        let cut = try salvage(Array(file[..<77]))
+        #expect(cut.damagedChunks.isEmpty && cut.firstMissingChunk == 0)
+        #expect(cut.header.plaintextLength == 0 && cut.lostRanges.map(\.chunks) == [0...0])
     }
 
     @Test func theMacUsesHKDFKeysAsTheSpecSays() throws {

@@ -124,6 +124,27 @@ import Testing
         #expect(again.status == 73 && again.stderr.contains("output_exists"), "an existing file is not replaced")
     }
 
+    @Test func aVersion2FileWhoseOnlyRecordIsLostSaysItsEndIsLost() throws {
+        let regressions = ToolRunner.packageRoot + "/Fuzz/Regressions/container-v2-open/"
+        // An empty payload's one record with a tag bit flipped, then the same file cut to its header.
+        for (name, state) in [("v2-auth-empty-payload-tag-bit", "damaged"), ("v2-structure-cut-0-records", "missing")] {
+            directory.write("\(name).goshuin", try [UInt8](Data(contentsOf: URL(fileURLWithPath: regressions + name))))
+            let passphrase = "correct horse battery staple"
+            let output = try run(["open", "\(name).goshuin", "-o", "\(name).out", "--salvage"], passphrase: passphrase)
+            #expect(output.status == 65, "\(output.stderr)")
+            #expect(output.stderr.contains("chunk 0 \(state)"), "\(output.stderr)")
+            #expect(output.stderr.contains("0 bytes; the end lost"), "\(output.stderr)")
+            #expect(directory.bytes("\(name).out").isEmpty)
+            let folder = try run(
+                ["open", "\(name).goshuin", "--extract", "\(name)-rescued", "--salvage", "--json"],
+                passphrase: passphrase)
+            #expect(folder.status == 65, "\(folder.stderr)")
+            let summary = try json(folder)
+            #expect(summary["manifestLost"] as? Bool == true && (summary["restored"] as? [Any])?.isEmpty == true)
+            #expect(!directory.exists("\(name)-rescued"), "nothing restored, no folder")
+        }
+    }
+
     @Test func aWrongPassphraseSalvagesNothingAndWritesNothing() throws {
         let result = try run(["open", damaged(chunk: 8), "--extract", "rescued", "--salvage"], passphrase: "not it")
         #expect(result.status == 65 && result.stderr.contains("error: auth_failed:"), "\(result.stderr)")

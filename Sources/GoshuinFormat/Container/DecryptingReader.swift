@@ -79,8 +79,10 @@ public final class DecryptingReader: RandomAccessSource {
         cacheLimit = max(1, min(Self.cachedChunkLimit, budget - 1 - (prefetching ? 2 : 0)))
         reader = try ChunkReader(input: input, header: header, key: key)
         prefetcher = prefetching ? try ChunkPrefetcher(input: input, header: header, key: key) : nil
-        // An empty payload has nothing to read that would reach its final chunk.
-        if authenticatingFinalChunkFirst || layout.plaintextLength == 0 { _ = try chunk(layout.finalChunk) }
+        // An empty payload has nothing to read that would reach its final chunk. A salvage has judged every
+        // chunk already, and its final chunk may be the damaged or missing one.
+        let confirmsEmptyPayload = layout.plaintextLength == 0 && !salvaging
+        if authenticatingFinalChunkFirst || confirmsEmptyPayload { _ = try chunk(layout.finalChunk) }
     }
 
     /// Authenticates the final chunk, which alone confirms that the payload ends where its length says
@@ -199,7 +201,7 @@ public final class DecryptingReader: RandomAccessSource {
             return try decrypt(index, into: freeSlot, plaintext: plaintext)
         } catch let error as GoshuinError where salvaging && error.code == .chunkLengthInvalid {
             // Salvage counts a chunk with a wrong length prefix as damaged, like one that fails its tag.
-            throw GoshuinError.chunkDamaged(index)
+            throw GoshuinError.chunkDamaged(index, version: header.version)
         }
     }
 
@@ -228,7 +230,7 @@ public final class DecryptingReader: RandomAccessSource {
     /// The file's verdict when chunk `index` fails (``ChunkVerdict``), the chunks before it tried in order;
     /// when salvaging, that this chunk is damaged.
     private func verdict(failing index: UInt64) throws -> GoshuinError {
-        if salvaging { return .chunkDamaged(index) }
+        if salvaging { return .chunkDamaged(index, version: header.version) }
         return try ChunkVerdict.error(failing: index, layout: header.layout) {
             try reader.authenticates(chunk: $0)
         }
