@@ -77,22 +77,31 @@ package enum BackupSalvage {
     )
 
     /// Directory mode when the end records, the central directory and the manifest are intact and sound,
-    /// walk mode otherwise.
+    /// walk mode otherwise; and walk mode when the payload's end is unknown (a version 2 file whose final
+    /// chunk is lost), since nothing then says that the end records found are the archive's.
     private static func restore(from salvage: ContainerSalvage, into staging: StagingFolder) throws -> Found {
-        let directory: (archive: BackupArchive, manifest: Manifest)
+        if salvage.endKnown, let directory = try intactDirectory(of: salvage) {
+            return try restoreByDirectory(directory.archive, manifest: directory.manifest, salvage, into: staging)
+        }
+        var walk = try SalvageWalk(salvage: salvage, staging: staging)
+        try walk.run()
+        return (.walk, walk.restored, walk.lost, nil)
+    }
+
+    /// The central directory and the manifest, when their bytes are intact and steps 1–4 of §4.1 pass.
+    private static func intactDirectory(of salvage: ContainerSalvage) throws -> (
+        archive: BackupArchive, manifest: Manifest
+    )? {
         do {
             let archive = try BackupArchive(salvage.reader)
             let manifest = try archive.readManifest()
             try archive.checkBinding(manifest)
-            directory = (archive, manifest)
+            return (archive, manifest)
         } catch let error as GoshuinError
             where error.code.isPayloadFault || error.code == .chunkDamaged || error.code == .truncated
         {
-            var walk = try SalvageWalk(salvage: salvage, staging: staging)
-            try walk.run()
-            return (.walk, walk.restored, walk.lost, nil)
+            return nil
         }
-        return try restoreByDirectory(directory.archive, manifest: directory.manifest, salvage, into: staging)
     }
 
     private static func restoreByDirectory(
@@ -158,21 +167,48 @@ private struct SalvageWalk {
                 continue
             }
             entries += 1
-            position = entry.dataEnd
-            if let loss = salvage.loss(in: entry.dataOffset..<entry.dataEnd) {
-                salvaged.lose(entry.name, loss.state.rawValue)
-                continue
-            }
-            guard names.insert(EntryName.foldedCase(entry.name)).inserted else {
-                salvaged.lose(entry.name, GoshuinError.Code.duplicateEntry.rawValue)
-                continue
-            }
-            try salvaged.restore(entry.name, modificationTime: entry.modificationTime) { write in
+            let readData = { (write: (UnsafeRawBufferPointer) throws -> Void) in
                 _ = try BackupArchive.readData(
                     of: entry.zipEntry, at: entry.dataOffset, from: reader, inflating: &inflating, into: write)
             }
+            let folded = EntryName.foldedCase(entry.name)
+            // Whether the entry's data passed its checks, which alone confirms the sizes of its header.
+            var dataChecked = false
+            if let loss = salvage.loss(in: entry.dataOffset..<entry.dataEnd) {
+                salvaged.lose(entry.name, loss.state.rawValue)
+            } else if entry.dataEnd > size {
+                // Past the payload's known end: the header lies.
+                salvaged.lose(entry.name, GoshuinError.Code.zipMalformed.rawValue)
+            } else if names.contains(folded) {
+                // A name restored already: lost, but for its own fault first when its data fails its checks.
+                let fault = try Self.fault(of: readData)
+                dataChecked = fault == nil
+                salvaged.lose(entry.name, fault ?? GoshuinError.Code.duplicateEntry.rawValue)
+            } else if try salvaged.restore(entry.name, modificationTime: entry.modificationTime, read: readData) {
+                names.insert(folded)
+                dataChecked = true
+            }
+            guard dataChecked else {
+                // Sizes nothing confirmed (a header inside a photo's data may claim any): the walk resumes
+                // after this header rather than skip what they claim.
+                position = try nextLocalHeader(after: p)
+                continue
+            }
+            // Nothing intact lies past the end of what the file holds.
+            guard entry.dataEnd < salvage.presentEnd else { break }
+            position = entry.dataEnd
         }
         try salvaged.finish()
+    }
+
+    /// The code of the payload fault `read` meets reading an entry's data into nothing, `nil` when it passes.
+    private static func fault(of read: ((UnsafeRawBufferPointer) throws -> Void) throws -> Void) throws -> String? {
+        do {
+            try read { _ in }
+            return nil
+        } catch let error as GoshuinError where error.code.isPayloadFault {
+            return error.code.rawValue
+        }
     }
 
     /// An entry the walk may take at `offset`, or `nil` when none starts there by the rules of §4.2.
@@ -282,21 +318,23 @@ private struct SalvagedEntries {
     }
 
     /// Writes `name` as `read` hands its bytes to the writer it is given: restored when every check of the
-    /// entry holds, removed and lost with its fault's code when one fails.
-    mutating func restore(
+    /// entry holds, removed and lost with its fault's code when one fails. Returns whether it was restored.
+    @discardableResult mutating func restore(
         _ name: String, modificationTime: Int?,
         read: (_ write: (UnsafeRawBufferPointer) throws -> Void) throws -> Void
-    ) throws {
+    ) throws -> Bool {
         writer.begin(try staging.createFile(name), name: name)
         do {
             try read { try writer.write($0) }
             try writer.end(modificationTime: modificationTime)
             restored.append(name)
+            return true
         } catch let error as GoshuinError where error.code.isPayloadFault {
             try writer.end(modificationTime: nil)
             try writer.drain()
             staging.removeFile(name)
             lose(name, error.code.rawValue)
+            return false
         }
     }
 

@@ -24,9 +24,15 @@ enum DamageReport {
                 run.state == .missing
                 ? (run.chunks.count == 1 ? "is missing; it held" : "are missing; they held")
                 : (run.chunks.count == 1 ? "holds" : "hold")
+            guard !run.bytes.isEmpty else {
+                return "\(chunks) \(verb) no byte of the backup: it is version 2's empty final chunk, which only"
+                    + " confirms where the backup ends"
+            }
             guard let directory else {
-                return "\(chunks) \(verb) part of the backup's end: its central directory or manifest, so what the"
-                    + " damage touches cannot be named"
+                // Not the backup's end, necessarily: its list of contents is what cannot be read.
+                let bytes = "payload bytes \(run.bytes.lowerBound)–\(run.bytes.upperBound - 1)"
+                return "\(chunks) \(verb) \(bytes); the backup's central directory cannot be read (it is damaged,"
+                    + " missing or refused), so what the damage touches cannot be named"
             }
             return "\(chunks) \(verb) " + parts(of: run.bytes, in: directory).joined(separator: ", ")
         }

@@ -137,6 +137,75 @@ import Testing
         #expect(whole.status == 0 && wholeSummary["endKnown"] as? Bool == true)
     }
 
+    /// The payload offset of the data of `name`'s entry in the ZIP `zip` (its local header, found by name).
+    func dataOffset(of name: String, in zip: [UInt8]) throws -> Int {
+        let pattern = [UInt8](name.utf8)
+        let signature: [UInt8] = [0x50, 0x4B, 0x03, 0x04]
+        func isHeader(_ at: Int) -> Bool {
+            Array(zip[at..<at + 4]) == signature && Array(zip[(at + 30)..<(at + 30 + pattern.count)]) == pattern
+        }
+        let header = try #require((0..<(zip.count - 30 - pattern.count)).first(where: isHeader))
+        let field = { (at: Int) in Int(zip[at]) | Int(zip[at + 1]) << 8 }
+        return header + 30 + field(header + 26) + field(header + 28)
+    }
+
+    /// Seals `folder` in version 2 after padding IMG_0001.jpg so that the payload's length, or the offset
+    /// where `photo`'s data starts, is a multiple of 1,024: the folder's backup, as bytes.
+    func sealAligned(_ folder: String, startOf photo: String?) throws -> [UInt8] {
+        for _ in 0..<2 {
+            #expect(try run(["seal", folder, "-o", "aligned.goshuin", "--format", "2", "--force"] + small).status == 0)
+            #expect(try run(["open", "aligned.goshuin", "-o", "aligned.zip", "--force"]).status == 0)
+            let zip = directory.bytes("aligned.zip")
+            let position = try photo.map { try dataOffset(of: $0, in: zip) } ?? zip.count
+            let first = directory.bytes(folder + "/IMG_0001.jpg")
+            let padding = (1_024 - position % 1_024) % 1_024
+            if padding == 0 { return directory.bytes("aligned.goshuin") }
+            directory.write(folder + "/IMG_0001.jpg", first + [UInt8](repeating: 0x61, count: padding))
+        }
+        Issue.record("the padding did not align \(photo ?? "the payload's end")")
+        return []
+    }
+
+    @Test func aCutWhereAPhotosDataStartsOrRunsLosesItAsMissing() throws {
+        try FileManager.default.createDirectory(atPath: directory.path + "/two", withIntermediateDirectories: false)
+        directory.write("two/records.csv", Array("id,photo\n1,IMG_0001.jpg\n".utf8))
+        directory.write("two/IMG_0001.jpg", (0..<1_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+        directory.write("two/IMG_0002.jpg", (0..<5_000).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ 1) })
+        let sealed = try sealAligned("two", startOf: "IMG_0002.jpg")
+        // Cut where IMG_0002.jpg's data starts (the end of its local header), then inside its data.
+        for (records, name) in [(2, "at-its-start"), (4, "inside-it")] {
+            directory.write("\(name).goshuin", Array(sealed[..<(77 + records * 1_040)]))
+            let result = try run(["open", "\(name).goshuin", "--extract", name, "--salvage", "--json"])
+            #expect(result.status == 65, "\(name): \(result.stderr)")
+            let summary = try json(result)
+            #expect(summary["restored"] as? [String] == ["records.csv", "IMG_0001.jpg"], "\(name)")
+            let lost = try #require(summary["lost"] as? [[String: Any]])
+            #expect(lost.count == 1 && lost.first?["name"] as? String == "IMG_0002.jpg", "\(name)")
+            #expect(lost.first?["reason"] as? String == "missing", "\(name): cut, not malformed")
+            #expect(directory.bytes("\(name)/IMG_0001.jpg") == directory.bytes("two/IMG_0001.jpg"))
+        }
+    }
+
+    @Test func aLostEmptyFinalRecordLeavesTheEndUnknownAndTheManifestUnused() throws {
+        try FileManager.default.createDirectory(atPath: directory.path + "/even", withIntermediateDirectories: false)
+        directory.write("even/records.csv", Array("id\n".utf8))
+        directory.write("even/IMG_0001.jpg", (0..<3_000).map { UInt8(truncatingIfNeeded: $0 &* 5) })
+        let sealed = try sealAligned("even", startOf: nil)
+        var damaged = sealed
+        damaged[damaged.count - 3] ^= 1
+        for (name, bytes) in [("cut", Array(sealed.dropLast(16))), ("damaged", damaged)] {
+            directory.write("\(name).goshuin", bytes)
+            let result = try run(["open", "\(name).goshuin", "--extract", name, "--salvage", "--json"])
+            #expect(result.status == 65, "\(name): the end is lost, \(result.stderr)")
+            let summary = try json(result)
+            #expect(summary["mode"] as? String == "walk" && summary["manifestLost"] as? Bool == true, "\(name)")
+            #expect(summary["restored"] as? [String] == ["records.csv", "IMG_0001.jpg"], "\(name)")
+        }
+        let verify = try run(["verify", "damaged.goshuin", "--backup"])
+        #expect(verify.status == 65 && verify.stderr.contains("chunk_damaged"))
+        #expect(verify.stderr.contains("empty final chunk"), "not 'the central directory': \(verify.stderr)")
+    }
+
     @Test func aStreamKilledPartWayLeavesNothingThatOpens() throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: ToolRunner.toolPath)

@@ -289,12 +289,20 @@ export function salvageExpectation(b, states) {
         continue;
       }
       const why = reason(entry.dataStart, entry.dataEnd);
+      const checked = !why && entry.walkOutcome === "ok"; // the data passed: its sizes are confirmed
       if (why) lost.push({ name: entry.name, reason: why });
       else if (entry.walkOutcome !== "ok") lost.push({ name: entry.name, reason: entry.walkOutcome });
       else if (names.has(entry.name.toLowerCase())) lost.push({ name: entry.name, reason: "duplicate_entry" });
       else {
         names.add(entry.name.toLowerCase());
         restored.push({ name: entry.name, sha256: sha256hex(entry.data) });
+      }
+      if (!checked) {
+        // Resume after the header: the next intact local-header signature.
+        const next = b.items.find((x) => x.start > p && intact(x.start, x.start + 4));
+        if (!next) break;
+        p = next.start;
+        continue;
       }
       if (entry.dataEnd >= end) break;
       p = entry.dataEnd;
@@ -428,14 +436,14 @@ function cases() {
   }
   {
     // A local header that claims 4 GiB (ZIP64 sizes, 2^32 bytes) in a cut file: its data is missing, and the
-    // walk, going on at its end, finds nothing after it.
+    // walk, which trusts no size whose data did not pass, resumes after that header and finds the next ones.
     const photos = basePhotos();
     const claim = Buffer.concat([le(2, 1), le(2, 16), le(8, 2n ** 32n), le(8, 2n ** 32n), timeField(photos[2].time)]);
     photos[2] = { ...photos[2], local: { csize: 0xffffffff, usize: 0xffffffff, extra: claim } };
     const b = backup({ photos, hostile: {} });
     const item = itemNamed(b, "IMG_0003.jpg");
     item.dataEnd = item.dataStart + 2 ** 32;
-    add("walk-local-header-claims-4gib", "IMG_0003.jpg's local header claims 4 GiB (ZIP64) in a file cut at 70%: lost as missing; the walk goes on at the end it claims, past the file",
+    add("walk-local-header-claims-4gib", "IMG_0003.jpg's local header claims 4 GiB (ZIP64) in a file cut at 70%: lost as missing; the walk resumes after that header and restores the photos after it, up to the cut",
       b, (s) => s.subarray(0, Math.floor(s.length * 0.7)));
   }
   {
@@ -453,6 +461,33 @@ function cases() {
     const lastChunk = chunkCountOf(b.zip.length) - 1;
     add("local-header-damaged", "IMG_0005.jpg's local header alone in a damaged chunk, its data intact, and the last chunk damaged: walk mode; IMG_0005.jpg is not known at all, IMG_0004.jpg (ending in that chunk) lost",
       b, (s) => flip(s, inChunk(chunkOf(moved.start), CHUNK - 20), inChunk(lastChunk, 10)));
+  }
+  {
+    // The same with a claim that ends IMG_0003.jpg's data 2 bytes below 2^64: lost as missing; a reader that
+    // went on at that end would compute past 2^64.
+    const photos = basePhotos();
+    const claimOf = (size) => Buffer.concat([le(2, 1), le(2, 16), le(8, size), le(8, size), timeField(photos[2].time)]);
+    photos[2] = { ...photos[2], local: { csize: 0xffffffff, usize: 0xffffffff, extra: claimOf(0n) } };
+    const dataStart = itemNamed(backup({ photos, hostile: {} }), "IMG_0003.jpg").dataStart;
+    const claim = 2n ** 64n - 2n - BigInt(dataStart);
+    photos[2] = { ...photos[2], local: { csize: 0xffffffff, usize: 0xffffffff, extra: claimOf(claim) } };
+    const b = backup({ photos, hostile: {} });
+    const item = itemNamed(b, "IMG_0003.jpg");
+    item.dataEnd = Number(BigInt(item.dataStart) + claim);
+    add("walk-local-header-claims-almost-2pow64", "IMG_0003.jpg's local header claims (ZIP64) a size ending its data 2 bytes below 2^64, in a file cut at 70%: lost as missing; the walk resumes after that header",
+      b, (s) => s.subarray(0, Math.floor(s.length * 0.7)));
+  }
+  {
+    // IMG_0002.jpg twice: the first with a wrong CRC-32 (both headers), the second sound. The central
+    // directory's duplicate fails step 1 (walk mode); the last chunk is damaged too. The first is lost
+    // (entry_corrupt) and, its name never restored, the second is restored.
+    const photos = basePhotos();
+    photos[1] = { ...photos[1], entry: { crc: 12345 }, outcome: "entry_corrupt", walkOutcome: "entry_corrupt" };
+    photos.splice(2, 0, { name: "IMG_0002.jpg", data: photo(96, 1300), time: T0 - 7200, listed: false });
+    const b = backup({ photos, hostile: { directoryValid: false } });
+    const lastChunk = chunkCountOf(b.zip.length) - 1;
+    add("walk-duplicate-after-a-corrupt-entry", "IMG_0002.jpg twice, the first failing its CRC-32, and the last chunk damaged: walk mode; the first lost as entry_corrupt, the second restored (a name is taken only by an entry restored)",
+      b, (s) => flip(s, inChunk(lastChunk, 10)));
   }
   return list;
 }

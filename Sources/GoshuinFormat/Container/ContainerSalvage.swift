@@ -141,16 +141,45 @@ package final class ContainerSalvage {
         !damaged.contains(index) && firstMissingChunk.map { index < $0 } ?? true
     }
 
-    /// What became of the chunks of payload bytes `range` that are not intact: `nil` when every byte of it
-    /// is intact, otherwise the lost chunks' range and `damaged` when one of them is damaged, else `missing`.
+    /// Whether the payload's end is known: from version 1's header; in version 2 only when the final chunk
+    /// authenticates (`container-v2.md` §7.3).
+    package var endKnown: Bool { header.version == .v1 || isIntact(chunk: header.layout.finalChunk) }
+
+    /// The payload bytes the chunks present in the file cover: `0..<presentEnd`.
+    package var presentEnd: UInt64 {
+        firstMissingChunk.map { header.layout.plaintextOffset(ofChunk: $0) } ?? header.plaintextLength
+    }
+
+    /// What became of the chunks of payload bytes `range` that are not intact: `nil` when no byte of it lies
+    /// in a damaged or missing chunk (a byte past a known end is in neither: the caller refuses it),
+    /// otherwise the lost chunks' range and `damaged` when one of them is damaged, else `missing`. A byte past
+    /// what the file holds is missing when it lies before the payload's known end, or anywhere once the end is
+    /// unknown (a cut version 2 file); its chunks are then counted on past the file's, as `Spec/backup-v1.md`
+    /// §4.2 and the page count them.
     package func loss(in range: Range<UInt64>) -> (chunks: ClosedRange<UInt64>, state: ChunkState)? {
         guard !range.isEmpty else { return nil }
         let layout = header.layout
-        let first = layout.chunkIndex(containing: range.lowerBound)
-        let last = layout.chunkIndex(containing: min(range.upperBound, header.plaintextLength) - 1)
-        let lost = (first...last).filter { !isIntact(chunk: $0) }
-        guard let low = lost.first, let high = lost.last else { return nil }
-        return (low...high, lost.contains { damaged.contains($0) } ? .damaged : .missing)
+        let chunkSize = UInt64(layout.chunkSize)
+        let first = range.lowerBound / chunkSize
+        let last = (range.upperBound - 1) / chunkSize
+        // By binary search: a range may cover 2^32 chunks, and so may the damaged ones.
+        let low = damagedChunks.firstIndex(notBelow: first)
+        let high = damagedChunks.firstIndex(notBelow: last + 1)
+        let damagedRun = low < high ? damagedChunks[low]...damagedChunks[high - 1] : nil
+        // Missing: bytes in missing chunks before a known end, or past what the file holds once it is unknown.
+        let endKnown = self.endKnown
+        let end = header.plaintextLength
+        guard range.upperBound > presentEnd, !endKnown || (range.lowerBound < end && presentEnd < end) else {
+            return damagedRun.map { ($0, .damaged) }
+        }
+        let present = firstMissingChunk ?? layout.chunkCount
+        let missingFirst = max(first, present)
+        let missingRun = missingFirst...max(missingFirst, endKnown ? min(last, layout.chunkCount - 1) : last)
+        guard let damagedRun else { return (missingRun, .missing) }
+        return (
+            min(damagedRun.lowerBound, missingRun.lowerBound)...max(damagedRun.upperBound, missingRun.upperBound),
+            .damaged
+        )
     }
 
     /// The lost ranges of the payload, ascending, adjacent chunks of one state merged.
@@ -216,5 +245,17 @@ package final class ContainerSalvage {
         // @unchecked: reader i is touched by thread i alone.
         let readers: [ChunkReader]
         init(_ readers: [ChunkReader]) { self.readers = readers }
+    }
+}
+
+extension [UInt64] {
+    /// The index of the first element not below `value` in this ascending array (its count when none is).
+    fileprivate func firstIndex(notBelow value: UInt64) -> Int {
+        var (low, high) = (0, count)
+        while low < high {
+            let middle = (low + high) / 2
+            if self[middle] < value { low = middle + 1 } else { high = middle }
+        }
+        return low
     }
 }

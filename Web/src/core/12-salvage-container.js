@@ -190,7 +190,9 @@ class SalvageContainer {
       var last = Number(((end < presentEnd ? end : presentEnd) - 1n) / chunkSize);
       if (this.damagedRuns(first, last, 1).length > 0) return "damaged";
     }
-    if (end > presentEnd && (this.lengthKnown === null || start < this.lengthKnown)) return "missing";
+    // Missing: a byte in a missing chunk before a known end, or past what the file holds once it is unknown.
+    var known = this.lengthKnown;
+    if (end > presentEnd && (known === null || (start < known && presentEnd < known))) return "missing";
     if (this.lengthKnown !== null && end > this.lengthKnown) return "outside";
     return "intact";
   }

@@ -155,7 +155,8 @@ async function walkHeader(container, offset) {
 /**
  * Walk mode (§4.2): from payload offset 0, an entry's data read when it is all intact and checked for size
  * and CRC-32 (restored, or lost: entry_corrupt, or duplicate_entry after a restored entry of that name,
- * exactly or case-folded), else lost with its state; the walk goes on at the end of its data. Where no entry
+ * exactly or case-folded), else lost with its state; the walk goes on at the end of its data when that data
+ * passed its checks, else after its local header (nothing confirmed the sizes it claims). Where no entry
  * is, it resumes at the next intact local-header signature; it ends where none follows, at an intact
  * central-directory signature met where an entry could start, or after 50,000 entries. manifest.json is no
  * entry here (its name is neither records.csv nor a photo's): it is neither written nor used.
@@ -187,6 +188,7 @@ async function salvageByWalk(container, options) {
     count++;
     var dataEnd = BigInt(entry.dataOffset) + entry.compressedSize;
     var state = container.stateOf(entry.dataOffset, dataEnd);
+    var dataChecked = false; // only data that passed its checks confirms its header's sizes
     if (state === "damaged" || state === "missing") {
       lost.push(lostEntry(container, entry.name, state, entry.dataOffset, dataEnd));
     } else if (state === "outside") {
@@ -194,6 +196,7 @@ async function salvageByWalk(container, options) {
     } else {
       try {
         var digest = toHex(await readEntryData(container, entry, null, { signal: signal }));
+        dataChecked = true;
         if (exact.has(entry.name) || folded.has(foldCase(entry.name))) {
           lost.push({ name: entry.name, reason: "duplicate_entry" });
         } else {
@@ -205,6 +208,13 @@ async function salvageByWalk(container, options) {
         if (!isSalvageFault(error)) throw error;
         lost.push({ name: entry.name, reason: entryFaultCode(error) });
       }
+    }
+    if (!dataChecked) {
+      // Sizes nothing confirmed (a header inside a photo's data may claim any): resume after this header.
+      var after = await container.findSignature(position + 1, SIG_LOCAL, signal);
+      if (after < 0) break;
+      position = after;
+      continue;
     }
     if (dataEnd >= BigInt(end)) break; // nothing intact lies after it
     position = Number(dataEnd);
