@@ -49,6 +49,14 @@ struct ContainerReaderOutcomes {
     var fromTheStart = RandomAccess()
     /// `ContainerSalvage`, then `write(into:)`.
     var salvage = Salvage()
+    /// Each reader that opens the file as a whole, named, with the error it gave when it opened.
+    var openingErrors: [(reader: String, error: GoshuinError?)] {
+        [
+            ("the streaming open", streamingError), ("the parallel open", parallelError),
+            ("the final-chunk-first reader", finalChunkFirst.openingError),
+            ("the from-the-start reader", fromTheStart.openingError),
+        ]
+    }
     /// `ContainerInspection`, which needs no key.
     var inspection: ContainerInspection?
 

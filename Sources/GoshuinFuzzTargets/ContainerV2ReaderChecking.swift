@@ -39,11 +39,7 @@ enum ContainerV2ReaderChecking {
         }
         switch ContainerReaderRestatement.checkStructure(of: file) {
         case .failure(let rejection):
-            for (reader, error) in [
-                ("the streaming open", outcomes.streamingError), ("the parallel open", outcomes.parallelError),
-                ("the final-chunk-first reader", outcomes.finalChunkFirst.openingError),
-                ("the from-the-start reader", outcomes.fromTheStart.openingError),
-            ] {
+            for (reader, error) in outcomes.openingErrors {
                 invariants.require(
                     error.asRejection == rejection,
                     "\(reader) gives \(error.verdictText), the checks before the key give \(rejection)")

@@ -21,6 +21,14 @@ struct RecordGrid {
 /// One change to a sealed file, chosen by the fuzzer: bytes, cuts and appends, or whole chunk records moved
 /// around.
 struct FileMutation: CustomStringConvertible {
+    /// The plaintext a mutation harness seals: `length` bytes repeating the fuzzer's `pattern`, or a fixed
+    /// sequence when it gave none.
+    static func plaintext(repeating pattern: [UInt8], length: Int) -> [UInt8] {
+        (0..<length).map { index in
+            pattern.isEmpty ? UInt8(truncatingIfNeeded: index &* 131 &+ index >> 8) : pattern[index % pattern.count]
+        }
+    }
+
     /// What the change does.
     enum Kind: UInt8, CaseIterable {
         /// XOR one byte with the operand's low byte (1 if it is 0).

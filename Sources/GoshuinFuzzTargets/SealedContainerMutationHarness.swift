@@ -57,10 +57,7 @@ enum SealedContainerMutationHarness {
                 kind: (reader.bigEndian(UInt8.self) ?? 0), position: (reader.bigEndian(UInt32.self) ?? 0),
                 operand: (reader.bigEndian(UInt32.self) ?? 0), kinds: FileMutation.versionOneKinds)
         }
-        let pattern = Array(reader.remaining)
-        let plaintext = (0..<plaintextLength).map { index in
-            pattern.isEmpty ? UInt8(truncatingIfNeeded: index &* 131 &+ index >> 8) : pattern[index % pattern.count]
-        }
+        let plaintext = FileMutation.plaintext(repeating: Array(reader.remaining), length: plaintextLength)
         let sealed = seal(plaintext, chunkSize: chunkSize)
         var file = sealed
         for mutation in mutations { mutation.apply(to: &file, grid: .versionOne(chunkSize: Int(chunkSize))) }

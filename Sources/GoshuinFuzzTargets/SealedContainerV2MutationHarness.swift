@@ -125,11 +125,7 @@ enum SealedContainerV2MutationHarness {
         case .failure(let rejection): expected = rejection
         case .success: expected = SpecRejection(code: "auth_failed")
         }
-        for (reader, error) in [
-            ("the streaming open", outcomes.streamingError), ("the parallel open", outcomes.parallelError),
-            ("the final-chunk-first reader", outcomes.finalChunkFirst.openingError),
-            ("the from-the-start reader", outcomes.fromTheStart.openingError),
-        ] {
+        for (reader, error) in outcomes.openingErrors {
             invariants.require(
                 error.asRejection == expected,
                 "\(reader) gives \(error.verdictText) for a version 2 seal read as version 1: \(expected) expected")
@@ -186,10 +182,7 @@ enum SealedContainerV2MutationHarness {
                 kind: (reader.bigEndian(UInt8.self) ?? 0), position: (reader.bigEndian(UInt32.self) ?? 0),
                 operand: (reader.bigEndian(UInt32.self) ?? 0), kinds: FileMutation.Kind.allCases)
         }
-        let pattern = Array(reader.remaining)
-        let plaintext = (0..<plaintextLength).map { index in
-            pattern.isEmpty ? UInt8(truncatingIfNeeded: index &* 131 &+ index >> 8) : pattern[index % pattern.count]
-        }
+        let plaintext = FileMutation.plaintext(repeating: Array(reader.remaining), length: plaintextLength)
         let sealed = seal(plaintext, chunkSize: chunkSize)
         var file = sealed
         for mutation in mutations { mutation.apply(to: &file, grid: .versionTwo(chunkSize: Int(chunkSize))) }
