@@ -132,6 +132,10 @@ private struct SalvageWalk {
     let salvage: ContainerSalvage
     private var salvaged: SalvagedEntries
     private var names = Set<String>()
+    /// The end of the furthest entry data read so far.
+    private var readUpTo: UInt64 = 0
+    /// The bytes of entry data read again so far (``mayRead(_:)``).
+    private var readAgainSpent: UInt64 = 0
 
     init(salvage: ContainerSalvage, staging: StagingFolder) throws {
         self.salvage = salvage
@@ -179,6 +183,8 @@ private struct SalvageWalk {
             } else if entry.dataEnd > size {
                 // Past the payload's known end: the header lies.
                 salvaged.lose(entry.name, GoshuinError.Code.zipMalformed.rawValue)
+            } else if !mayRead(entry) {
+                salvaged.lose(entry.name, GoshuinError.Code.zipLimitExceeded.rawValue)
             } else if names.contains(folded) {
                 // A name restored already: lost, but for its own fault first when its data fails its checks.
                 let fault = try Self.fault(of: readData)
@@ -199,6 +205,18 @@ private struct SalvageWalk {
             position = entry.dataEnd
         }
         try salvaged.finish()
+    }
+
+    /// Whether the walk may read `entry`'s data, charging what it would read again. Headers nested in one
+    /// another's claimed data (forged inside a photo) would have the same bytes read once per header: the
+    /// bytes of an entry's data before the end of the furthest data read so far are charged, and at most as
+    /// many as the file holds may be (`Spec/backup-v1.md` §4.2). A genuine archive's entries never overlap.
+    private mutating func mayRead(_ entry: WalkedEntry) -> Bool {
+        let readAgain = min(entry.dataEnd, readUpTo) - min(entry.dataOffset, min(entry.dataEnd, readUpTo))
+        guard readAgain <= salvage.presentEnd - readAgainSpent else { return false }
+        readAgainSpent += readAgain
+        readUpTo = max(readUpTo, entry.dataEnd)
+        return true
     }
 
     /// The code of the payload fault `read` meets reading an entry's data into nothing, `nil` when it passes.
@@ -244,8 +262,9 @@ private struct SalvageWalk {
                 by: ZipStructureScanner.maximumCompressionRatio)
             guard overflow || uncompressed <= limit else { return nil }
         }
-        let (dataEnd, overflow) = dataOffset.addingReportingOverflow(compressed)
-        guard !overflow else { return nil }
+        // A claim past 2^64 is an entry all the same, whose data lies past any end: the loss rules name it.
+        let (sum, overflow) = dataOffset.addingReportingOverflow(compressed)
+        let dataEnd = overflow ? UInt64.max : sum
         let timestamp =
             fields.modificationTime.map { Int($0) }
             ?? ((header.modificationTime, header.modificationDate) == DOSTime.earliest

@@ -25,8 +25,9 @@ enum DamageReport {
                 ? (run.chunks.count == 1 ? "is missing; it held" : "are missing; they held")
                 : (run.chunks.count == 1 ? "holds" : "hold")
             guard !run.bytes.isEmpty else {
-                return "\(chunks) \(verb) no byte of the backup: it is version 2's empty final chunk, which only"
-                    + " confirms where the backup ends"
+                // Version 2's last record, of a tag alone: an empty final chunk, or a longer one cut short.
+                return "\(chunks), the final one, would hold no byte of the backup; failing, it confirms nothing,"
+                    + " so where the backup ends is unknown"
             }
             guard let directory else {
                 // Not the backup's end, necessarily: its list of contents is what cannot be read.

@@ -274,6 +274,8 @@ export function salvageExpectation(b, states) {
     out.mode = "walk";
     const end = Math.min(length, states.indexOf("missing") < 0 ? length : states.indexOf("missing") * CHUNK);
     const names = new Set();
+    let readUpTo = 0;
+    let readAgain = 0;
     let p = 0;
     for (;;) {
       const item = b.items.find((x) => x.start === p);
@@ -288,7 +290,16 @@ export function salvageExpectation(b, states) {
         p = next.start;
         continue;
       }
-      const why = reason(entry.dataStart, entry.dataEnd);
+      let why = reason(entry.dataStart, entry.dataEnd);
+      if (!why) {
+        // Bytes read again (headers nested in claimed data) are charged, at most `end` of them.
+        const again = Math.max(0, Math.min(entry.dataEnd, readUpTo) - entry.dataStart);
+        if (readAgain + again > end) why = "zip_limit_exceeded";
+        else {
+          readAgain += again;
+          readUpTo = Math.max(readUpTo, entry.dataEnd);
+        }
+      }
       const checked = !why && entry.walkOutcome === "ok"; // the data passed: its sizes are confirmed
       if (why) lost.push({ name: entry.name, reason: why });
       else if (entry.walkOutcome !== "ok") lost.push({ name: entry.name, reason: entry.walkOutcome });
@@ -488,6 +499,44 @@ function cases() {
     const lastChunk = chunkCountOf(b.zip.length) - 1;
     add("walk-duplicate-after-a-corrupt-entry", "IMG_0002.jpg twice, the first failing its CRC-32, and the last chunk damaged: walk mode; the first lost as entry_corrupt, the second restored (a name is taken only by an entry restored)",
       b, (s) => flip(s, inChunk(lastChunk, 10)));
+  }
+  {
+    // Twelve local headers forged inside IMG_0003.jpg (a photo from someone else), 300 bytes apart, each
+    // claiming data up to the same offset near the photo's end with a wrong CRC-32; the chunk of the photo's
+    // own header and the last chunk damaged, so the walk resumes inside the photo. Each forged entry is lost
+    // and the walk resumes after its header; the bytes it would read again are charged, and once they pass
+    // what the file holds the rest are lost unread (zip_limit_exceeded); IMG_0004.jpg on is still restored.
+    const photos = basePhotos();
+    const size = 9000;
+    photos[2] = { ...photos[2], data: photo(1102, size) };
+    const target = itemNamed(backup({ photos }), "IMG_0003.jpg");
+    const first = (chunkOf(target.start) + 1) * CHUNK - target.dataStart + 40; // inside the next chunk
+    const claimEnd = size - 200;
+    const forged = [];
+    const data = Buffer.from(photos[2].data);
+    for (let i = 0; i < 12; i++) {
+      const at = first + i * 300;
+      const name = `IMG_01${String(i + 10)}.jpg`;
+      const length = claimEnd - (at + 30 + name.length);
+      const header = Buffer.concat([le(4, 0x04034b50), le(2, 20), le(2, 0), le(2, 0), le(2, 0), le(2, 0x21),
+        le(4, 0), le(4, length), le(4, length), le(2, name.length), le(2, 0), Buffer.from(name)]);
+      header.copy(data, at);
+      forged.push({ at, name, length });
+    }
+    photos[2] = { ...photos[2], data };
+    const b = backup({
+      photos,
+      hostile: {
+        innerItems: forged.map((f) => (zip, built) => {
+          const start = built.dataOffsets[3] + f.at; // entry 3: records.csv, IMG_0001, IMG_0002, IMG_0003
+          return { name: f.name, start, dataStart: start + 30 + f.name.length, dataEnd: start + 30 + f.name.length + f.length,
+            data: Buffer.alloc(0), walk: "entry", walkOutcome: "entry_corrupt" };
+        }),
+      },
+    });
+    const lastChunk = chunkCountOf(b.zip.length) - 1;
+    add("walk-nested-forged-headers", "twelve headers forged inside IMG_0003.jpg, each claiming data to the same end with a wrong CRC-32, its own header's chunk and the last chunk damaged: walk mode; each forged entry lost (entry_corrupt, then zip_limit_exceeded once the bytes read again pass what the file holds), the photos after it restored",
+      b, (s) => flip(s, inChunk(chunkOf(target.start), (target.start % CHUNK) + 5 < CHUNK ? (target.start % CHUNK) + 5 : 0), inChunk(lastChunk, 10)));
   }
   return list;
 }

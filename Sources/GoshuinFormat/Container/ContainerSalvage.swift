@@ -162,10 +162,15 @@ package final class ContainerSalvage {
         let chunkSize = UInt64(layout.chunkSize)
         let first = range.lowerBound / chunkSize
         let last = (range.upperBound - 1) / chunkSize
-        // By binary search: a range may cover 2^32 chunks, and so may the damaged ones.
-        let low = damagedChunks.firstIndex(notBelow: first)
-        let high = damagedChunks.firstIndex(notBelow: last + 1)
-        let damagedRun = low < high ? damagedChunks[low]...damagedChunks[high - 1] : nil
+        // Damaged: a chunk among those that hold the range's bytes the file still holds (a damaged empty final
+        // chunk holds none). By binary search: a range may cover 2^32 chunks, and so may the damaged ones.
+        var damagedRun: ClosedRange<UInt64>? = nil
+        if range.lowerBound < presentEnd {
+            let lastPresent = (min(range.upperBound, presentEnd) - 1) / chunkSize
+            let low = damagedChunks.firstIndex(notBelow: first)
+            let high = damagedChunks.firstIndex(notBelow: lastPresent + 1)
+            if low < high { damagedRun = damagedChunks[low]...damagedChunks[high - 1] }
+        }
         // Missing: bytes in missing chunks before a known end, or past what the file holds once it is unknown.
         let endKnown = self.endKnown
         let end = header.plaintextLength

@@ -170,6 +170,19 @@ async function salvageByWalk(container, options) {
   var folded = new Set();
   var count = 0;
   var position = 0;
+  // Headers nested in one another's claimed data would have the same bytes read once per header: the bytes
+  // of an entry's data before the end of the furthest data read so far are charged, at most `end` of them.
+  var readUpTo = 0n;
+  var readAgainSpent = 0n;
+  function mayRead(start, stop) {
+    start = BigInt(start);
+    var upTo = stop < readUpTo ? stop : readUpTo;
+    var again = upTo > start ? upTo - start : 0n;
+    if (readAgainSpent + again > BigInt(end)) return false;
+    readAgainSpent += again;
+    if (stop > readUpTo) readUpTo = stop;
+    return true;
+  }
   while (count < ZIP_MAX_ENTRIES) {
     if (signal && signal.aborted) throw new GoshuinError("interrupted", "stopped");
     if (options.onEntry) options.onEntry(position, end);
@@ -193,6 +206,8 @@ async function salvageByWalk(container, options) {
       lost.push(lostEntry(container, entry.name, state, entry.dataOffset, dataEnd));
     } else if (state === "outside") {
       lost.push({ name: entry.name, reason: "zip_malformed" });
+    } else if (!mayRead(entry.dataOffset, dataEnd)) {
+      lost.push({ name: entry.name, reason: "zip_limit_exceeded" });
     } else {
       try {
         var digest = toHex(await readEntryData(container, entry, null, { signal: signal }));
