@@ -277,34 +277,40 @@ private struct SalvageWalk {
             dataOffset: dataOffset, dataEnd: dataEnd)
     }
 
-    /// The next offset after `offset` whose four bytes are intact and hold the local-header signature.
+    /// The next offset after `offset` whose four bytes are intact and hold the local-header signature. Only
+    /// the chunks the file holds are looked at (a cut file's header may claim 2^32 more), each intact one in
+    /// windows of ``scanWindow`` bytes, so a signature costs what lies before it, not the rest of its chunk.
     private func nextLocalHeader(after offset: UInt64) throws -> UInt64? {
         let layout = salvage.header.layout
+        let end = salvage.presentEnd
         var position = offset + 1
-        while position + 4 <= size {
+        while position + 4 <= end {
+            try Interruption.check()
             let chunk = layout.chunkIndex(containing: position)
             let chunkEnd = layout.plaintextOffset(ofChunk: chunk) + UInt64(layout.plaintextLength(ofChunk: chunk))
-            guard salvage.isIntact(chunk: chunk) else {
-                position = chunkEnd
-                continue
-            }
+            defer { position = max(position, chunkEnd) }
+            guard salvage.isIntact(chunk: chunk) else { continue }
             // A signature may run three bytes into the next chunk when that one is intact too.
-            let reach = chunk + 1 < layout.chunkCount && salvage.isIntact(chunk: chunk + 1) ? 3 : 0
-            let windowEnd = min(size, chunkEnd + UInt64(reach))
-            guard let window = try bytes(position..<windowEnd), window.count >= 4 else {
-                position = chunkEnd
-                continue
+            let reach: UInt64 = chunk + 1 < layout.chunkCount && salvage.isIntact(chunk: chunk + 1) ? 3 : 0
+            let limit = min(end, chunkEnd + reach)
+            while position + 4 <= limit {
+                let windowEnd = min(limit, position + Self.scanWindow)
+                guard let window = try bytes(position..<windowEnd) else { break }
+                for index in 0...(window.count - 4)
+                where window[index] == 0x50 && window[index + 1] == 0x4B && window[index + 2] == 0x03
+                    && window[index + 3] == 0x04
+                {
+                    return position + UInt64(index)
+                }
+                guard windowEnd < limit else { break }
+                position = windowEnd - 3  // the last three bytes again, with the ones after them
             }
-            for index in 0...(window.count - 4)
-            where window[index] == 0x50 && window[index + 1] == 0x4B && window[index + 2] == 0x03
-                && window[index + 3] == 0x04
-            {
-                return position + UInt64(index)
-            }
-            position = chunkEnd
         }
         return nil
     }
+
+    /// The bytes the signature search reads at once.
+    private static let scanWindow: UInt64 = 64 * 1_024
 
     private static let centralSignature: [UInt8] = [0x50, 0x4B, 0x01, 0x02]
 
