@@ -363,6 +363,26 @@ async function deriveKey(passphraseBytes, header, onProgress) {
  * Reads chunks by index, each authenticated before use; a few recent ones are kept. A chunk that fails
  * gives the verdict of the whole file (`verdict`), whatever order the chunks were asked for in.
  */
+/**
+ * `length` payload bytes at `offset`, copied out of the chunks `reader.chunk(index)` gives (each
+ * `reader.header.chunkSize` bytes but the last): the one read loop of the strict and the salvaging reader.
+ */
+async function readFromChunks(reader, offset, length) {
+  var out = new Uint8Array(length);
+  var done = 0;
+  var size = reader.header.chunkSize;
+  while (done < length) {
+    var position = offset + done;
+    var index = Math.floor(position / size);
+    var bytes = await reader.chunk(index);
+    var from = position - index * size;
+    var take = Math.min(bytes.length - from, length - done);
+    out.set(bytes.subarray(from, from + take), done);
+    done += take;
+  }
+  return out;
+}
+
 class ContainerReader {
   constructor(source, header, key, options) {
     this.source = source;
@@ -468,19 +488,7 @@ class ContainerReader {
   async read(offset, length) {
     if (!(offset >= 0 && length >= 0 && offset + length <= this.size))
       throw new GoshuinError("zip_malformed", "a read past the end of the archive");
-    var out = new Uint8Array(length);
-    var done = 0;
-    var size = this.header.chunkSize;
-    while (done < length) {
-      var position = offset + done;
-      var index = Math.floor(position / size);
-      var bytes = await this.chunk(index);
-      var from = position - index * size;
-      var take = Math.min(bytes.length - from, length - done);
-      out.set(bytes.subarray(from, from + take), done);
-      done += take;
-    }
-    return out;
+    return readFromChunks(this, offset, length);
   }
 
   /**

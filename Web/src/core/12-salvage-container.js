@@ -233,19 +233,7 @@ class SalvageContainer {
   async read(offset, length) {
     var state = this.stateOf(offset, offset + length);
     if (state !== "intact") throw notIntact(offset, offset + length, state);
-    var out = new Uint8Array(length);
-    var done = 0;
-    var size = this.header.chunkSize;
-    while (done < length) {
-      var position = offset + done;
-      var index = Math.floor(position / size);
-      var bytes = await this.chunk(index);
-      var from = position - index * size;
-      var take = Math.min(bytes.length - from, length - done);
-      out.set(bytes.subarray(from, from + take), done);
-      done += take;
-    }
-    return out;
+    return readFromChunks(this, offset, length);
   }
 
   /** The payload bytes [offset, offset + length) as pieces of one chunk each, all intact. */
