@@ -142,8 +142,6 @@ final class StagingFolder {
     /// Syncs the folder, renames it onto the destination (an empty directory is replaced by the rename
     /// itself) and checks that what now has the destination's name is this folder.
     func moveIntoPlace() throws {
-        // The destination is the person's folder: it never carries the temporaries' mark.
-        Temporaries.unmark(folder.descriptor)
         try describingFailure("cannot sync the extracted folder") { try folder.sync() }
         try destination.requireEmptyOrAbsent()
         // An empty folder the restore replaces keeps its permissions; a new one stays private (0700).
@@ -159,6 +157,9 @@ final class StagingFolder {
         try describingFailure("cannot move the extracted folder to \(DisplayText.quoted(destination.path))") {
             try parent.rename(name, to: destination.name)
         }
+        // Only now that no name of the temporary shape holds it: a run killed before leaves a marked folder a
+        // later run sweeps (Spec/decisions/0011).
+        Temporaries.unmark(folder.descriptor)
         guard parent.stillNames(identity, destination.name) else {
             throw GoshuinError(
                 .io,

@@ -6,8 +6,9 @@
 /// never takes it, and takes it only if this run was killed). ``commit()`` syncs the data, then moves
 /// it into place: without `replaceExisting`, by a hard link that fails if the destination appeared
 /// meanwhile, so an existing file is never replaced by surprise; with it, by a rename that replaces only
-/// a regular file. ``discard()`` removes the temporary file. An output that is neither committed nor
-/// discarded is discarded when released, so no temporary file outlives a failure.
+/// a regular file; the mark comes off last, once no temporary name holds the file. ``discard()`` removes the
+/// temporary file. An output that is neither committed nor discarded is discarded when released, so no
+/// temporary file outlives a failure.
 package final class AtomicOutput {
     /// Where the file ends up.
     package let destination: String
@@ -102,8 +103,6 @@ package final class AtomicOutput {
     package func commit() throws {
         precondition(!finished, "an atomic output is committed or discarded once")
         do {
-            // The destination is the person's file: it never carries the temporaries' mark.
-            Temporaries.unmark(descriptor)
             try describingFailure("cannot finish writing \(DisplayText.quoted(destination))") { try descriptor.sync() }
             try moveIntoPlace()
         } catch {
@@ -111,6 +110,9 @@ package final class AtomicOutput {
             throw error
         }
         finished = true
+        // The mark comes off only once the temporary's name is gone (Spec/decisions/0011): a run killed at any
+        // step before leaves a marked temporary that a later run sweeps, never an unmarked copy of the data.
+        Temporaries.unmark(descriptor)
         try? descriptor.close()
         // Makes the rename durable; failure here loses nothing already visible, so it is not reported.
         try? directory.sync()

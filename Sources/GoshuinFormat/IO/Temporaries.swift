@@ -4,7 +4,8 @@
 ///
 /// A run marks each temporary as it makes it (the extended attribute ``markerAttribute``, holding the
 /// temporary's own name) and holds an exclusive `flock(2)` on it until it becomes the destination or is
-/// removed; the mark is taken off just before it becomes the destination. The sweep removes only what
+/// removed; the mark is taken off only once the temporary's name is gone (the data is synced and in place
+/// under the destination's name). The sweep removes only what
 /// carries the mark under the name it was made with: never a file by its name alone.
 package enum Temporaries {
     /// What every temporary name holds between the destination's name and the random part.
@@ -47,8 +48,8 @@ package enum Temporaries {
         try? SystemCall.setAttribute(descriptor.rawValue, markerAttribute, Array(name.utf8))
     }
 
-    /// Takes the mark off, just before the temporary becomes the destination: a person's file never
-    /// carries it.
+    /// Takes the mark off once the temporary has become the destination and no temporary name holds it: a
+    /// person's file does not keep it, and a run killed at any earlier step leaves only marked temporaries.
     package static func unmark(_ descriptor: FileDescriptor) {
         SystemCall.removeAttribute(descriptor.rawValue, markerAttribute)
     }
