@@ -14,15 +14,18 @@ public struct SalvageReport: Sendable {
     public struct LostEntry: Equatable, Sendable {
         /// The entry's name.
         public let name: String
-        /// `damaged` or `missing` (a byte of it is in such a chunk), or the code of the check it fails.
+        /// `damaged` or `missing` (a byte of it is in such a chunk), `not_found` (walk mode: the backup
+        /// must hold it, but the walk never met it where it could take it), or the code of the check it fails.
         public let reason: String
     }
 
     /// How the entries were found.
     public let mode: Mode
-    /// The entries restored, in file order.
+    /// The entries restored, in file order. `manifest.json` is never among them: a salvage neither restores
+    /// nor writes it, since it lists what the backup held, not what was restored.
     public let restored: [String]
-    /// The entries known to be lost, in file order.
+    /// The entries known to be lost, in file order; in walk mode, `records.csv` first when it was not found,
+    /// and after the entries walked, the photos a restored records.csv mentions that were not found.
     public let lost: [LostEntry]
     /// The damaged chunks, and the first missing one of a cut file.
     public let damagedChunks: [UInt64]
@@ -109,7 +112,7 @@ package enum BackupSalvage {
     ) throws -> Found {
         let entries = archive.directory.entriesInFileOrder
         var salvaged = try SalvagedEntries(into: staging)
-        for (position, entry) in entries.enumerated() {
+        for (position, entry) in entries.enumerated() where entry.name != Manifest.fileName {
             let spanEnd =
                 position + 1 < entries.count
                 ? entries[position + 1].localHeaderOffset : archive.directory.centralDirectoryOffset
@@ -132,6 +135,13 @@ private struct SalvageWalk {
     let salvage: ContainerSalvage
     private var salvaged: SalvagedEntries
     private var names = Set<String>()
+    /// Whether the walk has resumed at a signature it searched for: from then on it may be inside a photo,
+    /// whose bytes someone else chose, so an entry named records.csv is not the backup's.
+    private var resumed = false
+    /// Whether records.csv was met as an entry (restored or lost).
+    private var recordsMet = false
+    /// The bytes of the restored records.csv, as far as ``PhotoMentions`` reads them.
+    private var recordsBytes: [UInt8]?
     /// The end of the furthest entry data read so far.
     private var readUpTo: UInt64 = 0
     /// The bytes of entry data read again so far (``mayRead(_:)``).
@@ -166,14 +176,23 @@ private struct SalvageWalk {
         while let p = position, entries < ZipStructureScanner.maximumEntryCount {
             try Interruption.check()
             if let signature = try bytes(p..<p + 4), signature == Self.centralSignature { break }
-            guard let entry = try entry(at: p) else {
-                position = try nextLocalHeader(after: p)
+            guard let entry = try entry(at: p), entry.name != Manifest.recordsName || !resumed else {
+                position = try resume(after: p)
                 continue
             }
             entries += 1
+            let isRecords = entry.name == Manifest.recordsName
+            if isRecords { recordsMet = true }
+            var captured: [UInt8] = []
             let readData = { (write: (UnsafeRawBufferPointer) throws -> Void) in
                 _ = try BackupArchive.readData(
-                    of: entry.zipEntry, at: entry.dataOffset, from: reader, inflating: &inflating, into: write)
+                    of: entry.zipEntry, at: entry.dataOffset, from: reader, inflating: &inflating
+                ) { piece in
+                    if isRecords, captured.count < PhotoMentions.maximumBytesRead {
+                        captured += piece.prefix(PhotoMentions.maximumBytesRead - captured.count)
+                    }
+                    try write(piece)
+                }
             }
             let folded = EntryName.foldedCase(entry.name)
             // Whether the entry's data passed its checks, which alone confirms the sizes of its header.
@@ -193,11 +212,12 @@ private struct SalvageWalk {
             } else if try salvaged.restore(entry.name, modificationTime: entry.modificationTime, read: readData) {
                 names.insert(folded)
                 dataChecked = true
+                if isRecords { recordsBytes = captured }
             }
             guard dataChecked else {
                 // Sizes nothing confirmed (a header inside a photo's data may claim any): the walk resumes
                 // after this header rather than skip what they claim.
-                position = try nextLocalHeader(after: p)
+                position = try resume(after: p)
                 continue
             }
             // Nothing intact lies past the end of what the file holds.
@@ -205,6 +225,28 @@ private struct SalvageWalk {
             position = entry.dataEnd
         }
         try salvaged.finish()
+        nameWhatWasNotFound()
+    }
+
+    /// The walk's next offset after `offset` by a signature search, from which on it may be inside a photo.
+    private mutating func resume(after offset: UInt64) throws -> UInt64? {
+        resumed = true
+        return try nextLocalHeader(after: offset)
+    }
+
+    /// Every backup holds records.csv: lost, `not_found`, when the walk did not meet it before it resumed and
+    /// a chunk is lost (an intact payload without one is no backup, not a damaged one). And each photo a
+    /// restored records.csv mentions that was neither restored nor named lost.
+    private mutating func nameWhatWasNotFound() {
+        let notFound = "not_found"
+        let damaged = !salvage.damagedChunks.isEmpty || salvage.firstMissingChunk != nil
+        if !recordsMet, damaged { salvaged.lose(Manifest.recordsName, notFound, first: true) }
+        guard let recordsBytes else { return }
+        var known = Set(lost.map { EntryName.foldedCase($0.name) })
+        known.formUnion(names)
+        for name in PhotoMentions.names(in: recordsBytes) where known.insert(EntryName.foldedCase(name)).inserted {
+            salvaged.lose(name, notFound)
+        }
     }
 
     /// Whether the walk may read `entry`'s data, charging what it would read again. Headers nested in one
@@ -337,9 +379,9 @@ private struct SalvagedEntries {
         writer = try BackgroundWriter()
     }
 
-    /// `name` lost before a byte of it was written, for `reason`.
-    mutating func lose(_ name: String, _ reason: String) {
-        lost.append(SalvageReport.LostEntry(name: name, reason: reason))
+    /// `name` lost before a byte of it was written, for `reason`; at the front of the list when `first`.
+    mutating func lose(_ name: String, _ reason: String, first: Bool = false) {
+        lost.insert(SalvageReport.LostEntry(name: name, reason: reason), at: first ? 0 : lost.count)
     }
 
     /// Writes `name` as `read` hands its bytes to the writer it is given: restored when every check of the

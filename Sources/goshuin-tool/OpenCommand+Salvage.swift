@@ -13,7 +13,7 @@ extension OpenCommand {
             input, into: destination, passphrase: passphraseReader.read(confirm: false), progress: reporter.handler)
         let chunks = lostChunksText(report)
         for lost in report.lost {
-            Console.notice("lost \(lost.name): \(reasonText(lost.reason, chunks: chunks))")
+            Console.notice("lost \(lost.name): \(reasonText(lost, report))")
         }
         let photos = report.restored.filter { $0 != "records.csv" && $0 != "manifest.json" }.count
         let records = report.restored.contains("records.csv") ? "records.csv and " : ""
@@ -31,6 +31,10 @@ extension OpenCommand {
                 ? "restored nothing: no entry of the backup is whole in what is intact (\(chunks))"
                 : "restored \(records)\(SealCommand.photos(photos)) into \(destination.path), checked for size and"
                     + " CRC-32 only: the backup's list of contents is lost (\(chunks))"
+            if !report.lost.isEmpty, !report.restored.isEmpty {
+                let names = report.lost.map(\.name)
+                line += "; lost " + (names.count <= 10 ? names.joined(separator: ", ") : "\(names.count) files")
+            }
         }
         Console.result(line)
         let lostJSON = report.lost.map {
@@ -136,11 +140,17 @@ extension OpenCommand {
     }
 
     /// Why an entry is lost, in words.
-    private static func reasonText(_ reason: String, chunks: String) -> String {
-        switch reason {
+    private static func reasonText(_ lost: SalvageReport.LostEntry, _ report: SalvageReport) -> String {
+        switch lost.reason {
         case "damaged": return "it lies in a damaged chunk"
         case "missing": return "it lies in a part of the file that is missing"
-        default: return "it fails its checks (\(reason))"
+        case "not_found":
+            let place =
+                report.damagedChunks.isEmpty && report.firstMissingChunk != nil
+                ? "the backup was cut before it" : "it lay in a damaged or missing part of the file"
+            return lost.name == Manifest.recordsName
+                ? "not found where the backup keeps it: \(place)" : "not found: records.csv names it, but \(place)"
+        default: return "it fails its checks (\(lost.reason))"
         }
     }
 }

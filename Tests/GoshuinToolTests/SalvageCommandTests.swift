@@ -70,9 +70,11 @@ import Testing
         #expect(summary["damagedChunks"] as? [Int] == [8] && summary["firstMissingChunk"] is NSNull)
         let restored = try #require(summary["restored"] as? [String])
         let lost = try #require(summary["lost"] as? [[String: String]])
-        #expect(restored.contains("records.csv") && restored.contains("manifest.json"))
+        // manifest.json lists what the backup held, not what was restored: a salvage never writes it.
+        #expect(restored.contains("records.csv") && !restored.contains("manifest.json"))
+        #expect(!FileManager.default.fileExists(atPath: directory.path + "/rescued/manifest.json"))
         #expect(lost.count == 1 && lost.first?["reason"] == "damaged", "\(lost)")
-        #expect(restored.count + lost.count == Self.photoCount + 2, "every entry is restored or lost")
+        #expect(restored.count + lost.count == Self.photoCount + 1, "every entry but the manifest is restored or lost")
     }
 
     @Test func anIntactBackupSalvagesWholeAndExitsZero() throws {
@@ -159,5 +161,50 @@ import Testing
         }
         let help = try run(["help", "open"])
         #expect(help.stdout.contains("--salvage"))
+    }
+
+    /// A corpus case of `Tests/SalvageCorpus`, salvaged by the tool with the corpus's passphrase.
+    func salvageCorpusCase(_ name: String) throws -> ToolRunner.Result {
+        let corpus = ToolRunner.packageRoot + "/Tests/SalvageCorpus/"
+        directory.write(
+            name + ".goshuin", [UInt8](FileManager.default.contents(atPath: corpus + name + ".goshuin") ?? Data()))
+        return try run(
+            ["open", name + ".goshuin", "--extract", name, "--salvage"], passphrase: "correct horse battery staple")
+    }
+
+    /// A records.csv forged inside a photo someone else made is never restored as the backup's own: the
+    /// backup's own is lost (its data damaged) and named once; the forged row reaches no file.
+    @Test func aRecordsFileForgedInsideAPhotoIsNeverTheBackups() throws {
+        let result = try salvageCorpusCase("walk-forged-records-after-the-real-one-is-lost")
+        #expect(result.status == 65, "\(result.stderr)")
+        let lines = result.stderr.split(separator: "\n").filter { $0.contains("lost records.csv") }
+        #expect(
+            lines.count == 2 && lines[0] == "goshuin-tool: lost records.csv: it lies in a damaged chunk", "\(lines)")
+        #expect(lines[1].hasPrefix("restored 6 photos"), "the summary names the same file once more: \(lines)")
+        #expect(!directory.exists("walk-forged-records-after-the-real-one-is-lost/records.csv"))
+        #expect(!result.stderr.contains("restored records.csv"), "\(result.stderr)")
+        let kept = try salvageCorpusCase("walk-forged-records-in-a-photo")
+        let restored = directory.bytes("walk-forged-records-in-a-photo/records.csv")
+        #expect(!restored.isEmpty && !String(decoding: restored, as: UTF8.self).contains("calc"), "the backup's own")
+        #expect(kept.stderr.contains("restored records.csv and"), "\(kept.stderr)")
+    }
+
+    /// A cut backup's salvage names every photo its restored records.csv mentions that it did not find, and a
+    /// backup whose records.csv was never met names that too.
+    @Test func whatRecordsNamesButTheWalkDidNotFindIsNamedLost() throws {
+        let cut = try salvageCorpusCase("cut-60")
+        #expect(cut.status == 65)
+        for index in 6...8 {
+            #expect(
+                cut.stderr.contains(
+                    "lost IMG_000\(index).jpg: not found: records.csv names it, but the backup was cut"
+                        + " before it"), "\(cut.stderr)")
+        }
+        #expect(cut.stderr.contains("; lost IMG_0005.jpg, IMG_0006.jpg, IMG_0007.jpg, IMG_0008.jpg"), "\(cut.stderr)")
+        let header = try salvageCorpusCase("walk-records-header-damaged")
+        #expect(
+            header.stderr.contains(
+                "lost records.csv: not found where the backup keeps it: it lay in a damaged or"
+                    + " missing part of the file"), "\(header.stderr)")
     }
 }

@@ -263,6 +263,7 @@ export function salvageExpectation(b, states) {
     out.mode = "directory";
     const ordered = b.central.map((c, index) => ({ ...c, index })).sort((x, y) => x.offset - y.offset || x.index - y.index);
     ordered.forEach((entry, i) => {
+      if (entry.name === "manifest.json") return; // neither restored nor written: it lists what the backup held
       const end = i + 1 < ordered.length ? ordered[i + 1].offset : b.cdOffset;
       const why = reason(entry.offset, end);
       if (why) lost.push({ name: entry.name, reason: why });
@@ -277,14 +278,19 @@ export function salvageExpectation(b, states) {
     let readUpTo = 0;
     let readAgain = 0;
     let p = 0;
+    // Once the walk resumed at a signature it searched for, it may be inside a photo: records.csv is no entry.
+    let resumed = false;
+    let recordsMet = false;
+    let recordsData = null;
     for (;;) {
       const item = b.items.find((x) => x.start === p);
       let entry = null;
       if (p + 4 <= end && intact(p, p + 4)) {
         if (p === b.cdOffset) break; // an intact central-directory signature where an entry could start
-        if (item && item.walk === "entry" && intact(item.start, item.dataStart)) entry = item;
+        if (item && item.walk === "entry" && intact(item.start, item.dataStart) && !(item.name === "records.csv" && resumed)) entry = item;
       }
       if (!entry) {
+        resumed = true;
         const next = b.items.find((x) => x.start > p && intact(x.start, x.start + 4));
         if (!next) break;
         p = next.start;
@@ -301,14 +307,17 @@ export function salvageExpectation(b, states) {
         }
       }
       const checked = !why && entry.walkOutcome === "ok"; // the data passed: its sizes are confirmed
+      if (entry.name === "records.csv") recordsMet = true;
       if (why) lost.push({ name: entry.name, reason: why });
       else if (entry.walkOutcome !== "ok") lost.push({ name: entry.name, reason: entry.walkOutcome });
       else if (names.has(entry.name.toLowerCase())) lost.push({ name: entry.name, reason: "duplicate_entry" });
       else {
         names.add(entry.name.toLowerCase());
         restored.push({ name: entry.name, sha256: sha256hex(entry.data) });
+        if (entry.name === "records.csv") recordsData = entry.data;
       }
       if (!checked) {
+        resumed = true;
         // Resume after the header: the next intact local-header signature.
         const next = b.items.find((x) => x.start > p && intact(x.start, x.start + 4));
         if (!next) break;
@@ -318,11 +327,27 @@ export function salvageExpectation(b, states) {
       if (entry.dataEnd >= end) break;
       p = entry.dataEnd;
     }
+    // Every backup holds records.csv; and a restored one names the photos the walk should have found.
+    if (!recordsMet && states.some((state) => state !== "intact")) lost.unshift({ name: "records.csv", reason: "not_found" });
+    if (recordsData) {
+      const known = new Set([...names, ...lost.map((l) => l.name.toLowerCase())]);
+      for (const word of recordsData.toString("latin1").split(/[ \t\r\n",;|]+/)) {
+        if (!isPhotoName(word) || known.has(word.toLowerCase())) continue;
+        known.add(word.toLowerCase());
+        lost.push({ name: word, reason: "not_found" });
+      }
+    }
     out.manifestLost = true;
   }
   const lostChunks = [];
   states.forEach((state, index) => state !== "intact" && lostChunks.push({ index, state }));
   return { ...out, salvage: "restored", restored, lost, lostChunks };
+}
+
+/** backup-v1.md §3.2, as the model reads it. */
+function isPhotoName(word) {
+  const match = /^([A-Za-z0-9][A-Za-z0-9_-]{0,99})\.(jpg|jpeg|png|heic|heif|webp)$/i.exec(word);
+  return !!match && !/^(con|prn|aux|nul|com[1-9]|lpt[1-9])$/i.test(match[1]);
 }
 
 // ---- the cases
@@ -538,6 +563,53 @@ function cases() {
     add("walk-nested-forged-headers", "twelve headers forged inside IMG_0003.jpg, each claiming data to the same end with a wrong CRC-32, its own header's chunk and the last chunk damaged: walk mode; each forged entry lost (entry_corrupt, then zip_limit_exceeded once the bytes read again pass what the file holds), the photos after it restored",
       b, (s) => flip(s, inChunk(chunkOf(target.start), (target.start % CHUNK) + 5 < CHUNK ? (target.start % CHUNK) + 5 : 0), inChunk(lastChunk, 10)));
   }
+  {
+    // A photo received from someone else (IMG_0003.jpg) holds, in its bytes, a local header named records.csv
+    // with a valid CRC-32 and a formula row. Its own header's chunk and the last chunk are damaged, so the walk
+    // resumes inside it: an entry named records.csv found after a resume is never the backup's.
+    const photos = basePhotos();
+    const size = 6000;
+    const forgedData = Buffer.from("date,shrine,note,photo\n=cmd|' /C calc'!A0,Meiji Jingu,forged,IMG_0001.jpg\n", "utf8");
+    const forgedTime = T0 - 600;
+    const forgedHeader = Buffer.concat([le(4, 0x04034b50), le(2, 20), le(2, 0), le(2, 0), le(2, dos(forgedTime).dosTime), le(2, dos(forgedTime).dosDate),
+      le(4, crc32(forgedData)), le(4, forgedData.length), le(4, forgedData.length), le(2, 11), le(2, 0), Buffer.from("records.csv")]);
+    const forgedCase = (recordsDamaged) => {
+      photos[2] = { ...photos[2], data: photo(1202, size) };
+      const target = itemNamed(backup({ photos }), "IMG_0003.jpg");
+      const at = (chunkOf(target.start) + 1) * CHUNK - target.dataStart + 40;
+      const data = Buffer.from(photos[2].data);
+      Buffer.concat([forgedHeader, forgedData]).copy(data, at);
+      photos[2] = { ...photos[2], data };
+      const b = backup({
+        photos,
+        hostile: {
+          innerItems: [(zip, built) => {
+            const start = built.dataOffsets[3] + at; // entry 3: records.csv, IMG_0001, IMG_0002, IMG_0003
+            return { name: "records.csv", start, dataStart: start + forgedHeader.length, dataEnd: start + forgedHeader.length + forgedData.length,
+              data: forgedData, walk: "entry", walkOutcome: "ok" };
+          }],
+        },
+      });
+      const lastChunk = chunkCountOf(b.zip.length) - 1;
+      const own = inChunk(chunkOf(target.start), (target.start % CHUNK) + 5 < CHUNK ? (target.start % CHUNK) + 5 : 0);
+      return { b, damage: (s) => (recordsDamaged ? flip(s, own, inChunk(lastChunk, 10), inChunk(chunkInside(b, "records.csv"))) : flip(s, own, inChunk(lastChunk, 10))) };
+    };
+    const kept = forgedCase(false);
+    add("walk-forged-records-in-a-photo", "IMG_0003.jpg holds a local header records.csv with a valid CRC-32 and a formula row; its own header's chunk and the last chunk damaged: walk mode; the backup's records.csv restored, the forged one never taken (found after a resume)",
+      kept.b, kept.damage);
+    const lostToo = forgedCase(true);
+    add("walk-forged-records-after-the-real-one-is-lost", "as walk-forged-records-in-a-photo, and records.csv's own data damaged too: the backup's records.csv lost (damaged), the forged one never taken; records.csv is named once",
+      lostToo.b, lostToo.damage);
+  }
+  {
+    // records.csv's local header in a damaged chunk 0 (chunks 1-3 intact tell the passphrase) and the last
+    // chunk damaged: walk mode never meets records.csv, and names it lost (not_found).
+    const lastChunk = chunkCountOf(base.zip.length) - 1;
+    add("walk-records-header-damaged", "chunk 0 (records.csv's local header) and the last chunk damaged: walk mode; records.csv is lost as not_found, the photos after it restored",
+      base, (s) => flip(s, inChunk(0, 5), inChunk(lastChunk, 10)));
+  }
+  add("cut-90", "the file cut at 90% of its length (the end of the photos, the central directory and manifest.json lost): walk mode; records.csv restored, and each photo it names that the walk did not find is lost as not_found",
+    base, (s) => s.subarray(0, Math.floor((s.length * 90) / 100)));
   return list;
 }
 

@@ -125,7 +125,7 @@ async function openBytes(fileBytes, passphrase = PASSPHRASE) {
     return { code: "success", backup };
   } catch (error) {
     if (!(error instanceof core.GoshuinError)) throw error;
-    return { code: error.code, chunkIndex: error.chunkIndex, detail: error.detail };
+    return { code: error.code, chunkIndex: error.chunkIndex, detail: error.detail, advice: core.errorAdvice(error) };
   }
 }
 
@@ -416,6 +416,9 @@ async function verdictTests() {
     equal(result.code, "truncated", "cut at a record boundary");
     result = await openBytes(file.subarray(0, 77 + 2 * 1040 + 500));
     equal(`${result.code} ${result.chunkIndex}`, "chunk_damaged 2", "cut inside a record");
+    // The last record failing is what a cut looks like: the advice says so, as it does not for a middle one.
+    assert(result.advice.includes("damaged or cut short"), result.advice);
+    assert(!(await openBytes(reseal(1, true))).advice.includes("cut short"), "a middle record's damage is damage");
     result = await openBytes(file);
     equal(result.code, "success", result.detail);
     equal(result.backup.header.version, 2, "version");
@@ -668,7 +671,8 @@ async function salvageTests() {
     const file = seal(zip, PASSPHRASE).subarray(0, 45 + 1044 * kept);
     const result = await core.salvageBackup(core.bytesSource(new Uint8Array(file)), passBytes());
     equal(JSON.stringify(result.salvage.restored.map((r) => r.name)), JSON.stringify(["IMG_0009.jpg"]), "restored");
-    equal(result.salvage.lost.length, 0, "nothing else is known");
+    // A backup holds records.csv: the cut one never met is named lost, and nothing else.
+    equal(JSON.stringify(result.salvage.lost), JSON.stringify([{ name: "records.csv", reason: "not_found" }]), "nothing else is known");
     equal(JSON.stringify(result.files.map((f) => f.name)), JSON.stringify(["IMG_0009.jpg"]), "what is shown and saved");
   });
   await test("salvage: a cut file whose header claims 2^32 chunks of 1 MiB (2^52 bytes): one chunk read, one run missing", async () => {

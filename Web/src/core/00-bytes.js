@@ -73,3 +73,18 @@ function formatSize(bytes) {
   }
   return Math.round(value) + " " + units[unit];
 }
+
+/** The byte arrays of `pieces`, one after another, in one new array. */
+function concatBytes(pieces) {
+  var length = 0;
+  pieces.forEach(function (piece) {
+    length += piece.length;
+  });
+  var bytes = new Uint8Array(length);
+  var at = 0;
+  pieces.forEach(function (piece) {
+    bytes.set(piece, at);
+    at += piece.length;
+  });
+  return bytes;
+}

@@ -77,6 +77,7 @@ async function salvageByDirectory(container, found, options) {
     var span = spans[i];
     var entry = span.entry;
     if (options.onEntry) options.onEntry(i, spans.length);
+    if (entry.name === MANIFEST_NAME) continue; // it lists what the backup held: neither restored nor written
     var state = container.stateOf(span.start, span.end);
     if (state === "damaged" || state === "missing") {
       lost.push(lostEntry(container, entry.name, state, span.start, span.end));
@@ -159,7 +160,11 @@ async function walkHeader(container, offset) {
  * passed its checks, else after its local header (nothing confirmed the sizes it claims). Where no entry
  * is, it resumes at the next intact local-header signature; it ends where none follows, at an intact
  * central-directory signature met where an entry could start, or after 50,000 entries. manifest.json is no
- * entry here (its name is neither records.csv nor a photo's): it is neither written nor used.
+ * entry here (its name is neither records.csv nor a photo's): it is neither written nor used. Once the walk
+ * has resumed it may be inside a photo, whose bytes someone else chose: records.csv is then no entry either.
+ * At the end, records.csv is lost (not_found) when the walk did not meet it before resuming and a chunk is
+ * lost, and every photo
+ * a restored records.csv mentions (photoMentions) that was neither restored nor named lost is lost too.
  */
 async function salvageByWalk(container, options) {
   var signal = options.signal;
@@ -170,6 +175,9 @@ async function salvageByWalk(container, options) {
   var folded = new Set();
   var count = 0;
   var position = 0;
+  var resumed = false;
+  var recordsMet = false;
+  var recordsBytes = null;
   // Headers nested in one another's claimed data would have the same bytes read once per header: the bytes
   // of an entry's data before the end of the furthest data read so far are charged, at most `end` of them.
   var readUpTo = 0n;
@@ -191,14 +199,18 @@ async function salvageByWalk(container, options) {
       var signature = u32le(await container.read(position, 4), 0);
       if (signature === SIG_CENTRAL) break;
       if (signature === SIG_LOCAL) entry = await walkHeader(container, position);
+      if (entry !== null && entry.name === RECORDS_NAME && resumed) entry = null;
     }
     if (entry === null) {
+      resumed = true;
       var next = await container.findSignature(position + 1, SIG_LOCAL, signal);
       if (next < 0) break;
       position = next;
       continue;
     }
     count++;
+    var isRecords = entry.name === RECORDS_NAME;
+    if (isRecords) recordsMet = true;
     var dataEnd = BigInt(entry.dataOffset) + entry.compressedSize;
     var state = container.stateOf(entry.dataOffset, dataEnd);
     var dataChecked = false; // only data that passed its checks confirms its header's sizes
@@ -210,7 +222,8 @@ async function salvageByWalk(container, options) {
       lost.push({ name: entry.name, reason: "zip_limit_exceeded" });
     } else {
       try {
-        var digest = toHex(await readEntryData(container, entry, null, { signal: signal }));
+        var captured = isRecords ? new MentionsCapture() : null;
+        var digest = toHex(await readEntryData(container, entry, captured && captured.sink, { signal: signal }));
         dataChecked = true;
         if (exact.has(entry.name) || folded.has(foldCase(entry.name))) {
           lost.push({ name: entry.name, reason: "duplicate_entry" });
@@ -218,6 +231,7 @@ async function salvageByWalk(container, options) {
           exact.add(entry.name);
           folded.add(foldCase(entry.name));
           restored.push({ name: entry.name, sha256: digest, entry: entry });
+          if (isRecords) recordsBytes = captured.bytes();
         }
       } catch (error) {
         if (!isSalvageFault(error)) throw error;
@@ -226,6 +240,7 @@ async function salvageByWalk(container, options) {
     }
     if (!dataChecked) {
       // Sizes nothing confirmed (a header inside a photo's data may claim any): resume after this header.
+      resumed = true;
       var after = await container.findSignature(position + 1, SIG_LOCAL, signal);
       if (after < 0) break;
       position = after;
@@ -234,7 +249,37 @@ async function salvageByWalk(container, options) {
     if (dataEnd >= BigInt(end)) break; // nothing intact lies after it
     position = Number(dataEnd);
   }
+  // An intact payload without records.csv is no backup, not a damaged one: nothing of it is lost.
+  if (!recordsMet && container.lostCount > 0) lost.unshift({ name: RECORDS_NAME, reason: "not_found" });
+  if (recordsBytes !== null) {
+    var known = new Set(folded);
+    lost.forEach(function (item) {
+      known.add(foldCase(item.name));
+    });
+    photoMentions(recordsBytes).forEach(function (name) {
+      if (known.has(foldCase(name))) return;
+      known.add(foldCase(name));
+      lost.push({ name: name, reason: "not_found" });
+    });
+  }
   return { restored: restored, lost: lost };
+}
+
+/** The first MENTIONS_MAX_BYTES of an entry's data as it streams: `sink` takes them, `bytes()` gives them. */
+class MentionsCapture {
+  constructor() {
+    var pieces = [];
+    var kept = 0;
+    this.sink = function (piece) {
+      if (kept >= MENTIONS_MAX_BYTES) return;
+      var part = piece.subarray(0, MENTIONS_MAX_BYTES - kept);
+      pieces.push(part.slice());
+      kept += part.length;
+    };
+    this.bytes = function () {
+      return concatBytes(pieces);
+    };
+  }
 }
 
 /**

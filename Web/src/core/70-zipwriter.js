@@ -38,16 +38,6 @@ function zipPlan(files, limit) {
     }
     return out;
   }
-  function join(pieces) {
-    var length = pieces.reduce(function (sum, p) { return sum + p.length; }, 0);
-    var out = new Uint8Array(length);
-    var at = 0;
-    pieces.forEach(function (p) {
-      out.set(p, at);
-      at += p.length;
-    });
-    return out;
-  }
   files.forEach(function (file) {
     var name = utf8Bytes(file.name);
     var size = file.size;
@@ -56,9 +46,9 @@ function zipPlan(files, limit) {
     var dos = dosDateTime(modified);
     var hasTime = typeof modified === "number" && modified >= 0 && modified <= U32_MAX;
     // The extended timestamp: flags 1 (the modification time only), then the time; the same both places.
-    var timeField = hasTime ? join([le(2, 0x5455), le(2, 5), le(1, 1), le(4, modified)]) : new Uint8Array(0);
-    var localExtra = join([big ? join([le(2, 1), le(2, 16), le(8, size), le(8, size)]) : new Uint8Array(0), timeField]);
-    var local = join([
+    var timeField = hasTime ? concatBytes([le(2, 0x5455), le(2, 5), le(1, 1), le(4, modified)]) : new Uint8Array(0);
+    var localExtra = concatBytes([big ? concatBytes([le(2, 1), le(2, 16), le(8, size), le(8, size)]) : new Uint8Array(0), timeField]);
+    var local = concatBytes([
       le(4, SIG_LOCAL), le(2, big ? 45 : 20), le(2, 0), le(2, 0), le(2, dos.time), le(2, dos.date), le(4, file.crc32),
       le(4, big ? U32_MAX : size), le(4, big ? U32_MAX : size), le(2, name.length), le(2, localExtra.length), name, localExtra,
     ]);
@@ -66,12 +56,12 @@ function zipPlan(files, limit) {
     var extraValues = [];
     if (big) extraValues.push(le(8, size), le(8, size));
     if (farOffset) extraValues.push(le(8, offset));
-    var centralExtra = join([
-      extraValues.length ? join([le(2, 1), le(2, 8 * extraValues.length)].concat(extraValues)) : new Uint8Array(0),
+    var centralExtra = concatBytes([
+      extraValues.length ? concatBytes([le(2, 1), le(2, 8 * extraValues.length)].concat(extraValues)) : new Uint8Array(0),
       timeField,
     ]);
     var version = big || farOffset ? 45 : 20;
-    central.push(join([
+    central.push(concatBytes([
       le(4, SIG_CENTRAL), le(2, 0x0300 | version), le(2, version), le(2, 0), le(2, 0),
       le(2, dos.time), le(2, dos.date), le(4, file.crc32), le(4, big ? U32_MAX : size), le(4, big ? U32_MAX : size),
       le(2, name.length), le(2, centralExtra.length), le(2, 0), le(2, 0), le(2, 0), le(4, 0o100644 * 65536),
@@ -80,24 +70,24 @@ function zipPlan(files, limit) {
     locals.push(local);
     offset += local.length + size;
   });
-  var directory = join(central);
+  var directory = concatBytes(central);
   var directoryOffset = offset;
   var count = files.length;
   var zip64 = count >= Math.min(0xffff, limit) || directory.length >= limit || directoryOffset >= limit;
   var tail = [directory];
   if (zip64) {
     var recordOffset = directoryOffset + directory.length;
-    tail.push(join([
+    tail.push(concatBytes([
       le(4, SIG_ZIP64_END), le(8, 44), le(2, 0x032d), le(2, 45), le(4, 0), le(4, 0), le(8, count), le(8, count),
       le(8, directory.length), le(8, directoryOffset),
       le(4, SIG_ZIP64_LOCATOR), le(4, 0), le(8, recordOffset), le(4, 1),
     ]));
   }
-  tail.push(join([
+  tail.push(concatBytes([
     le(4, SIG_END), le(2, 0), le(2, 0), le(2, zip64 ? 0xffff : count), le(2, zip64 ? 0xffff : count),
     le(4, zip64 ? U32_MAX : directory.length), le(4, zip64 ? U32_MAX : directoryOffset), le(2, 0),
   ]));
-  var tailBytes = join(tail);
+  var tailBytes = concatBytes(tail);
   return { locals: locals, tail: tailBytes, size: offset + tailBytes.length };
 }
 
