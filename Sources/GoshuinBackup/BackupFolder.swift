@@ -9,10 +9,22 @@ import GoshuinFormat
 public struct BackupFolder {
     /// A file of the folder left out of the backup, and why.
     public struct LeftOut: Equatable, Sendable {
-        /// Its name.
+        /// Its name, escaped for display.
         public let name: String
         /// Why it is left out.
         public let reason: String
+        /// Whether it is a subfolder.
+        public let isFolder: Bool
+        /// For a subfolder, the photos in it (and in its own subfolders), left out with it, as paths from the
+        /// folder sealed.
+        public let photos: [String]
+
+        init(name: String, reason: String, isFolder: Bool = false, photos: [String] = []) {
+            self.name = name
+            self.reason = reason
+            self.isFolder = isFolder
+            self.photos = photos
+        }
     }
 
     /// The folder's files as the check found them.
@@ -32,7 +44,7 @@ public struct BackupFolder {
     public var payloadSize: UInt64 { layout.size }
     /// The files left out: the operating system's (`.DS_Store` …), and with `leavingOutUnsupported` those a
     /// backup cannot hold.
-    public var leftOut: [LeftOut] { scan.leftOut.map { LeftOut(name: $0.name, reason: $0.reason) } }
+    public var leftOut: [LeftOut] { scan.leftOut }
     /// What a left-out file's reason is when the operating system made it.
     public static var operatingSystemFileReason: String { FolderScan.operatingSystemFile }
 
@@ -147,7 +159,9 @@ public struct BackupFolder {
             }
             guard opened.isUnchanged(comparedTo: found) else {
                 throw changed(
-                    name, "it was replaced or written to: its size or modification time is not the checked one")
+                    name,
+                    "it was replaced or written to: its size, modification time or status change time is"
+                        + " not the checked one")
             }
             return file
         } catch {

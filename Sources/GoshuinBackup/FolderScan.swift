@@ -11,12 +11,7 @@ import GoshuinFormat
 /// such files out, and then each is listed with why.
 package struct FolderScan {
     /// A file left out of the backup, and why.
-    package struct LeftOut: Equatable, Sendable {
-        /// Its name, escaped for display.
-        package let name: String
-        /// Why it is left out.
-        package let reason: String
-    }
+    package typealias LeftOut = BackupFolder.LeftOut
 
     /// The folder's path, for messages.
     package let path: String
@@ -70,7 +65,11 @@ package struct FolderScan {
             statuses[name] = found
             if let unsupported = Self.whatABackupCannotHold(name, kind: found?.kind) {
                 if leavingOutUnsupported {
-                    leftOut.append(LeftOut(name: DisplayText.escaped(name), reason: unsupported))
+                    let isFolder = found?.kind == .directory
+                    leftOut.append(
+                        LeftOut(
+                            name: DisplayText.escaped(name), reason: unsupported, isFolder: isFolder,
+                            photos: isFolder ? Self.photos(inFolder: name, of: directory) : []))
                 } else {
                     problems.append("\(DisplayText.quoted(name)): it is \(unsupported)")
                 }
@@ -126,6 +125,34 @@ package struct FolderScan {
     /// The newest modification time of the files packed: a backup's `createdAt` when the folder keeps none.
     package var newestModification: Int {
         ([Manifest.recordsName] + photoNames).compactMap { statuses[$0]?.modified }.max() ?? 0
+    }
+
+    /// How deep ``photos(inFolder:of:)`` looks: a phone's `DCIM/100APPLE/IMG_0001.HEIC` is two levels down.
+    static let photoSearchDepth = 4
+    /// The most photos ``photos(inFolder:of:)`` names.
+    static let photoSearchLimit = Manifest.maximumPhotoCount
+
+    /// The photos (files with a photo's name, §3.2) in the subfolder `name` of `directory` and in its own
+    /// subfolders, ``photoSearchDepth`` deep, as escaped paths from `directory`, in byte order: what leaving
+    /// the subfolder out leaves out with it. Nothing is followed: a link is not a folder.
+    static func photos(inFolder name: String, of directory: OpenDirectory) -> [String] {
+        var found: [String] = []
+        func visit(_ folder: OpenDirectory, path: String, depth: Int) {
+            guard depth <= photoSearchDepth, let raw = try? folder.names() else { return }
+            for entry in raw.sorted(by: { $0.lexicographicallyPrecedes($1) }) where found.count < photoSearchLimit {
+                guard let entryName = String(validating: entry, as: UTF8.self),
+                    let status = try? folder.status(of: entryName)
+                else { continue }
+                let entryPath = path + "/" + entryName
+                if status.kind == .regular, EntryName.isValidPhotoName(entryName) {
+                    found.append(DisplayText.escaped(entryPath))
+                } else if status.kind == .directory, let inner = try? folder.openDirectory(entryName) {
+                    visit(inner, path: entryPath, depth: depth + 1)
+                }
+            }
+        }
+        if let folder = try? directory.openDirectory(name) { visit(folder, path: name, depth: 1) }
+        return found
     }
 
     /// Whether `name` is a file an operating system leaves in folders: Finder's `.DS_Store` and its

@@ -215,7 +215,9 @@ enum SealCommand: ToolCommand {
                 progress: reporter.handler)
         }
         let leftOut = folder.leftOut.map {
-            JSONValue.object([("name", .string($0.name)), ("reason", .string($0.reason))])
+            JSONValue.object(
+                [("name", .string($0.name)), ("reason", .string($0.reason))]
+                    + ($0.isFolder ? [("photos", .array($0.photos.map { .string($0) }))] : []))
         }
         return sealed(
             contents, into: outputPath, header: header,
@@ -236,11 +238,27 @@ enum SealCommand: ToolCommand {
         }
         let unsupported = leftOut.filter { $0.reason != BackupFolder.operatingSystemFileReason }
         guard !unsupported.isEmpty else { return }
-        Console.notice(
-            "left out \(unsupported.count) \(unsupported.count == 1 ? "file" : "files") a backup cannot hold"
-                + " (--leave-out-unsupported):")
-        for file in unsupported { Console.detail("\(file.name): \(file.reason)") }
+        let folders = unsupported.filter(\.isFolder).count
+        let files = unsupported.count - folders
+        let what = [
+            folders == 0 ? nil : "\(folders) \(folders == 1 ? "folder" : "folders")",
+            files == 0 ? nil : "\(files) \(files == 1 ? "file" : "files")",
+        ].compactMap { $0 }.joined(separator: " and ")
+        Console.notice("left out \(what) a backup cannot hold (--leave-out-unsupported):")
+        for item in unsupported {
+            Console.detail("\(item.name)\(item.isFolder ? "/" : ""): \(item.reason)")
+            guard !item.photos.isEmpty else { continue }
+            let shown = item.photos.prefix(leftOutPhotosShown).joined(separator: ", ")
+            let more =
+                item.photos.count > leftOutPhotosShown ? ", and \(item.photos.count - leftOutPhotosShown) more" : ""
+            Console.detail(
+                "  and with it \(photos(item.photos.count)), not in this backup: \(shown)\(more); to back them up,"
+                    + " move them out of \(item.name)/ beside records.csv and seal again")
+        }
     }
+
+    /// How many of the photos in a left-out folder the text names (`--json` names them all).
+    static let leftOutPhotosShown = 20
 
     /// Warns when the backup is written into the folder it backs up: this seal read the folder before the
     /// backup existed, but the next seal of the folder would refuse the backup found in it.

@@ -14,11 +14,15 @@ package struct FileStatus: Sendable {
     package let modified: Int
     /// The nanoseconds of the last modification past ``modified``: two writes in one second differ here.
     package let modifiedNanoseconds: Int
+    /// The last change of the file's status (`st_ctim`), in nanoseconds since 1970: every write, and every
+    /// change of its modification time (`touch -r`, `cp -p`, `rsync -t`), moves it, and nobody but the
+    /// kernel can set it back.
+    package let statusChanged: Int
 
     /// A status with every field given.
     package init(
         kind: FileKind, size: Int64, identity: FileIdentity, owner: UInt32, permissions: UInt32, modified: Int,
-        modifiedNanoseconds: Int = 0
+        modifiedNanoseconds: Int = 0, statusChanged: Int = 0
     ) {
         self.kind = kind
         self.size = size
@@ -27,13 +31,15 @@ package struct FileStatus: Sendable {
         self.permissions = permissions
         self.modified = modified
         self.modifiedNanoseconds = modifiedNanoseconds
+        self.statusChanged = statusChanged
     }
 
-    /// Whether `other` is this file with the same content as far as `stat` can tell: the same file, size and
-    /// modification instant.
+    /// Whether `other` is this file with the same content as far as `stat` can tell: the same file, size,
+    /// modification instant and status change (a file rewritten and its modification time put back, or
+    /// deleted and made again under the same inode number, has a later one).
     package func isUnchanged(comparedTo other: FileStatus) -> Bool {
         identity == other.identity && size == other.size && modified == other.modified
-            && modifiedNanoseconds == other.modifiedNanoseconds
+            && modifiedNanoseconds == other.modifiedNanoseconds && statusChanged == other.statusChanged
     }
 }
 
