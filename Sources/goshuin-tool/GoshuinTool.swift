@@ -50,6 +50,8 @@ enum GoshuinTool {
             let result = try command.run(parsed, context)
             if json { Console.out(result.summary.serialized() + "\n") }
             return finishPrinting(result.status)
+        } catch let error as GoshuinError where error.errno == Errno.brokenPipe.rawValue {
+            ProcessControl.endByBrokenPipe()
         } catch let failure as InspectCommand.InspectionFailure {
             if json { Console.out(failure.summary.serialized() + "\n") }
             Console.report(failure.error, json: false)
@@ -63,6 +65,8 @@ enum GoshuinTool {
     /// `status`, unless writing to standard output failed: then the run failed too, with 74.
     private static func finishPrinting(_ status: ExitStatus) -> ExitStatus {
         guard let failure = Console.standardOutputFailure else { return status }
+        // A reader that stopped early (`| head`) is no error to report: the process ends as by SIGPIPE.
+        if failure.errno == Errno.brokenPipe.rawValue { ProcessControl.endByBrokenPipe() }
         let error = ToolError(failure, hint: "check where standard output goes (a closed pipe, a full disk)")
         Console.report(error, json: false)
         return error.status
@@ -134,6 +138,14 @@ enum GoshuinTool {
         }
         switch error {
         case let error as ToolError: return error
+        case let error as GoshuinError where error.code == .trailingData:
+            guard let declared = Paths.standardInputLeftUnread else { return ToolError(error) }
+            // The spool stopped one byte past the declared size: how much more followed is not known.
+            return ToolError(
+                GoshuinError(
+                    .trailingData,
+                    "standard input holds more than the \(declared) bytes its header describes: bytes follow the"
+                        + " last chunk (reading stopped there)"))
         case let error as GoshuinError: return ToolError(error)
         default: return ToolError(code: .io, "\(error)", status: .ioError)
         }

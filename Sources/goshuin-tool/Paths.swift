@@ -14,7 +14,7 @@ enum Paths {
                     "standard input is a terminal; give the file's name, or pipe it in: goshuin-tool \(command) - …"
                         + " < FILE.goshuin", command: command)
             }
-            return try spoolStandardInput()
+            return try spoolContainerFromStandardInput()
         }
         switch FileSystem.statusFollowingLinks(ofPath: path) {
         case .failure(let error):
@@ -41,6 +41,40 @@ enum Paths {
         let spool = try FileSystem.anonymousFile()
         do {
             try spool.copyAll(from: .standardInput, reading: "standard input", writing: "a temporary file")
+            try describingFailure("cannot read a temporary file") { try spool.seek(to: 0) }
+        } catch {
+            try? spool.close()
+            throw error
+        }
+        return spool
+    }
+
+    /// The size a version 1 file on standard input declared, when more followed it and was left unread.
+    nonisolated(unsafe) private(set) static var standardInputLeftUnread: UInt64?
+
+    /// ``spoolStandardInput()`` for a `.goshuin` file: the spool stops at what its header says can matter
+    /// (``ContainerStructure/decidingLength(ofFileStartingWith:)``): a version 1 file's size and one byte
+    /// more, so that endless bytes after it cost one byte and give `trailing_data`; a version 2 file's size
+    /// is the input's, so all of it is spooled, up to the size no version 2 file can reach.
+    static func spoolContainerFromStandardInput() throws -> FileDescriptor {
+        standardInputLeftUnread = nil
+        let spool = try FileSystem.anonymousFile()
+        do {
+            var head = [UInt8](repeating: 0, count: FormatVersion.v2.headerLength)
+            let count = try describingFailure("cannot read standard input") {
+                try head.withUnsafeMutableBytes { try FileDescriptor.standardInput.readFully(into: $0) }
+            }
+            head.removeLast(head.count - count)
+            try describingFailure("cannot write a temporary file") { try spool.writeAll(head) }
+            let limit = ContainerStructure.decidingLength(ofFileStartingWith: head)
+            if count == FormatVersion.v2.headerLength, limit > UInt64(count) {
+                try spool.copyAll(
+                    from: .standardInput, limit: limit - UInt64(count), reading: "standard input",
+                    writing: "a temporary file")
+                if head[4] == FormatVersion.v1.rawValue, spool.position() == Int64(limit) {
+                    standardInputLeftUnread = limit - 1
+                }
+            }
             try describingFailure("cannot read a temporary file") { try spool.seek(to: 0) }
         } catch {
             try? spool.close()

@@ -26,6 +26,18 @@ import Testing
             wrapper: shell.map { ["/bin/sh", "-c", $0, "sh"] } ?? [])
     }
 
+    /// A reader that stops early (`open -o - | head`) is not an error to report: no message, and the tool
+    /// ends as a program ended by SIGPIPE does (141), which `set -o pipefail` still sees.
+    @Test func aReaderThatStopsEarlyGetsNoErrorMessage() throws {
+        directory.write("big.bin", (0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+        let sealed = try run(["seal", "big.bin", "-o", "big.goshuin", "--iterations", "1000"])
+        #expect(sealed.status == 0, "\(sealed.stderr)")
+        let result = try ToolRunner.run(
+            ["open", "big.goshuin", "-o", "-", "--force", "--passphrase-file", "pw.txt"], in: directory.path,
+            wrapper: ["/bin/bash", "-c", "\"$0\" \"$@\" | head -c 10 >/dev/null; echo \"status ${PIPESTATUS[0]}\" >&2"])
+        #expect(result.stderr == "status 141\n", "\(result.stderr)")
+    }
+
     @Test func forceNeverReplacesWhatIsNotARegularFile() throws {
         #expect(mkfifo(directory.path + "/pipe", 0o600) == 0)
         try FileManager.default.createSymbolicLink(atPath: directory.path + "/link", withDestinationPath: "plain.bin")

@@ -47,6 +47,28 @@ package enum ContainerStructure {
         return version
     }
 
+    /// How many bytes of a file that starts with `head` (its first 77 bytes, or all of it when shorter) can
+    /// decide what a reader makes of it, so that a reader handed a stream may stop there
+    /// (`Spec/decisions/0014`): the header alone when one of its own checks fails; for a valid version 1
+    /// header, the file size it declares and one byte more (which makes `trailing_data`); for a valid
+    /// version 2 header, whose layout is the file's size, the first size that implies more than 2^32 records
+    /// (`too_many_chunks`): no practical bound, but the only honest one.
+    package static func decidingLength(ofFileStartingWith head: [UInt8]) -> UInt64 {
+        let size = UInt64(head.count)
+        guard let version = try? version(headerBytes: head, fileSize: size) else { return UInt64(Header.byteCount) }
+        switch version {
+        case .v1:
+            guard let header = try? Header.decode(head) else { return UInt64(Header.byteCount) }
+            return header.layout.expectedFileSize + 1
+        case .v2:
+            guard let fields = try? v2Fields(headerBytes: head, fileSize: size) else {
+                return UInt64(FormatVersion.v2.headerLength)
+            }
+            let record = UInt64(ChunkGeometry(version: .v2, chunkSize: fields.chunkSize).fullRecordLength)
+            return UInt64(FormatVersion.v2.headerLength) + Header.maximumChunkCount * record
+        }
+    }
+
     /// Checks 4–6 of version 2: the whole 77-byte header, the iterations and the chunk size in bounds.
     package static func v2Fields(headerBytes: some Collection<UInt8>, fileSize: UInt64) throws -> HeaderFieldsV2 {
         guard fileSize >= UInt64(FormatVersion.v2.headerLength), let fields = HeaderFieldsV2(parsing: headerBytes)

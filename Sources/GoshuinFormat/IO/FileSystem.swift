@@ -184,15 +184,23 @@ extension FileDescriptor {
     /// The size of the buffer of a copy between descriptors.
     package static let copyBufferSize = 1 << 20
 
-    /// Copies everything from the current position of `source` to the end into this descriptor.
+    /// Copies everything from the current position of `source` to the end into this descriptor, or the first
+    /// `limit` bytes of it.
     ///
     /// - Throws: a ``GoshuinError`` saying which side failed: `no_space`, `interrupted`, `out_of_memory`, `io`.
-    package func copyAll(from source: FileDescriptor, reading: String, writing: String) throws {
+    package func copyAll(
+        from source: FileDescriptor, limit: UInt64 = .max, reading: String, writing: String
+    ) throws {
         let buffer = try AllocatedBytes(count: Self.copyBufferSize, wipesOnRelease: true)
-        while true {
+        var remaining = limit
+        while remaining > 0 {
             try Interruption.check()
-            let count = try describingFailure("cannot read \(reading)") { try source.read(into: buffer.bytes) }
+            let room = Int(min(UInt64(buffer.bytes.count), remaining))
+            let count = try describingFailure("cannot read \(reading)") {
+                try source.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer.bytes[0..<room]))
+            }
             if count == 0 { return }
+            remaining -= UInt64(count)
             try describingFailure("cannot write \(writing)") {
                 try writeAll(UnsafeRawBufferPointer(rebasing: buffer.bytes[0..<count]))
             }

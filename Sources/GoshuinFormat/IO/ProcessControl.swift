@@ -27,6 +27,15 @@ package enum ProcessControl {
         }
     }
 
+    /// Ends the process as a program that had not ignored SIGPIPE would end: by the signal, with no
+    /// message, when whatever read its standard output stopped reading (`goshuin-tool open -o - | head`). A
+    /// shell sees status 141, which `set -o pipefail` still catches; only the reader's leaving is silent.
+    package static func endByBrokenPipe() -> Never {
+        SystemCall.defaultSignalAction(SystemCall.Signal.brokenPipe)
+        SystemCall.raiseSignal(SystemCall.Signal.brokenPipe)
+        SystemCall.exit(128 + SystemCall.Signal.brokenPipe)
+    }
+
     /// The signals that ask a running operation to stop.
     private static let stopSignals = [
         SystemCall.Signal.interrupt, SystemCall.Signal.terminate, SystemCall.Signal.hangUp,

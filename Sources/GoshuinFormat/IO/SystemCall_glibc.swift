@@ -624,6 +624,8 @@ extension Errno {
     package static let tooManyLinks = Errno(rawValue: ELOOP)
     /// `ENOMEM`.
     package static let outOfMemory = Errno(rawValue: ENOMEM)
+    /// `EPIPE`: the reading end of a pipe was closed (SIGPIPE is ignored, so a write says so instead).
+    package static let brokenPipe = Errno(rawValue: EPIPE)
 
     /// Whether the error means the destination cannot hold more: the file system or the user's quota is
     /// full, or the file reached the largest size the file system or the process's limit allows.
