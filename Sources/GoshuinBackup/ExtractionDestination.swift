@@ -55,7 +55,7 @@ package struct ExtractionDestination {
             throw GoshuinError(
                 .destinationNotEmpty,
                 "\(DisplayText.quoted(path)) is a folder that is not empty; a backup is unpacked only into a new or"
-                    + " empty folder (empty it first, or give another name), so nothing in it is overwritten")
+                    + " empty folder, so that nothing in it is overwritten")
         }
     }
 

@@ -130,14 +130,27 @@ public struct GoshuinError: Error, Equatable, CustomStringConvertible, Sendable 
 }
 
 extension GoshuinError {
-    /// `chunk_damaged` at `index`: the chunk fails although the passphrase is known to be right, in version 1
-    /// because other chunks authenticate (`Spec/container-v1.md` §7.1), in version 2 because the header MAC
-    /// verified (`Spec/container-v2.md` §7).
-    package static func chunkDamaged(_ index: UInt64, version: FormatVersion) -> GoshuinError {
-        let evidence = version == .v1 ? "other chunks authenticate" : "the header's MAC verifies"
+    /// `chunk_damaged` at `index` of a file of `layout`: the chunk fails although the passphrase is known to
+    /// be right, in version 1 because other chunks authenticate (`Spec/container-v1.md` §7.1), in version 2
+    /// because the header MAC verified (`Spec/container-v2.md` §7). Version 2's final record is the one a
+    /// cut leaves (its size is the file's), so its failure says that the file may have been cut short.
+    package static func chunkDamaged(_ index: UInt64, in layout: ContainerLayout) -> GoshuinError {
+        guard layout.version == .v2 else {
+            return GoshuinError(
+                .chunkDamaged,
+                "chunk \(index) fails authentication while other chunks authenticate: the file is damaged (the"
+                    + " passphrase is right)", chunkIndex: index)
+        }
+        guard index == layout.finalChunk else {
+            return GoshuinError(
+                .chunkDamaged,
+                "chunk \(index) fails authentication while the header's MAC verifies: the file is damaged (the"
+                    + " passphrase is right)", chunkIndex: index)
+        }
         return GoshuinError(
             .chunkDamaged,
-            "chunk \(index) fails authentication while \(evidence): the file is damaged (the passphrase is right)",
+            "chunk \(index), the last, fails authentication while the header's MAC verifies: the file was cut short"
+                + " (an interrupted copy or download?) or its end is damaged (the passphrase is right)",
             chunkIndex: index)
     }
 

@@ -97,6 +97,8 @@ enum InspectCommand: ToolCommand {
         if case .v2? = fields {
             members.append(("lastRecordLength", inspection.lastRecordLength.map { .integer($0) } ?? .null))
             members.append(("impliedPlaintextLength", inspection.impliedPlaintextLength.map { .integer($0) } ?? .null))
+            // Without the passphrase nothing tells a whole version 2 file from one cut at a record's end.
+            members.append(("wholeKnown", .bool(false)))
         }
         if let fields {
             members.append(
@@ -134,6 +136,13 @@ enum InspectCommand: ToolCommand {
                     + (inspection.impliedPlaintextLength.map {
                         "\($0) bytes, implied by the size (confirmed only by the final chunk, with the passphrase)"
                     } ?? "unknown"))
+            if inspection.problem == nil {
+                // A version 2 file's size is its layout: a cut at any byte still gives a consistent one.
+                lines.append(
+                    "not known          whether the file is whole: a version 2 file cut short or added to still looks"
+                        + " consistent without the passphrase; 'goshuin-tool verify FILE' tells (its last record"
+                        + " authenticates only if it is)")
+            }
         } else {
             lines.append(
                 "expected size      "

@@ -110,7 +110,7 @@ struct ToolError: Error {
         case .unexpectedFile:
             return "rename what has a suggested name; files a backup cannot hold can be left out with"
                 + " --leave-out-unsupported"
-        case .destinationNotEmpty: return "give the name of a new or empty folder"
+        case .destinationNotEmpty: return "give the name of a new folder, or empty that one first"
         case .zipMalformed, .manifestMismatch:
             return "to get what the file holds as it is, use 'goshuin-tool open FILE -o OUTPUT'"
         case .noSpace: return "free some space, or choose a destination on another disk"

@@ -21,9 +21,9 @@ enum ChunkVerdict {
     static func error(
         lowestFailing lowest: UInt64, layout: ContainerLayout, authenticates: (UInt64) throws -> Bool
     ) rethrows -> GoshuinError {
-        guard lowest == 0, layout.version == .v1 else { return .chunkDamaged(lowest, version: layout.version) }
+        guard lowest == 0, layout.version == .v1 else { return .chunkDamaged(lowest, in: layout) }
         for probe in 1..<min(v1ProbeWindow, layout.chunkCount) where try authenticates(probe) {
-            return .chunkDamaged(0, version: .v1)
+            return .chunkDamaged(0, in: layout)
         }
         return .authenticationFailed
     }

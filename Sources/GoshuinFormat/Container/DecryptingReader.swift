@@ -201,7 +201,7 @@ public final class DecryptingReader: RandomAccessSource {
             return try decrypt(index, into: freeSlot, plaintext: plaintext)
         } catch let error as GoshuinError where salvaging && error.code == .chunkLengthInvalid {
             // Salvage counts a chunk with a wrong length prefix as damaged, like one that fails its tag.
-            throw GoshuinError.chunkDamaged(index, version: header.version)
+            throw GoshuinError.chunkDamaged(index, in: header.layout)
         }
     }
 
@@ -230,7 +230,7 @@ public final class DecryptingReader: RandomAccessSource {
     /// The file's verdict when chunk `index` fails (``ChunkVerdict``), the chunks before it tried in order;
     /// when salvaging, that this chunk is damaged.
     private func verdict(failing index: UInt64) throws -> GoshuinError {
-        if salvaging { return .chunkDamaged(index, version: header.version) }
+        if salvaging { return .chunkDamaged(index, in: header.layout) }
         return try ChunkVerdict.error(failing: index, layout: header.layout) {
             try reader.authenticates(chunk: $0)
         }
