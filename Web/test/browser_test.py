@@ -314,6 +314,11 @@ def walk_expectation(layout, readable):
             continue
         lost[name] = "missing"
         break
+    # The fixture's records.csv names every photo: a restored one makes each photo not found lost too.
+    if "records.csv" in restored:
+        for name, _, _, _ in layout:
+            if name not in ("manifest.json", "records.csv") and name not in restored and name not in lost:
+                lost[name] = "not_found"
     return restored, lost
 
 
@@ -994,6 +999,7 @@ def case_keyboard(ctx):
 VIEWER = """() => { const v = document.getElementById('viewer'); const r = v.getBoundingClientRect(); const c = document.getElementById('viewer-image');
   return { open: v.open, rect: [r.left, r.top, r.width, r.height], window: [innerWidth, innerHeight],
            title: document.getElementById('viewer-title').textContent, date: document.getElementById('viewer-date').textContent,
+           record: document.getElementById('viewer-record').textContent,
            position: document.getElementById('viewer-position').textContent, stage: document.getElementById('viewer-stage').dataset.state,
            message: document.getElementById('viewer-message').textContent, canvas: c.hidden ? null : [c.width, c.height],
            canvases: v.querySelectorAll('canvas, img').length, focusInside: v.contains(document.activeElement),
@@ -1018,6 +1024,7 @@ def case_viewer(ctx):
     v = page.evaluate(VIEWER)
     assert v["rect"] == [0, 0, v["window"][0], v["window"][1]], "the viewer is not the window's size: %r" % v
     assert (v["title"], v["date"], v["position"]) == ("IMG_0001.jpg", "Record of 2026-01-01", "1 of 7"), v
+    assert v["record"] == "Meiji Jingu · Tokyo · hatsumode; long queue", "the record's shrine and note: %r" % v
     assert v["canvas"] and v["canvases"] == 1 and v["focusInside"], v
     # One photo at most the window's size (in device pixels) is held: a 240-pixel photo is not enlarged.
     assert max(v["canvas"]) <= 240, v
@@ -1027,6 +1034,7 @@ def case_viewer(ctx):
     assert page.wait(VIEWER_SETTLED, timeout=30) == "shown"
     v = page.evaluate(VIEWER)
     assert (v["date"], v["position"], v["canvases"]) == ("Record of 2026-02-11", "2 of 7", 1), v
+    assert v["record"] == "Ōmiwa Jinja · Nara", v
     # Arrows pressed in a row: the viewer ends on the last one asked for, one photo held.
     for _ in range(3):
         page.press("ArrowRight")
@@ -1159,17 +1167,20 @@ def case_salvage_damaged(ctx):
     assert banner["title"] == "This backup is damaged: only what is still intact is shown", banner
     assert [l["name"] for l in banner["lost"]] == f.salvage_damaged_lost, banner
     for lost in banner["lost"]:
-        assert lost["text"] == "%s: chunk %d is damaged." % (lost["name"], chunk), lost
-    assert not banner["manifestLost"] and banner["chunks"] == "Chunk %d is damaged." % chunk, banner
+        assert lost["text"] == "%s: it lies in a damaged part of the file." % lost["name"], lost
+    assert not banner["manifestLost"] and banner["chunks"] == "Part %d of the file is damaged." % chunk, banner
     assert banner["heading"] == "What is intact in the backup of 2026-11-29 12:00 UTC", banner
     assert banner["summary"].startswith("5 records, 3 photos, ") and "checked against the backup's list" in banner["summary"], banner
-    intact = {n: d for n, d in f.salvage_files.items() if n not in f.salvage_damaged_lost}
+    # manifest.json lists what the backup held, not what is intact: salvage never saves it.
+    intact = {n: d for n, d in f.salvage_files.items() if n not in f.salvage_damaged_lost and n != "manifest.json"}
     tiles = settle_tiles(page, 3)
     assert [t["name"] for t in tiles] == ["IMG_0001.png", "IMG_0002.png", "IMG_0005.png"], tiles
     assert all(t["state"] == "shown" and t["decoded"] for t in tiles), tiles
     ctx.shots.take(page, "salvaged", full_page=True)
     rows = page.evaluate(TABLE_ROWS)
-    assert len(rows["body"]) == 5 and rows["body"][2] == ["2026-09-03", "Shrine 3", "IMG_0003.png"], rows
+    assert len(rows["body"]) == 5 and rows["body"][2] == ["2026-09-03", "Shrine 3", "IMG_0003.pnglost"], rows
+    marked = page.evaluate("() => [...document.querySelectorAll('table#records tbody tr')].map((r) => r.className === 'photo-lost')")
+    assert marked == [False, False, True, True, False], marked
     got = page.download(lambda: page.click("#save-records"), ["records.csv"])
     assert got["records.csv"] == f.salvage_files["records.csv"]
     got = page.download(lambda: page.click('button[aria-label="Save IMG_0005.png"]'), ["IMG_0005.png"])
@@ -1184,7 +1195,7 @@ def case_salvage_chromium_saving(ctx):
     page = ctx.page()
     expect_failure(page, f.salvage_damaged, "chunk_damaged")
     salvage(page)
-    intact = {n: d for n, d in f.salvage_files.items() if n not in f.salvage_damaged_lost}
+    intact = {n: d for n, d in f.salvage_files.items() if n not in f.salvage_damaged_lost and n != "manifest.json"}
     page.evaluate(FOLDER_STAND_IN)
     page.click("#save-folder")
     folder = "goshuin-backup-20261129-120000-salvaged"
@@ -1206,8 +1217,12 @@ def case_salvage_cut(ctx):
     banner = salvage(page)
     restored, lost = f.salvage_cut_walk
     assert {l["name"]: l["text"] for l in banner["lost"]}.keys() == lost.keys(), (banner, lost)
-    assert all("missing (the file was cut short)" in l["text"] for l in banner["lost"]), banner
-    assert banner["manifestLost"] and "is missing: the file was cut short" in banner["chunks"] or "are missing: the file was cut short" in banner["chunks"], banner
+    for l in banner["lost"]:
+        cut_text = "missing (the file was cut short)" if lost[l["name"]] == "missing" else "not found: records.csv names it, but the backup was cut before it"
+        assert cut_text in l["text"], banner
+    assert banner["manifestLost"] and "of the file are missing: the file was cut short" in banner["chunks"], banner
+    rows = page.evaluate("() => [...document.querySelectorAll('table#records tbody tr')].map((r) => r.className === 'photo-lost')")
+    assert rows == [("IMG_%04d.png" % (i + 1)) in lost for i in range(5)], (rows, lost)
     assert banner["heading"] == "What is intact in the damaged backup", banner
     assert "checked for its size and CRC-32" in banner["summary"], banner
     photos = [n for n in restored if n != "records.csv"]

@@ -74,6 +74,16 @@ function advice(code) {
   return ADVICE[code] || ADVICE.internal;
 }
 
+/** The last record of a version 2 file failing: what a cut looks like as much as damage (container-v2.md §7.3). */
+var ADVICE_END_DAMAGED =
+  "The passphrase is right, but the end of the file is damaged or cut short (an interrupted copy or download?). " +
+  "Copy it again from where you keep it.";
+
+/** The advice for `error`: its code's, or for a version 2 file's failing last record, that it may be a cut. */
+function errorAdvice(error) {
+  return error.code === "chunk_damaged" && error.atEnd ? ADVICE_END_DAMAGED : advice(error.code);
+}
+
 /** Any thrown value as a GoshuinError: file read failures are `io`, anything unexpected `internal`. */
 function asGoshuinError(error) {
   if (error instanceof GoshuinError) return error;

@@ -444,13 +444,17 @@ class ContainerReader {
       }
     }
     var count = this.header.chunkCount;
-    if (this.header.version === 2)
-      return new GoshuinError(
+    if (this.header.version === 2) {
+      var damaged = new GoshuinError(
         "chunk_damaged",
         "record " + lowest + " of " + count + " fails authentication; the header MAC verified, so the passphrase is right" +
           (lowest === count - 1 ? " (it is the last record: the file may also have been cut, or added to)" : ""),
         lowest
       );
+      // A version 2 file's size is its layout: a cut leaves a last record that fails, as damage to it does.
+      if (lowest === count - 1) damaged.atEnd = true;
+      return damaged;
+    }
     if (lowest > 0)
       return new GoshuinError("chunk_damaged", "chunk " + lowest + " of " + count + " fails authentication while chunk 0 authenticates", lowest);
     for (var j = 1; j <= 3 && j < count; j++) {

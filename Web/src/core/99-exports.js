@@ -2,6 +2,7 @@
 return {
   GoshuinError: GoshuinError,
   advice: advice,
+  errorAdvice: errorAdvice,
   asGoshuinError: asGoshuinError,
   blobSource: blobSource,
   bytesSource: bytesSource,

@@ -120,7 +120,7 @@
     if (failure.code === "internal") console.error(error); // a bug of this page: keep its stack for the console
     alertBox.replaceChildren();
     var lead = element("p", { class: "error-lead" });
-    lead.append(element("strong", null, (title || "Could not open the backup") + "."), " " + core.advice(failure.code));
+    lead.append(element("strong", null, (title || "Could not open the backup") + "."), " " + core.errorAdvice(failure));
     alertBox.append(lead);
     var touched = damageText(failure.damage);
     if (touched) alertBox.append(element("p", { id: "error-damage" }, touched));
@@ -257,6 +257,21 @@
   /** The strict verdicts of a damaged or cut backup, for which the page offers salvage (never auth_failed). */
   var SALVAGEABLE = ["chunk_damaged", "truncated", "chunk_length_invalid", "trailing_data"];
 
+  /**
+   * "; about 25 s left" for a long stage, from its rate so far (once it has run a few seconds), as the tool
+   * says it; "" before that.
+   */
+  var stageClock = { stage: null, started: 0, from: 0 };
+  function timeLeft(stage, done, total) {
+    var time = now();
+    if (stageClock.stage !== stage || done < stageClock.from) stageClock = { stage: stage, started: time, from: done };
+    var elapsed = (time - stageClock.started) / 1000;
+    var progressed = done - stageClock.from;
+    if (elapsed < 3 || progressed <= 0 || done >= total) return "";
+    var left = Math.ceil(((total - done) * elapsed) / progressed);
+    return left < 60 ? "; about " + left + " s left" : "; about " + Math.round(left / 60).toLocaleString("en-US") + " min left";
+  }
+
   function onProgress(stage, done, total, header) {
     if (stage === "key") {
       if (header) {
@@ -264,7 +279,7 @@
         setStatus("Checking the passphrase (" + header.iterations.toLocaleString("en-US") + " rounds of PBKDF2)…", 0, true);
       } else {
         var rounds = onProgress.rounds ? " (" + onProgress.rounds.toLocaleString("en-US") + " rounds of PBKDF2)" : "";
-        setStatus("Checking the passphrase" + rounds + "… " + Math.round(done * 100) + "%", done, done >= 1);
+        setStatus("Checking the passphrase" + rounds + "… " + Math.round(done * 100) + "%" + timeLeft(stage, done, 1), done, done >= 1);
       }
     } else if (stage === "probe") {
       setStatus("A part of the file does not authenticate; finding the first one that fails…", done / total);
@@ -273,14 +288,18 @@
     } else if (stage === "survey") {
       setStatus("A part of the file is damaged; finding which files it holds…", done / total);
     } else if (stage === "salvage") {
-      setStatus("Checking every part of the file… " + Math.round((done / Math.max(1, total)) * 100) + "%", total ? done / total : 1, done === 0 || done === total);
+      setStatus(
+        "Checking every part of the file… " + Math.round((done / Math.max(1, total)) * 100) + "%" + timeLeft(stage, done, total),
+        total ? done / total : 1,
+        done === 0 || done === total
+      );
     } else if (stage === "salvage-entries") {
       setStatus("Checking each file that is intact… " + (done + 1).toLocaleString("en-US") + " of " + total.toLocaleString("en-US"), total ? done / total : 1);
     } else if (stage === "salvage-walk") {
       setStatus("Looking for the files that are intact… " + core.formatSize(done) + " of " + core.formatSize(total), total ? done / total : 1);
     } else if (stage === "verify") {
       setStatus(
-        "Checking every file in the backup against its list… " + core.formatSize(done) + " of " + core.formatSize(total),
+        "Checking every file in the backup against its list… " + core.formatSize(done) + " of " + core.formatSize(total) + timeLeft(stage, done, total),
         total ? done / total : 1,
         done === 0 || done === total
       );
@@ -451,7 +470,9 @@
       })
     );
     var header = reader.row(TABLE_COLUMNS);
-    var records = { header: header ? header.fields : [], totalColumns: header ? header.count : 0, rows: [], count: 0, photoDates: new Map() };
+    var records = {
+      header: header ? header.fields : [], totalColumns: header ? header.count : 0, rows: [], count: 0, photoDates: new Map(), photoDetails: new Map(),
+    };
     if (!header) return records;
     var dateColumn = -1;
     header.fields.forEach(function (name, index) {
@@ -468,7 +489,7 @@
       if (kept < KEPT_FIELDS) {
         records.rows.push(row.fields);
         kept += Math.max(1, row.fields.length);
-        if (photoNames.size > 0) namePhotos(row.fields, dateColumn, photoNames, records.photoDates);
+        if (photoNames.size > 0) namePhotos(row.fields, dateColumn, photoNames, records);
       }
       if ((records.count & 63) === 0) await slice.pause(signal);
     }
@@ -476,28 +497,62 @@
     return records;
   }
 
-  /** The photos a record names (a field that is, or lists, photo names), each with the record's date. */
-  function namePhotos(fields, dateColumn, photoNames, dates) {
-    var date = dateColumn >= 0 ? fields[dateColumn] : undefined;
-    if (!date) {
+  /**
+   * The photos a record names (a field that is, or lists, photo names), each with the record's date
+   * (`records.photoDates`) and its other fields, the shrine and the note among them (`records.photoDetails`,
+   * for the viewer): the first record that names a photo is its record.
+   */
+  function namePhotos(fields, dateColumn, photoNames, records) {
+    var dateAt = dateColumn >= 0 && fields[dateColumn] ? dateColumn : -1;
+    if (dateAt < 0) {
       for (var i = 0; i < fields.length; i++) {
         if (/^\d{4}-\d{2}-\d{2}/.test(fields[i])) {
-          date = fields[i];
+          dateAt = i;
           break;
         }
       }
     }
-    if (!date) return;
-    date = date.trim().slice(0, 64);
+    var date = dateAt >= 0 ? fields[dateAt].trim().slice(0, 64) : "";
+    var named = [];
+    var nameFields = new Set();
     for (var f = 0; f < fields.length; f++) {
       var field = fields[f];
       if (field.length > 2000 || field.indexOf(".") < 0) continue;
       var words = field.split(/[\s,;|]+/);
       for (var w = 0; w < words.length; w++) {
         var key = photoKey(words[w]);
-        if (photoNames.has(key) && !dates.has(key)) dates.set(key, date);
+        if (!photoNames.has(key)) continue;
+        nameFields.add(f);
+        if (!records.photoDetails.has(key)) named.push(key);
       }
     }
+    if (named.length === 0) return;
+    var details = [];
+    for (var d = 0; d < fields.length && details.length < 8; d++) {
+      var value = fields[d].trim().replace(/\s+/g, " ");
+      if (d !== dateAt && !nameFields.has(d) && value) details.push(value.length > 200 ? value.slice(0, 199) + "…" : value);
+    }
+    named.forEach(function (key) {
+      if (date) records.photoDates.set(key, date);
+      records.photoDetails.set(key, details.join(" · "));
+    });
+  }
+
+  /** The case-folded names of the photos a salvage lost (records.csv aside), for the table's marks. */
+  function lostPhotoKeys(lost) {
+    var keys = new Set();
+    lost.forEach(function (entry) {
+      if (entry.name !== core.RECORDS_NAME) keys.add(photoKey(entry.name));
+    });
+    return keys.size ? keys : null;
+  }
+
+  /** Whether a cell's text mentions one of `keys`, words split as photo mentions are (54-photo-mentions.js). */
+  function mentionsLostPhoto(text, keys) {
+    if (text.length > 2000 || text.indexOf(".") < 0) return false;
+    return text.split(/[ \t\r\n",;|]+/).some(function (word) {
+      return keys.has(photoKey(word));
+    });
   }
 
   // ---- showing a backup
@@ -513,17 +568,26 @@
     duplicate_entry: "a file of the same name came before it",
   };
 
-  /** Why an entry is lost, in words: "chunks 12–13 are damaged", "…", with the code when it is a check's. */
-  function lostReason(lost) {
-    if (lost.reason === "damaged" || lost.reason === "missing") {
-      var runs = lost.chunks;
-      var plural = runs.length > 1 || runs[0].first !== runs[0].last;
-      var numbers = runs.map(function (run) {
-        return run.first === run.last ? run.first.toLocaleString("en-US") : run.first.toLocaleString("en-US") + "–" + run.last.toLocaleString("en-US");
+  /**
+   * Why an entry is lost, in words ("it lies in a damaged part of the file"), with the code when it is a
+   * check's. Which parts are damaged or missing the banner says once, under the list.
+   */
+  function lostReason(lost, report) {
+    if (lost.reason === "damaged") return "it lies in a damaged part of the file";
+    if (lost.reason === "missing") return "it lies in a part of the file that is missing (the file was cut short)";
+    if (lost.reason === "not_found") {
+      var cut = report.damagedChunks === 0 && report.lostRuns.some(function (run) {
+        return run.state === "missing";
       });
-      return (plural ? "chunks " : "chunk ") + listText(numbers) + (plural ? " are " : " is ") + (lost.reason === "damaged" ? "damaged" : "missing (the file was cut short)");
+      var place = cut ? "the backup was cut before it" : "it lay in a damaged or missing part of the file";
+      return lost.name === core.RECORDS_NAME ? "not found where the backup keeps it: " + place : "not found: records.csv names it, but " + place;
     }
     return (LOST_REASONS[lost.reason] || "it fails a check") + " (" + lost.reason + ")";
+  }
+
+  /** "part 12 of the file", "parts 12–13 of the file": a chunk, in the words of a person who never met one. */
+  function partsText(first, last) {
+    return first === last ? "part " + first.toLocaleString("en-US") : "parts " + first.toLocaleString("en-US") + "–" + last.toLocaleString("en-US");
   }
 
   /**
@@ -544,7 +608,7 @@
       var list = element("ul", { id: "salvage-lost" });
       lost.forEach(function (entry) {
         var item = element("li");
-        item.append(element("span", { class: "name" }, entry.name), ": " + lostReason(entry) + ".");
+        item.append(element("span", { class: "name" }, entry.name), ": " + lostReason(entry, report) + ".");
         list.append(item);
       });
       banner.append(list);
@@ -569,13 +633,14 @@
     var shownDamaged = shownRuns.reduce(function (sum, run) {
       return sum + run.last - run.first + 1;
     }, 0);
+    // The file is read in parts (its chunks, numbered from 0): which ones are damaged or missing, said once.
     var chunks = shownRuns.concat(missingRuns).map(function (run) {
-      if (run.state === "damaged") return capitalized(chunksText(run.first, run.last)) + (run.first === run.last ? " is" : " are") + " damaged";
-      if (run.last === null) return "The file ends early or is damaged at its end: from chunk " + run.first.toLocaleString("en-US") + " on, nothing is there to read";
-      return capitalized(chunksText(run.first, run.last)) + (run.first === run.last ? " is" : " are") + " missing: the file was cut short";
+      if (run.state === "damaged") return capitalized(partsText(run.first, run.last)) + " of the file " + (run.first === run.last ? "is" : "are") + " damaged";
+      if (run.last === null) return "The file ends early or is damaged at its end: from part " + run.first.toLocaleString("en-US") + " on, nothing is there to read";
+      return capitalized(partsText(run.first, run.last)) + " of the file " + (run.first === run.last ? "is" : "are") + " missing: the file was cut short";
     });
     if (report.damagedChunks > shownDamaged)
-      chunks.splice(shownRuns.length, 0, "And more: " + count(report.damagedChunks, "damaged chunk", "damaged chunks") + " in all");
+      chunks.splice(shownRuns.length, 0, "And more: " + count(report.damagedChunks, "damaged part", "damaged parts") + " in all");
     if (report.trailingBytes > 0) chunks.push(count(report.trailingBytes, "byte", "bytes") + " after the end of the backup were ignored");
     if (chunks.length) banner.append(element("p", { id: "salvage-chunks" }, chunks.join(". ") + "."));
     banner.append(
@@ -594,7 +659,10 @@
 
   function showBackup(backup, records) {
     var salvaged = !!backup.salvage;
-    session = { backup: backup, records: records, photos: [], downloads: [], observer: null, closed: false, kept: [], table: null, salvaged: salvaged };
+    session = {
+      backup: backup, records: records, photos: [], downloads: [], observer: null, closed: false, kept: [], table: null, salvaged: salvaged,
+      lostPhotos: salvaged ? lostPhotoKeys(backup.salvage.lost) : null,
+    };
     var recordCount = records ? records.count : null;
     var total = core.formatSize(backup.files.reduce(function (sum, f) { return sum + f.size; }, 0));
     var title = salvaged
@@ -673,7 +741,8 @@
       item.append(figure);
       list.append(item);
       session.photos.push({
-        index: index, name: photo.name, size: photo.size, date: date, item: item, frame: frame, img: img, note: note,
+        index: index, name: photo.name, size: photo.size, date: date, details: records ? records.photoDetails.get(photoKey(photo.name)) : undefined,
+        item: item, frame: frame, img: img, note: note,
         url: null, state: "waiting", visible: false, verdict: null,
       });
     });
@@ -761,10 +830,20 @@
     var last = Math.min(rows.length, first + table.perPage);
     var body = element("tbody");
     var slice = slicer();
+    var lost = session.lostPhotos;
     for (var r = first; r < last; r++) {
       var fields = rows[r];
       var tr = element("tr");
-      for (var c = 0; c < table.columns; c++) tr.append(cell(fields[c] === undefined ? "" : fields[c]));
+      for (var c = 0; c < table.columns; c++) {
+        var text = fields[c] === undefined ? "" : fields[c];
+        var td = cell(text);
+        if (lost && mentionsLostPhoto(text, lost)) {
+          // A record whose photo the salvage lost: the row says so, beside the photo's name.
+          td.append(element("span", { class: "lost-mark" }, "lost"));
+          tr.className = "photo-lost";
+        }
+        tr.append(td);
+      }
       body.append(tr);
       await slice.pause(signal);
       if (token !== table.token || session === null || session.table !== table) return;
@@ -1049,6 +1128,7 @@
   var viewerState = { index: -1, token: 0, loading: Promise.resolve() };
   var viewerTitle = byId("viewer-title");
   var viewerDate = byId("viewer-date");
+  var viewerRecord = byId("viewer-record");
   var viewerPosition = byId("viewer-position");
   var viewerStage = byId("viewer-stage");
   var viewerCanvas = byId("viewer-image");
@@ -1097,6 +1177,7 @@
     viewerState.index = index;
     viewerTitle.textContent = photo.name;
     viewerDate.textContent = photo.date ? "Record of " + photo.date : "";
+    viewerRecord.textContent = photo.details || "";
     viewerPosition.textContent = (index + 1).toLocaleString("en-US") + " of " + total.toLocaleString("en-US");
     viewerCanvas.setAttribute("aria-label", photo.name);
     clearViewerImage();
@@ -1181,9 +1262,16 @@
   byId("viewer-close").addEventListener("click", function () {
     closeViewer(true);
   });
-  // Esc closes the dialog (the browser's own close); then the page tidies up and gives the focus back.
+  // Esc asks the dialog to cancel: the page closes it itself, at once, so that the focus it gives back is
+  // not then taken by the browser's own return of the focus to where the dialog was opened from.
+  viewer.addEventListener("cancel", function (event) {
+    event.preventDefault();
+    closeViewer(true);
+  });
+  // Any other close (the browser's own): the page tidies up and gives the focus back. The event comes as a
+  // task of its own: by then the viewer may be open again, on another photo, and stays so.
   viewer.addEventListener("close", function () {
-    if (viewerState.index >= 0) closeViewer(true);
+    if (!viewer.open && viewerState.index >= 0) closeViewer(true);
   });
   viewer.addEventListener("keydown", function (event) {
     if (event.altKey || event.ctrlKey || event.metaKey || viewerState.index < 0) return;
