@@ -19,17 +19,34 @@ public struct VectorCheckResult: Sendable {
     public let name: String
     /// The outcome.
     public let outcome: Outcome
-    /// For a pass, what was expected (`success`, `chunk_damaged at chunk 2`, …); otherwise the first problem.
+    /// For a pass, what was expected (`success`, `chunk_damaged at chunk 2`, …) and what ran; otherwise the
+    /// first problem.
     public let detail: String
-    /// Every problem found (empty for a pass).
+    /// Every problem found (empty for a pass), each once: readers or sealers that computed the same are one
+    /// problem, naming them.
     public let problems: [VectorProblem]
+    /// The known mistakes of another implementation that the vector's file shows, for a vector that failed.
+    public let likelyCauses: [VectorDiagnosis]
     /// What this implementation computed, for a vector that could be read.
     public let computed: VectorComputation?
+
+    init(
+        name: String, outcome: Outcome, detail: String, problems: [VectorProblem] = [],
+        likelyCauses: [VectorDiagnosis] = [], computed: VectorComputation? = nil
+    ) {
+        self.name = name
+        self.outcome = outcome
+        self.detail = detail
+        self.problems = problems
+        self.likelyCauses = likelyCauses
+        self.computed = computed
+    }
 }
 
 /// One disagreement between a vector and this implementation.
 public struct VectorProblem: Error, Sendable {
-    /// What was checked: `key`, `streaming reader`, `re-seal (parallel sealer)`, …
+    /// What was checked, naming the readers or sealers that computed it: `key (…)`, `every reader (…)`,
+    /// `re-seal by the parallel sealer of …`, …
     public let check: String
     /// What the vector says.
     public let expected: String
@@ -38,12 +55,16 @@ public struct VectorProblem: Error, Sendable {
     /// Where two hex values of the same length (the last word of each) first differ, counting hex digits
     /// from 1; `nil` when they are not two such values.
     public let firstDifferentHexDigit: Int?
+    /// The readers or sealers that computed it, in the order they ran; empty for a problem of the vector's
+    /// own values (its key, its files).
+    public let by: [String]
 
     /// A problem; where `expected` and `computed` end in hex values of one length, where they first differ.
-    package init(check: String, expected: String, computed: String) {
+    package init(check: String, expected: String, computed: String, by: [String] = []) {
         self.check = check
         self.expected = expected
         self.computed = computed
+        self.by = by
         firstDifferentHexDigit = Self.firstDifference(expected, computed)
     }
 
@@ -134,7 +155,7 @@ public enum VectorChecker {
         func malformed(_ problems: [VectorProblem]) -> VectorCheckResult {
             VectorCheckResult(
                 name: name, outcome: .malformed, detail: problems.first?.description ?? "malformed",
-                problems: problems, computed: nil)
+                problems: problems)
         }
         let vector: KnownAnswerVector
         do {
@@ -143,9 +164,7 @@ public enum VectorChecker {
                 try FileSystem.readAll(descriptor, maximumSize: maximumVectorFileSize, name: fileName)
             }
             guard let parsed = try KnownAnswerVector.parseIfVector(bytes, expectedName: name) else {
-                return VectorCheckResult(
-                    name: name, outcome: .skipped, detail: "not a vector (no \"format\" member)", problems: [],
-                    computed: nil)
+                return VectorCheckResult(name: name, outcome: .skipped, detail: "not a vector (no \"format\" member)")
             }
             vector = parsed
         } catch {
@@ -162,9 +181,11 @@ public enum VectorChecker {
         guard problems.isEmpty else { return malformed(problems) }
         let run = VectorRun(vector: vector, folder: folder, file: opened.file)
         let computation = run.compute(fileSha256: opened.sha256, problems: &problems)
+        let likelyCauses = problems.isEmpty || vector.fileSize != nil ? [] : run.diagnose(key: computation.key)
         return VectorCheckResult(
             name: name, outcome: problems.isEmpty ? .passed : .failed,
-            detail: problems.first?.description ?? run.passDescription, problems: problems, computed: computation)
+            detail: problems.first?.description ?? run.passDescription, problems: problems,
+            likelyCauses: likelyCauses, computed: computation)
     }
 
     /// The problems an error stands for.

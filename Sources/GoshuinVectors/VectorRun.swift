@@ -33,6 +33,8 @@ struct VectorRun {
             + (vector.expect == .success ? ", re-sealed by all \(Sealer.allCases.count) sealers" : "")
     }
 
+    /// Runs the vector through every reader and, for a success vector, every sealer, adding each
+    /// disagreement once to `problems` (readers or sealers that computed the same are one problem).
     func compute(fileSha256: [UInt8], problems: inout [VectorProblem]) -> VectorComputation {
         let key =
             (try? KeyDerivation.deriveKey(passphrase: passphrase, salt: vector.salt, iterations: vector.iterations))?
@@ -48,30 +50,64 @@ struct VectorRun {
             streaming(), parallel(), randomAccess(finalChunkFirst: false), randomAccess(finalChunkFirst: true),
         ]
         assert(readers.map(\.reader) == Self.readerNames, "the readers as listed")
-        for reader in readers { compare(reader, problems: &problems) }
+        problems += compare(readers)
         if case .failure = vector.expect { checkNoOutputLeft(problems: &problems) }
         var reseals: [(sealer: String, sha256: [UInt8], firstDifference: String?)] = []
         if case .success = vector.expect {
+            var outcomes: [(subject: String, computed: String)] = []
             for sealer in Sealer.allCases {
                 do {
                     let result = try reseal(with: sealer)
                     reseals.append((sealer.rawValue, result.sha256, result.firstDifference))
                     if let difference = result.firstDifference {
-                        problems.append(
-                            VectorProblem(
-                                check: "re-seal (\(sealer.rawValue)) of the plaintext with the vector's parameters",
-                                expected: "the bytes of \(vector.file), SHA-256 \(Hex.encode(vector.fileSha256))",
-                                computed: "SHA-256 \(Hex.encode(result.sha256)), first different byte \(difference)"))
+                        outcomes.append(
+                            (
+                                sealer.rawValue,
+                                "SHA-256 \(Hex.encode(result.sha256)), first different byte \(difference)"
+                            ))
                     }
                 } catch {
-                    problems.append(
-                        VectorProblem(
-                            check: "re-seal (\(sealer.rawValue))", expected: "the bytes of \(vector.file)",
-                            computed: "an error: \(error)"))
+                    outcomes.append((sealer.rawValue, "an error: \(error)"))
                 }
+            }
+            for group in Self.grouped(outcomes) {
+                let sealers = Self.naming(group.by, among: Sealer.allCases.map(\.rawValue), all: "every sealer")
+                problems.append(
+                    VectorProblem(
+                        check: "re-seal by \(sealers) of the plaintext with the vector's parameters",
+                        expected: "the bytes of \(vector.file), SHA-256 \(Hex.encode(vector.fileSha256))",
+                        computed: group.computed, by: group.by))
             }
         }
         return VectorComputation(key: key, fileSha256: fileSha256, readers: readers, reseals: reseals)
+    }
+
+    /// The known mistakes of another implementation that the vector's file shows (``VectorDiagnosis``),
+    /// under `key`, the one the vector's passphrase gives.
+    func diagnose(key: [UInt8]) -> [VectorDiagnosis] {
+        guard key.count == AES256GCM.keyLength else { return [] }
+        return VectorDiagnoser(file: file, passphraseKey: SecretBytes(copying: key)).diagnose()
+    }
+
+    /// `every NOUN (a, b, c)` when `subjects` are all of `among` (more than one), else `a, b` after
+    /// `article`.
+    static func naming(_ subjects: [String], among: [String], all: String, article: String = "the ") -> String {
+        let list = subjects.joined(separator: ", ")
+        return subjects.count > 1 && subjects == among ? "\(all) (\(list))" : article + list
+    }
+
+    /// What each subject (a reader, a sealer) computed, grouped: each value once, in the order first met,
+    /// with the subjects that computed it.
+    static func grouped(_ outcomes: [(subject: String, computed: String)]) -> [(computed: String, by: [String])] {
+        var groups: [(computed: String, by: [String])] = []
+        for outcome in outcomes {
+            if let index = groups.firstIndex(where: { $0.computed == outcome.computed }) {
+                groups[index].by.append(outcome.subject)
+            } else {
+                groups.append((outcome.computed, [outcome.subject]))
+            }
+        }
+        return groups
     }
 
     /// Version 2's HKDF steps, each from the vector's stated `key`, so an HKDF mistake is told from a PBKDF2
@@ -167,7 +203,9 @@ struct VectorRun {
         }
     }
 
-    private func compare(_ reader: ReaderResult, problems: inout [VectorProblem]) {
+    /// The readers' disagreements with the vector, each once: the verdicts that differ from the expected
+    /// one, then the released plaintexts that differ, each naming the readers that computed it.
+    private func compare(_ readers: [ReaderResult]) -> [VectorProblem] {
         let expectedVerdict: String
         let expectedReleased: (length: UInt64, sha256: [UInt8])?
         switch vector.expect {
@@ -178,21 +216,30 @@ struct VectorRun {
             expectedVerdict = code.rawValue + (vector.chunkIndex.map { " at chunk \($0)" } ?? "")
             expectedReleased = vector.releasedLength.flatMap { length in vector.releasedSha256.map { (length, $0) } }
         }
-        let computedVerdict = reader.verdict + (reader.chunkIndex.map { " at chunk \($0)" } ?? "")
-        if computedVerdict != expectedVerdict {
-            problems.append(VectorProblem(check: reader.reader, expected: expectedVerdict, computed: computedVerdict))
+        let verdicts = readers.map { reader in
+            (reader.reader, reader.verdict + (reader.chunkIndex.map { " at chunk \($0)" } ?? ""))
         }
-        if let released = reader.released, let expectedReleased,
-            released.length != expectedReleased.length || released.sha256 != expectedReleased.sha256
-        {
-            let what =
-                vector.expect == .success ? "plaintext opened by the" : "plaintext released before failing by the"
-            problems.append(
-                VectorProblem(
-                    check: "\(what) \(reader.reader)",
-                    expected: VectorChecker.describe(expectedReleased.length, expectedReleased.sha256),
-                    computed: VectorChecker.describe(released.length, released.sha256)))
+        var problems = Self.grouped(verdicts.filter { $0.1 != expectedVerdict }).map { group in
+            VectorProblem(
+                check: Self.naming(group.by, among: Self.readerNames, all: "every reader", article: ""),
+                expected: expectedVerdict, computed: group.computed, by: group.by)
         }
+        guard let expectedReleased else { return problems }
+        let inOrder = readers.filter { $0.released != nil }.map(\.reader)
+        let released = readers.compactMap { reader in
+            reader.released.flatMap { released in
+                released.length != expectedReleased.length || released.sha256 != expectedReleased.sha256
+                    ? (reader.reader, VectorChecker.describe(released.length, released.sha256)) : nil
+            }
+        }
+        let what = vector.expect == .success ? "plaintext opened by" : "plaintext released before failing by"
+        problems += Self.grouped(released).map { group in
+            VectorProblem(
+                check: "\(what) \(Self.naming(group.by, among: inOrder, all: "every in-order reader"))",
+                expected: VectorChecker.describe(expectedReleased.length, expectedReleased.sha256),
+                computed: group.computed, by: group.by)
+        }
+        return problems
     }
 
     /// Opening to a path must fail and leave nothing in the destination's directory.
