@@ -27,18 +27,21 @@ public struct VectorCheckResult: Sendable {
     public let problems: [VectorProblem]
     /// The known mistakes of another implementation that the vector's file shows, for a vector that failed.
     public let likelyCauses: [VectorDiagnosis]
+    /// What was not checked, and why (a success vector whose passphrase this toolkit does not seal with).
+    public let notes: [String]
     /// What this implementation computed, for a vector that could be read.
     public let computed: VectorComputation?
 
     init(
         name: String, outcome: Outcome, detail: String, problems: [VectorProblem] = [],
-        likelyCauses: [VectorDiagnosis] = [], computed: VectorComputation? = nil
+        likelyCauses: [VectorDiagnosis] = [], notes: [String] = [], computed: VectorComputation? = nil
     ) {
         self.name = name
         self.outcome = outcome
         self.detail = detail
         self.problems = problems
         self.likelyCauses = likelyCauses
+        self.notes = notes
         self.computed = computed
     }
 }
@@ -180,12 +183,13 @@ public enum VectorChecker {
         defer { try? opened.file.close() }
         guard problems.isEmpty else { return malformed(problems) }
         let run = VectorRun(vector: vector, folder: folder, file: opened.file)
-        let computation = run.compute(fileSha256: opened.sha256, problems: &problems)
+        var notes: [String] = []
+        let computation = run.compute(fileSha256: opened.sha256, problems: &problems, notes: &notes)
         let likelyCauses = problems.isEmpty || vector.fileSize != nil ? [] : run.diagnose(key: computation.key)
         return VectorCheckResult(
             name: name, outcome: problems.isEmpty ? .passed : .failed,
-            detail: problems.first?.description ?? run.passDescription, problems: problems,
-            likelyCauses: likelyCauses, computed: computation)
+            detail: problems.first?.description ?? ([run.passDescription] + notes).joined(separator: "; "),
+            problems: problems, likelyCauses: likelyCauses, notes: notes, computed: computation)
     }
 
     /// The problems an error stands for.

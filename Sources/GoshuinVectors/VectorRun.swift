@@ -34,8 +34,9 @@ struct VectorRun {
     }
 
     /// Runs the vector through every reader and, for a success vector, every sealer, adding each
-    /// disagreement once to `problems` (readers or sealers that computed the same are one problem).
-    func compute(fileSha256: [UInt8], problems: inout [VectorProblem]) -> VectorComputation {
+    /// disagreement once to `problems` (readers or sealers that computed the same are one problem) and to
+    /// `notes` what it could not check.
+    func compute(fileSha256: [UInt8], problems: inout [VectorProblem], notes: inout [String]) -> VectorComputation {
         let key =
             (try? KeyDerivation.deriveKey(passphrase: passphrase, salt: vector.salt, iterations: vector.iterations))?
             .exposedBytes ?? []
@@ -54,32 +55,53 @@ struct VectorRun {
         if case .failure = vector.expect { checkNoOutputLeft(problems: &problems) }
         var reseals: [(sealer: String, sha256: [UInt8], firstDifference: String?)] = []
         if case .success = vector.expect {
-            var outcomes: [(subject: String, computed: String)] = []
-            for sealer in Sealer.allCases {
-                do {
-                    let result = try reseal(with: sealer)
-                    reseals.append((sealer.rawValue, result.sha256, result.firstDifference))
-                    if let difference = result.firstDifference {
-                        outcomes.append(
-                            (
-                                sealer.rawValue,
-                                "SHA-256 \(Hex.encode(result.sha256)), first different byte \(difference)"
-                            ))
+            if let refusal = resealRefusal {
+                notes.append(refusal)
+            } else {
+                var outcomes: [(subject: String, computed: String)] = []
+                for sealer in Sealer.allCases {
+                    do {
+                        let result = try reseal(with: sealer)
+                        reseals.append((sealer.rawValue, result.sha256, result.firstDifference))
+                        if let difference = result.firstDifference {
+                            outcomes.append(
+                                (
+                                    sealer.rawValue,
+                                    "SHA-256 \(Hex.encode(result.sha256)), first different byte \(difference)"
+                                ))
+                        }
+                    } catch {
+                        outcomes.append((sealer.rawValue, "an error: \(error)"))
                     }
-                } catch {
-                    outcomes.append((sealer.rawValue, "an error: \(error)"))
                 }
-            }
-            for group in Self.grouped(outcomes) {
-                let sealers = Self.naming(group.by, among: Sealer.allCases.map(\.rawValue), all: "every sealer")
-                problems.append(
-                    VectorProblem(
-                        check: "re-seal by \(sealers) of the plaintext with the vector's parameters",
-                        expected: "the bytes of \(vector.file), SHA-256 \(Hex.encode(vector.fileSha256))",
-                        computed: group.computed, by: group.by))
+                for group in Self.grouped(outcomes) {
+                    let sealers = Self.naming(group.by, among: Sealer.allCases.map(\.rawValue), all: "every sealer")
+                    problems.append(
+                        VectorProblem(
+                            check: "re-seal by \(sealers) of the plaintext with the vector's parameters",
+                            expected: "the bytes of \(vector.file), SHA-256 \(Hex.encode(vector.fileSha256))",
+                            computed: group.computed, by: group.by))
+                }
             }
         }
         return VectorComputation(key: key, fileSha256: fileSha256, readers: readers, reseals: reseals)
+    }
+
+    /// Why the toolkit's sealers cannot re-seal this success vector, when they cannot: its passphrase is one
+    /// they refuse (empty, as every writer must; or past the toolkit's own bound). Its file is still opened by
+    /// every reader, which is what a reader of the format owes it (`Spec/vectors-v1.md` §3, step 5).
+    private var resealRefusal: String? {
+        do {
+            _ = try HeaderDraft.checkedForSealing(passphrase)
+            return nil
+        } catch let error as GoshuinError where error.code == .emptyPassphrase {
+            return "not re-sealed: its passphrase is empty, which every writer must refuse (container-v1.md §4);"
+                + " a reader must open such a file, and every reader here was run on it"
+        } catch {
+            return "not re-sealed: its passphrase has \(vector.passphraseBytes.count) bytes, more than the"
+                + " \(Passphrase.maximumLength) goshuin-toolkit seals with (its own bound, not the format's:"
+                + " container-v1.md §4.1); every reader here was run on it"
+        }
     }
 
     /// The known mistakes of another implementation that the vector's file shows (``VectorDiagnosis``),

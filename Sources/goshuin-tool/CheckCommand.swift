@@ -11,7 +11,8 @@ enum CheckCommand: ToolCommand {
             OptionSpec(
                 .json,
                 "Print one JSON object on standard output: {\"ok\", \"passed\", \"failed\", \"malformed\", \"skipped\","
-                    + " \"vectors\": [{\"name\", \"outcome\", \"detail\", \"problems\", \"likelyCauses\", \"computed\"}]},"
+                    + " \"vectors\": [{\"name\", \"outcome\", \"detail\", \"problems\", \"likelyCauses\", \"notes\","
+                    + " \"computed\"}]},"
                     + " each problem once with the readers or sealers that computed it (\"by\"); the error object only"
                     + " when the check cannot run."),
             CommandSpec.helpOption,
@@ -22,8 +23,10 @@ enum CheckCommand: ToolCommand {
             the tool (PREFIX/share/goshuin-toolkit/KnownAnswer). The vector format is Spec/vectors-v1.md,
             for both container versions. Every vector goes through every reader (streaming, parallel, random
             access in order and final chunk first) and a success vector through every sealer (streaming,
-            parallel, piecewise); a folder's rfc5869/hkdf-sha256.json (RFC 5869's HKDF cases) is checked
-            too. Every file of a
+            parallel, piecewise), unless its passphrase is one this toolkit does not seal with (empty, as
+            every writer must refuse, or longer than 4096 bytes): it is judged by its readers, and its line
+            says it was not re-sealed and why. A folder's rfc5869/hkdf-sha256.json (RFC 5869's HKDF cases)
+            is checked too. Every file of a
             vector set is opened inside its folder, never through a link: anything else makes the vector
             malformed. Prints one line per vector and, under a failing or malformed one, every problem once
             with what the vector says and what was computed, naming the readers or sealers that agree (where
@@ -120,7 +123,7 @@ enum CheckCommand: ToolCommand {
     /// The lines for one vector: `ok NAME (…)`, `SKIP`, or `FAIL NAME` / `MALFORMED NAME` followed by the
     /// likely causes of a failure, then its problems, each once (the readers or sealers that computed the
     /// same named on its line), two hex values that differ one above the other with a caret under the first
-    /// different digit.
+    /// different digit, and what was not checked.
     static func text(_ result: VectorCheckResult) -> String {
         let name = DisplayText.escaped(result.name)
         switch result.outcome {
@@ -140,8 +143,9 @@ enum CheckCommand: ToolCommand {
             let causes = result.likelyCauses.map {
                 "  likely cause (\($0.cause.rawValue)): \(DisplayText.escaped($0.explanation))\n"
             }
+            let notes = result.notes.map { "  note: \(DisplayText.escaped($0))\n" }
             return "\(label) \(name): \(count)\n" + causes.joined() + problems.map(problemText).joined()
-                + (computed ?? "")
+                + notes.joined() + (computed ?? "")
         }
     }
 
@@ -184,6 +188,7 @@ enum CheckCommand: ToolCommand {
                         .object([("cause", .string($0.cause.rawValue)), ("explanation", .string($0.explanation))])
                     })
             ),
+            ("notes", .array(result.notes.map { .string($0) })),
         ]
         if let computed = result.computed {
             members.append(("computed", computedValue(computed)))

@@ -165,13 +165,15 @@ export function openChunk(key, headerBytes, nonceBase, index, sealed) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Seal (§6)
+// Seal (§6). A writer's refusals come in §6's order: the parameters, the salt and nonce base, the payload
+// (when its length is known first), the passphrase.
 
 export function seal(source, sink, { passphrase, iterations = DEFAULT_ITERATIONS, chunkSize = DEFAULT_CHUNK_SIZE, salt, nonceBase }) {
   checkSealParameters({ iterations, chunkSize, salt, nonceBase });
   if (source.size === 0n) fail('empty_payload', 'the payload to seal is empty');
   const layout = layoutOf({ chunkSize, plaintextLength: source.size });
   if (layout.chunkCount > MAX_CHUNK_COUNT) fail('too_many_chunks', 'the payload needs more than 2^32 chunks');
+  checkPassphraseForSealing(passphrase);
 
   const headerBytes = encodeHeader({ kdfIterations: iterations, salt, nonceBase, chunkSize, plaintextLength: source.size });
   const key = deriveKey(passphrase, salt, iterations);
@@ -195,6 +197,12 @@ function checkSealParameters({ iterations, chunkSize, salt, nonceBase }) {
   }
   if (salt?.length !== SALT_SIZE) fail('invalid_argument', 'salt must be 16 bytes');
   if (nonceBase?.length !== NONCE_BASE_SIZE) fail('invalid_argument', 'nonceBase must be 8 bytes');
+}
+
+// §4: a writer refuses an empty passphrase (a reader opens a file sealed with one). No upper bound: that is
+// goshuin-tool's (§4.1), not the format's.
+export function checkPassphraseForSealing(passphrase) {
+  if (Buffer.from(passphrase).length === 0) fail('empty_passphrase', 'an empty passphrase protects nothing');
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -436,6 +444,7 @@ function checkSealParametersV2({ iterations, chunkSize, kdfSalt, payloadSalt }) 
 // record is the last thing written (v2 §6).
 export function sealV2Stream(nextChunk, sink, { passphrase, iterations = DEFAULT_ITERATIONS, chunkSize = DEFAULT_CHUNK_SIZE, kdfSalt, payloadSalt }) {
   checkSealParametersV2({ iterations, chunkSize, kdfSalt, payloadSalt });
+  checkPassphraseForSealing(passphrase); // before the payload, which a stream gives only as it is read
   const keys = deriveKeysV2(passphrase, kdfSalt, iterations, payloadSalt);
   try {
     const headerBytes = encodeHeaderV2({ kdfIterations: iterations, kdfSalt, payloadSalt, chunkSize }, keys.headerKey);
@@ -784,7 +793,6 @@ const COMMANDS = {
     if (format !== 1 && format !== 2) fail('invalid_argument', '--format must be 1 or 2');
     if (inPath === '-' && format !== 2) fail('invalid_argument', 'sealing standard input needs --format 2 (version 1 writes the payload length first)');
     withPassphrase(options, (passphrase) => {
-      if (passphrase.length === 0) fail('empty_passphrase', 'an empty passphrase protects nothing');
       if (format === 1) sealFile(inPath, outPath, { passphrase, iterations, chunkSize });
       else if (inPath === '-') sealDescriptorV2(0, outPath, { passphrase, iterations, chunkSize });
       else sealFileV2(inPath, outPath, { passphrase, iterations, chunkSize });

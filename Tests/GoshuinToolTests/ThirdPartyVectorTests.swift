@@ -3,7 +3,8 @@ import GoshuinFormat
 import Testing
 
 /// `goshuin-tool check` on vectors another implementation made with its own sealer: a mistaken sealer's
-/// mismatch is said once, with the readers and sealers that agree, and named by its likely cause.
+/// mismatch is said once, with the readers and sealers that agree, and named by its likely cause; a valid
+/// vector whose passphrase the toolkit does not seal with passes, saying what was not checked.
 @Suite struct ThirdPartyVectorTests {
     let directory = Scratch()
     /// Three chunks, the last short.
@@ -67,5 +68,41 @@ import Testing
         #expect(Set(checks).count == checks.count, "\(checks)")
         let resealProblem = try #require(problems.first { ($0["check"] as? String)?.hasPrefix("re-seal") == true })
         #expect(resealProblem["by"] as? [String] == ["streaming sealer", "parallel sealer", "piecewise sealer"])
+    }
+
+    /// A third party's valid vector sealed with an empty passphrase: a writer must refuse one, a reader must
+    /// open the file, so the vector passes on its readers and says that it was not sealed again and why.
+    @Test(arguments: [FormatVersion.v1, .v2])
+    func aValidVectorWithAnEmptyPassphrasePassesUnsealed(version: FormatVersion) throws {
+        var sealer = ThirdPartySealer(version: version)
+        sealer.passphrase = []
+        try sealer.writeSuccessVector("theirs-empty-passphrase", plaintext: Self.plaintext, to: directory.path)
+        let result = try check()
+        #expect(result.status == 0, "\(result.stdout)")
+        let line = try #require(result.stdout.split(separator: "\n").first { $0.hasPrefix("ok theirs-empty") })
+        #expect(line.contains("success from all 4 readers"), "\(line)")
+        #expect(line.contains("not re-sealed: its passphrase is empty, which every writer must refuse"), "\(line)")
+        let vector = try #require(try vectors(try check([".", "--json"])).first)
+        #expect(vector["outcome"] as? String == "passed")
+        #expect((vector["notes"] as? [String])?.first?.hasPrefix("not re-sealed: its passphrase is empty") == true)
+        // The same file under another passphrase still fails: the readers did run.
+        var wrong = try String(
+            contentsOfFile: directory.path + "/theirs-empty-passphrase.json", encoding: .utf8)
+        wrong = wrong.replacingOccurrences(of: "\"passphrase\" : \"\"", with: "\"passphrase\" : \"x\"")
+        try wrong.write(toFile: directory.path + "/theirs-empty-passphrase.json", atomically: false, encoding: .utf8)
+        #expect(try check().status == 1)
+    }
+
+    /// A passphrase longer than the toolkit's bound is valid in the format: its vector passes on its
+    /// readers, not sealed again, and says why.
+    @Test func aValidVectorWithAPassphraseLongerThanTheToolkitSealsPassesUnsealed() throws {
+        var sealer = ThirdPartySealer(version: .v2)
+        sealer.passphrase = Array(String(repeating: "long passphrase ", count: 320).utf8)
+        try sealer.writeSuccessVector("theirs-long-passphrase", plaintext: Self.plaintext, to: directory.path)
+        let result = try check()
+        #expect(result.status == 0, "\(result.stdout)")
+        #expect(
+            result.stdout.contains("not re-sealed: its passphrase has 5120 bytes, more than the 4096"),
+            "\(result.stdout)")
     }
 }

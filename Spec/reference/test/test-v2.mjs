@@ -11,10 +11,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
-  GoshuinError, HEADER_SIZE_V2, bufferSink, bufferSource, deriveKey, deriveKeysV2, layoutV2, open, openRecordV2,
-  recordNonceV2, sealRecordV2, sealV2, sealV2Stream,
+  GoshuinError, HEADER_SIZE_V2, bufferSink, bufferSource, deriveKey, deriveKeysV2, encodeHeader, encodeHeaderV2,
+  layoutV2, open, openRecordV2, recordNonceV2, seal, sealChunk, sealRecordV2, sealV2, sealV2Stream,
 } from '../goshuin.mjs';
-import { checkVectorSet } from '../vectors.mjs';
+import { checkVectorSet, formatVector, sha256Hex } from '../vectors.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const reference = path.join(here, '..', 'goshuin.mjs');
@@ -259,6 +259,70 @@ test('checker: the RFC 5869 file is checked, and a changed byte fails', () => {
   document.tests[2].okm = document.tests[2].okm.replace(/.$/, (c) => (c === '0' ? '1' : '0'));
   fs.writeFileSync(path.join(dir, 'rfc5869', 'hkdf-sha256.json'), JSON.stringify(document));
   assert.equal(checkVectorSet(dir)[0].status, 'fail');
+});
+
+// --- the writer's refusals, in the order of container-v1.md §6 and container-v2.md §6
+
+const codeOfSealing = (seal) => { try { seal(); return 'sealed'; } catch (error) { if (error instanceof GoshuinError) return error.code; throw error; } };
+const v1Params = { iterations: 1000, chunkSize: 1024, salt: Buffer.alloc(16, 3), nonceBase: Buffer.alloc(8, 4) };
+test('seal: an empty passphrase is refused by every writer, after the parameters and the known payload', () => {
+  const empty = Buffer.alloc(0);
+  const sealV1 = (plaintext, p) => () => seal(bufferSource(plaintext), bufferSink(), { ...v1Params, ...p });
+  assert.equal(codeOfSealing(sealV1(Buffer.alloc(10), { passphrase: empty })), 'empty_passphrase');
+  assert.equal(codeOfSealing(sealV1(Buffer.alloc(0), { passphrase: empty })), 'empty_payload');
+  assert.equal(codeOfSealing(sealV1(Buffer.alloc(10), { passphrase: empty, salt: Buffer.alloc(15) })), 'invalid_argument');
+  assert.equal(codeOfSealing(sealV1(Buffer.alloc(10), { passphrase: empty, iterations: 999, chunkSize: 1023 })), 'iterations_out_of_range');
+  assert.equal(codeOfSealing(sealV1(Buffer.alloc(10), { passphrase: empty, chunkSize: 1023, salt: Buffer.alloc(15) })), 'chunk_size_out_of_range');
+  assert.equal(codeOfSealing(() => sealBytes(Buffer.alloc(10), { ...params, passphrase: empty })), 'empty_passphrase');
+  assert.equal(codeOfSealing(() => sealBytes(Buffer.alloc(10), { ...params, passphrase: empty, payloadSalt: Buffer.alloc(8) })), 'invalid_argument');
+  // A stream is read only after the passphrase is accepted: its payload cannot be judged first.
+  let read = false;
+  assert.equal(codeOfSealing(() => sealV2Stream(() => { read = true; return Buffer.alloc(0); }, bufferSink(), { ...params, passphrase: empty })), 'empty_passphrase');
+  assert.equal(read, false);
+  const result = spawnSync(process.execPath, [reference, 'seal', '-', path.join(scratch, 'empty-passphrase.goshuin'), '--format', '2', '--passphrase-env', 'GP'], { env: { ...process.env, GP: '' }, input: 'x' });
+  assert.match(result.stderr.toString(), /empty_passphrase/);
+  assert.ok(!fs.readdirSync(scratch).some((name) => name.includes('empty-passphrase')));
+});
+
+// A third party's success vector sealed with an empty passphrase, which this reference's writer refuses: the
+// header and records made here by hand, as that writer made them.
+function emptyPassphraseVector(dir, version) {
+  const name = `theirs-empty-passphrase-v${version}`;
+  const plaintext = Buffer.from(crypto.createHash('sha512').update(name).digest().toString('hex').repeat(20));
+  const empty = Buffer.alloc(0);
+  let file;
+  const fields = { format: 'goshuin-known-answer', version: 1 };
+  if (version === 1) {
+    const header = encodeHeader({ kdfIterations: 1000, salt: v1Params.salt, nonceBase: v1Params.nonceBase, chunkSize: 1024, plaintextLength: plaintext.length });
+    const key = deriveKey(empty, v1Params.salt, 1000);
+    const chunks = [0, 1, 2].map((i) => sealChunk(key, header, v1Params.nonceBase, i, plaintext.subarray(i * 1024, (i + 1) * 1024)));
+    file = Buffer.concat([header, ...chunks]);
+    Object.assign(fields, { nonceBase: v1Params.nonceBase.toString('hex'), key: key.toString('hex') });
+  } else {
+    const keys = deriveKeysV2(empty, params.kdfSalt, 1000, params.payloadSalt);
+    const header = encodeHeaderV2({ kdfIterations: 1000, kdfSalt: params.kdfSalt, payloadSalt: params.payloadSalt, chunkSize: 1024 }, keys.headerKey);
+    const records = [0, 1, 2].map((i) => sealRecordV2(keys.payloadKey, header, i, i === 2, plaintext.subarray(i * 1024, (i + 1) * 1024)));
+    file = Buffer.concat([header, ...records]);
+    Object.assign(fields, { containerVersion: 2, payloadSalt: params.payloadSalt.toString('hex'), key: keys.passwordKey.toString('hex'), headerKey: keys.headerKey.toString('hex'), payloadKey: keys.payloadKey.toString('hex') });
+  }
+  fs.writeFileSync(path.join(dir, `${name}.goshuin`), file);
+  const salt = (version === 1 ? v1Params.salt : params.kdfSalt).toString('hex');
+  fs.writeFileSync(path.join(dir, `${name}.json`), formatVector({
+    ...fields, name, comment: 'sealed by another writer with an empty passphrase', expect: 'success', passphrase: '',
+    iterations: 1000, salt, chunkSize: 1024, plaintextHex: plaintext.toString('hex'), plaintextLength: plaintext.length,
+    plaintextSha256: sha256Hex(plaintext), file: `${name}.goshuin`, fileSha256: sha256Hex(file),
+  }));
+}
+test('checker: a valid vector with an empty passphrase passes, not sealed again, and says why', () => {
+  const dir = fs.mkdtempSync(path.join(scratch, 'empty-passphrase-'));
+  emptyPassphraseVector(dir, 1);
+  emptyPassphraseVector(dir, 2);
+  const results = checkVectorSet(dir);
+  assert.equal(results.length, 2);
+  for (const result of results) {
+    expectStatus(result, 'ok');
+    assert.match(result.note, /^not re-sealed: its passphrase is empty, which every writer must refuse/);
+  }
 });
 
 test('key commitment: the v1 file opens under both passphrases, its v2 twin only under the first', () => {
