@@ -12,7 +12,9 @@ import {
 } from './goshuin.mjs';
 
 export const FORMAT = 'goshuin-known-answer';
-export const NAME_PATTERN = /^[a-z0-9][a-z0-9._-]{0,99}$/;
+// vectors-v1.md §1: a vector's NAME, and the files it names (room for NAME.plaintext); neither holds "..".
+export const NAME_PATTERN = /^(?!.*\.\.)[a-z0-9][a-z0-9._-]{0,99}$/;
+export const FILE_NAME_PATTERN = /^(?!.*\.\.)[a-z0-9][a-z0-9._-]{0,109}$/;
 export const MAX_HEX_PLAINTEXT = 4096;
 export const ERROR_CODES = [ // container-v1.md §8
   'short_header', 'bad_magic', 'unsupported_version', 'iterations_out_of_range', 'chunk_size_out_of_range',
@@ -147,7 +149,9 @@ const malformed = (message) => { throw new MalformedVector(message); };
 
 const hexOf = (bytes) => (text) => new RegExp(`^[0-9a-f]{${2 * bytes}}$`).test(text);
 const isHex = (text) => /^(?:[0-9a-f]{2})*$/.test(text);
-const isPlainFileName = (suffix) => (text) => NAME_PATTERN.test(text.slice(0, -suffix.length)) && text.endsWith(suffix) && !text.includes('..');
+// Any plain file name of the vector's folder: a writer SHOULD use NAME.goshuin and NAME.plaintext, a checker
+// accepts any (vectors-v1.md §1).
+const isPlainFileName = (text) => FILE_NAME_PATTERN.test(text);
 
 // Each key: its JSON type and a rule on its value.
 // Rules that depend on the container version are in checkKeyCombinations.
@@ -170,10 +174,10 @@ const SCHEMA = {
   headerKey: ['string', hexOf(32)],
   payloadKey: ['string', hexOf(32)],
   plaintextHex: ['string', (v) => isHex(v) && v.length <= 2 * MAX_HEX_PLAINTEXT],
-  plaintextFile: ['string', isPlainFileName('.plaintext')],
+  plaintextFile: ['string', isPlainFileName],
   plaintextLength: ['integer', () => true],
   plaintextSha256: ['string', hexOf(32)],
-  file: ['string', isPlainFileName('.goshuin')],
+  file: ['string', isPlainFileName],
   fileSha256: ['string', hexOf(32)],
   fileSize: ['integer', (v) => v >= 1],
   releasedLength: ['integer', () => true],
@@ -288,10 +292,13 @@ function sha256OfFile(filePath) {
   return hash.digest('hex');
 }
 
+// §3 step 2: the files a vector names are part of the vector; one that is missing or differs from what the
+// vector states makes it malformed, as its JSON would (§3: malformed is the vector's fault, failed this
+// implementation's disagreement).
 function checkNamedFile(dir, fileName, expectedSha256, what) {
   const filePath = path.join(dir, fileName);
-  if (!fs.statSync(filePath, { throwIfNoEntry: false })?.isFile()) failCheck(`${what} ${fileName} is missing`);
-  if (sha256OfFile(filePath) !== expectedSha256) failCheck(`${what} ${fileName} does not have the stated SHA-256`);
+  if (!fs.lstatSync(filePath, { throwIfNoEntry: false })?.isFile()) malformed(`${what} ${fileName} is missing or not a regular file`);
+  if (sha256OfFile(filePath) !== expectedSha256) malformed(`${what} ${fileName} does not have the stated SHA-256`);
   return filePath;
 }
 
@@ -315,9 +322,12 @@ function checkVector(dir, vector) {
   const goshuinPath = checkNamedFile(dir, vector.file, vector.fileSha256, 'file');
   if ('plaintextFile' in vector) {
     const plaintextPath = checkNamedFile(dir, vector.plaintextFile, vector.plaintextSha256, 'plaintextFile');
-    if (fs.statSync(plaintextPath).size !== vector.plaintextLength) failCheck('plaintextFile does not have plaintextLength bytes');
+    if (fs.statSync(plaintextPath).size !== vector.plaintextLength) malformed('plaintextFile does not have plaintextLength bytes');
   } else if (sha256Hex(Buffer.from(vector.plaintextHex, 'hex')) !== vector.plaintextSha256) {
-    failCheck('plaintextHex does not have plaintextSha256');
+    malformed('plaintextHex does not have plaintextSha256');
+  }
+  if ('fileSize' in vector && vector.fileSize <= fs.statSync(goshuinPath).size) {
+    malformed(`fileSize ${vector.fileSize} is not larger than ${vector.file} (${fs.statSync(goshuinPath).size} bytes)`);
   }
 
   // §3.3: the key on its own; for version 2 also the two HKDF keys, from the stated key (§5.3).
@@ -346,8 +356,6 @@ function checkVector(dir, vector) {
 
 // §5.4: the file a vector with fileSize describes, as a sparse file: `file`'s bytes, then zeros.
 function zeroExtendedCopy(goshuinPath, fileSize, dir) {
-  const length = fs.statSync(goshuinPath).size;
-  if (fileSize <= length) failCheck(`fileSize ${fileSize} is not larger than ${path.basename(goshuinPath)} (${length} bytes)`);
   const copy = path.join(dir, 'zero-extended.goshuin');
   fs.copyFileSync(goshuinPath, copy);
   try {

@@ -14,6 +14,7 @@ import {
   GoshuinError, HEADER_SIZE_V2, bufferSink, bufferSource, deriveKey, deriveKeysV2, encodeHeader, encodeHeaderV2,
   layoutV2, open, openRecordV2, recordNonceV2, seal, sealChunk, sealRecordV2, sealV2, sealV2Stream,
 } from '../goshuin.mjs';
+import { katPlaintext } from '../generate.mjs';
 import { checkVectorSet, formatVector, sha256Hex } from '../vectors.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -191,12 +192,14 @@ test('open: a failing v2 file leaves no output', () => {
 
 // --- the checker: every rule of vectors-v1.md §5 that a wrong vector breaks must be reported
 
-function checkEdited(vectorName, edit, extraFiles = []) {
+// Copies a committed vector (its files renamed as `renamed` says) into a folder of its own, edited, as
+// `jsonName`.json, and checks it.
+function checkEdited(vectorName, edit, extraFiles = [], renamed = {}, jsonName = vectorName) {
   const dir = fs.mkdtempSync(path.join(scratch, 'vectors-'));
   const json = JSON.parse(fs.readFileSync(path.join(knownAnswer, `${vectorName}.json`), 'utf8'));
-  for (const file of [json.file, json.plaintextFile, ...extraFiles].filter(Boolean)) fs.copyFileSync(path.join(knownAnswer, file), path.join(dir, file));
+  for (const file of [json.file, json.plaintextFile, ...extraFiles].filter(Boolean)) fs.copyFileSync(path.join(knownAnswer, file), path.join(dir, renamed[file] ?? file));
   const edited = edit(json) ?? json;
-  fs.writeFileSync(path.join(dir, `${vectorName}.json`), typeof edited === 'string' ? edited : JSON.stringify(edited, null, 2));
+  fs.writeFileSync(path.join(dir, `${jsonName}.json`), typeof edited === 'string' ? edited : JSON.stringify(edited, null, 2));
   return checkVectorSet(dir)[0];
 }
 const expectStatus = (result, status, pattern) => {
@@ -237,9 +240,58 @@ test('checker: a wrong verdict, index or released prefix fails', () => {
 });
 test('checker: fileSize is the size of the file opened', () => {
   expectStatus(checkEdited('v2-structure-records-2-32-plus-1', (v) => { v.fileSize -= 1040; }), 'fail', /got truncated/);
-  expectStatus(checkEdited('v2-structure-records-2-32-plus-1', (v) => { v.fileSize = 10; }), 'fail', /not larger/);
+  expectStatus(checkEdited('v2-structure-records-2-32-plus-1', (v) => { v.fileSize = 10; }), 'malformed', /not larger/);
   expectStatus(checkEdited('v2-success-1-byte', (v) => { v.fileSize = 1000; }), 'malformed', /failure vectors only/);
   expectStatus(checkEdited('success-1-byte', (v) => { v.fileSize = 1000; }), 'malformed', /fileSize/);
+});
+test('checker: what is wrong with the vector itself is malformed, a disagreement fails (vectors-v1.md §3)', () => {
+  expectStatus(checkEdited('v2-success-1-byte', (v) => { v.fileSha256 = '0'.repeat(64); }), 'malformed', /SHA-256/);
+  expectStatus(checkEdited('v2-success-1-byte', (v) => { v.file = 'elsewhere.goshuin'; }), 'malformed', /missing/);
+  expectStatus(checkEdited('success-256-chunks', (v) => { v.plaintextSha256 = '0'.repeat(64); }), 'malformed', /plaintextFile/);
+  expectStatus(checkEdited('v2-success-1-byte', () => '{"format": "goshuin-known-answer",'), 'malformed', /JSON/);
+  expectStatus(checkEdited('v2-success-1-byte', (v) => { v.key = '0'.repeat(64); }), 'fail', /key differs/);
+});
+test('checker: the files of every valid NAME are valid file names, and a NAME holds no ".." (vectors-v1.md §1)', () => {
+  const longest = `success-256-chunks-${'x'.repeat(81)}`;
+  assert.equal(longest.length, 100);
+  const dir = fs.mkdtempSync(path.join(scratch, 'names-'));
+  const json = JSON.parse(fs.readFileSync(path.join(knownAnswer, 'success-256-chunks.json'), 'utf8'));
+  fs.copyFileSync(path.join(knownAnswer, json.file), path.join(dir, `${longest}.goshuin`));
+  fs.copyFileSync(path.join(knownAnswer, json.plaintextFile), path.join(dir, `${longest}.plaintext`));
+  fs.writeFileSync(path.join(dir, `${longest}.json`), JSON.stringify({ ...json, name: longest, file: `${longest}.goshuin`, plaintextFile: `${longest}.plaintext` }));
+  expectStatus(checkVectorSet(dir)[0], 'ok');
+  expectStatus(checkEdited('v2-success-1-byte', (v) => { v.file = 'sealed.bin'; }, [], { 'v2-success-1-byte.goshuin': 'sealed.bin' }), 'ok');
+  expectStatus(checkEdited('v2-success-1-byte', (v) => { v.name = 'v2..success'; }, [], {}, 'v2..success'), 'malformed');
+});
+test('checker: plaintextHex holds at most 4,096 bytes of payload, 8,192 hex digits', () => {
+  for (const [length, status] of [[4096, 'ok'], [4097, 'malformed']]) {
+    const dir = fs.mkdtempSync(path.join(scratch, 'inline-'));
+    const plaintext = crypto.createHash('sha512').update('inline').digest().subarray(0, 1).toString('hex').repeat(length);
+    const bytes = Buffer.from(plaintext, 'hex');
+    const file = sealBytes(bytes);
+    const keys = deriveKeysV2(passphrase, params.kdfSalt, 1000, params.payloadSalt);
+    fs.writeFileSync(path.join(dir, 'inline.goshuin'), file);
+    fs.writeFileSync(path.join(dir, 'inline.json'), formatVector({
+      format: 'goshuin-known-answer', version: 1, containerVersion: 2, name: 'inline', comment: `${length} bytes inline`,
+      expect: 'success', passphrase: passphrase.toString(), iterations: 1000, salt: params.kdfSalt.toString('hex'),
+      payloadSalt: params.payloadSalt.toString('hex'), chunkSize: 1024, key: keys.passwordKey.toString('hex'),
+      headerKey: keys.headerKey.toString('hex'), payloadKey: keys.payloadKey.toString('hex'), plaintextHex: plaintext,
+      plaintextLength: length, plaintextSha256: sha256Hex(bytes), file: 'inline.goshuin', fileSha256: sha256Hex(file),
+    }));
+    expectStatus(checkVectorSet(dir)[0], status);
+  }
+});
+test('vectors-v1.md names every committed vector whose plaintext is not the derived stream of its name', () => {
+  const spec = fs.readFileSync(path.join(here, '..', '..', 'vectors-v1.md'), 'utf8');
+  const named = new Set([...spec.matchAll(/`([a-z0-9][a-z0-9-]*)`/g)].map((m) => m[1]));
+  for (const jsonFile of fs.readdirSync(knownAnswer).filter((f) => f.endsWith('.json'))) {
+    const vector = JSON.parse(fs.readFileSync(path.join(knownAnswer, jsonFile), 'utf8'));
+    const parts = vector.name.split('-');
+    // The name, or a stem of at least two words the spec names (two vectors about one seal, vectors-v1.md §5.6).
+    const stems = parts.map((_, i) => parts.slice(0, parts.length - i).join('-')).filter((stem) => stem.includes('-'));
+    if (stems.some((stem) => sha256Hex(katPlaintext(stem, vector.plaintextLength)) === vector.plaintextSha256 && (stem === vector.name || named.has(stem)))) continue;
+    assert.ok(stems.some((stem) => named.has(stem)), `${vector.name}: its plaintext is not the derived stream, and vectors-v1.md does not say so`);
+  }
 });
 test('checker: a success vector must seal again to the same bytes (payloadSalt is used)', () => {
   expectStatus(checkEdited('v2-success-1-byte', (v) => {
