@@ -63,6 +63,14 @@ struct VectorDiagnoser {
         let layout = header.layout
         let reader = try RecordReader(file: file, key: passphraseKey, layout: layout, headerBytes: header.encode())
         guard let lowest = try reader.lowestFailing(count: layout.chunkCount) else { return [] }
+        return try mistakesOfEveryVersion(reader, lowest)
+    }
+
+    /// The mistakes both versions can show at record `lowest`, the first that fails: the index's byte order
+    /// in the nonce, and no additional data.
+    private func mistakesOfEveryVersion(_ reader: RecordReader, _ lowest: UInt64) throws -> [VectorDiagnosis] {
+        let v1 = reader.layout.version == .v1
+        let (unit, spec) = v1 ? ("chunk", "container-v1.md") : ("record", "container-v2.md")
         var found: [VectorDiagnosis] = []
         if reader.indexBytes(lowest, littleEndian: true) != reader.indexBytes(lowest, littleEndian: false),
             try reader.authenticates(lowest, Opening(littleEndianIndex: true))
@@ -71,20 +79,22 @@ struct VectorDiagnoser {
                 VectorDiagnosis(
                     cause: .nonceByteOrder,
                     explanation:
-                        "chunk \(lowest) authenticates with its index little-endian in the nonce"
+                        "\(unit) \(lowest) authenticates with its index little-endian in the nonce"
                         + " (\(reader.nonceText(lowest, littleEndian: true))), not big-endian"
                         + " (\(reader.nonceText(lowest, littleEndian: false))): the implementation that made this"
-                        + " vector writes the chunk index in the wrong byte order (container-v1.md §5: nonce ="
-                        + " nonceBase ‖ u32be(i))"))
+                        + " vector writes the \(unit) index in the wrong byte order (\(spec) §5: nonce"
+                        + (v1 ? " = nonceBase ‖ u32be(i))" : "_i = 00×7 ‖ u32be(i) ‖ f)")))
         }
         if try reader.authenticates(lowest, Opening(additionalData: [])) {
             found.append(
                 VectorDiagnosis(
                     cause: .additionalDataMissing,
                     explanation:
-                        "chunk \(lowest) authenticates with no additional data: the implementation that made this"
-                        + " vector does not pass the header as the AAD (container-v1.md §5: AAD = the 45 header"
-                        + " bytes, exactly as stored)"))
+                        "\(unit) \(lowest) authenticates with no additional data: the implementation that made this"
+                        + " vector does not pass the header as the AAD (\(spec) §5: AAD = the"
+                        + (v1
+                            ? " 45 header bytes, exactly as stored)"
+                            : " 77 header bytes, exactly as stored, headerMac included)")))
         }
         return found
     }
@@ -117,20 +127,7 @@ struct VectorDiagnoser {
         guard let layout = try? ContainerLayout.v2(chunkSize: fields.chunkSize, fileSize: fileSize) else { return [] }
         let reader = try RecordReader(file: file, key: keys.payloadKey, layout: layout, headerBytes: fields.encode())
         guard let lowest = try reader.lowestFailing(count: layout.chunkCount) else { return [] }
-        var found: [VectorDiagnosis] = []
-        if reader.indexBytes(lowest, littleEndian: true) != reader.indexBytes(lowest, littleEndian: false),
-            try reader.authenticates(lowest, Opening(littleEndianIndex: true))
-        {
-            found.append(
-                VectorDiagnosis(
-                    cause: .nonceByteOrder,
-                    explanation:
-                        "record \(lowest) authenticates with its index little-endian in the nonce"
-                        + " (\(reader.nonceText(lowest, littleEndian: true))), not big-endian"
-                        + " (\(reader.nonceText(lowest, littleEndian: false))): the implementation that made this"
-                        + " vector writes the record index in the wrong byte order (container-v2.md §5: nonce_i ="
-                        + " 00×7 ‖ u32be(i) ‖ f)"))
-        }
+        var found = try mistakesOfEveryVersion(reader, lowest)
         let isLast = lowest == layout.finalChunk
         if try reader.authenticates(lowest, Opening(flag: isLast ? 0 : 1)) {
             found.append(
@@ -148,15 +145,6 @@ struct VectorDiagnoser {
                             + " \(layout.finalChunk - lowest) more follow it: the implementation that made this"
                             + " vector sets the final flag on a record that is not the last (container-v2.md §5:"
                             + " f = 01 for i = n − 1 only)"))
-        }
-        if try reader.authenticates(lowest, Opening(additionalData: [])) {
-            found.append(
-                VectorDiagnosis(
-                    cause: .additionalDataMissing,
-                    explanation:
-                        "record \(lowest) authenticates with no additional data: the implementation that made this"
-                        + " vector does not pass the header as the AAD (container-v2.md §5: AAD = the 77 header"
-                        + " bytes, exactly as stored, headerMac included)"))
         }
         if try reader.authenticates(lowest, Opening(additionalData: fields.authenticatedBytes)) {
             found.append(

@@ -37,6 +37,31 @@ import Testing
         #expect(section.contains("the bytes before the first LF (`0A`)") && section.contains("less one CR (`0D`)"))
     }
 
+    /// §4.1: GOSHUIN_PASSPHRASE set but empty is refused for every command, naming the variable, before any
+    /// work, with the code the spec's table lists (`empty_passphrase`, §8) and exit 64, not as a wrong
+    /// passphrase (the first-use test of the same case keeps its message and status).
+    @Test func anEmptyPassphraseVariableIsRefusedWithTheTablesCode() throws {
+        directory.write("notes.txt", Self.notes)
+        let sealed = try run(
+            ["seal", "notes.txt", "-o", "notes.goshuin", "--iterations", "1000"],
+            environment: ["GOSHUIN_PASSPHRASE": "a passphrase of words"])
+        #expect(sealed.status == 0, "\(sealed.stderr)")
+        for arguments in [
+            ["open", "notes.goshuin", "-o", "x"], ["verify", "notes.goshuin"],
+            ["seal", "notes.txt", "-o", "y.goshuin"],
+        ] {
+            let result = try run(arguments, environment: ["GOSHUIN_PASSPHRASE": ""])
+            #expect(result.status == 64, "\(arguments): \(result.stderr)")
+            #expect(
+                result.stderr.contains("error: empty_passphrase: GOSHUIN_PASSPHRASE is set but empty"),
+                "\(result.stderr)")
+            #expect(result.stderr.contains("--passphrase-file /dev/null"), "\(result.stderr)")
+        }
+        #expect(!directory.exists("x") && !directory.exists("y.goshuin"))
+        let table = try Self.spec("container-v1.md", section: "## 8. Error codes")
+        #expect(table.contains("| `empty_passphrase` | sealing with an empty passphrase (§4), or GOSHUIN_PASSPHRASE"))
+    }
+
     /// §4: a reader opens a file another writer sealed with an empty passphrase; goshuin-tool is given one by
     /// an empty file (§4.1), while `seal` refuses one from every source.
     @Test(arguments: [FormatVersion.v1, .v2])
