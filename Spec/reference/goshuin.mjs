@@ -125,10 +125,18 @@ export function layoutOf({ chunkSize, plaintextLength }) {
 // ---------------------------------------------------------------------------------------------
 // Key (§4) and one chunk's AES-256-GCM (§5)
 
-// `passphrase` is a Buffer of the exact bytes (a string is taken as its UTF-8, unnormalized).
+// `passphrase` is a Buffer of the exact bytes (a string is taken as its UTF-8, unnormalized; one that is not
+// Unicode, with an unpaired surrogate, has no UTF-8 and is refused rather than substituted: §4).
 // `length` is 32 for the container; other lengths only serve the Wycheproof run.
 export function deriveKey(passphrase, salt, iterations, length = KEY_SIZE) {
-  return crypto.pbkdf2Sync(Buffer.from(passphrase), salt, iterations, length, 'sha256');
+  return crypto.pbkdf2Sync(passphraseBytes(passphrase), salt, iterations, length, 'sha256');
+}
+
+export function passphraseBytes(passphrase) {
+  if (typeof passphrase === 'string' && !passphrase.isWellFormed()) {
+    fail('invalid_argument', 'the passphrase holds an unpaired surrogate: it is not Unicode text and has no UTF-8 bytes');
+  }
+  return Buffer.from(passphrase);
 }
 
 export function chunkNonce(nonceBase, index) {
@@ -202,7 +210,8 @@ function checkSealParameters({ iterations, chunkSize, salt, nonceBase }) {
 // §4: a writer refuses an empty passphrase (a reader opens a file sealed with one). No upper bound: that is
 // goshuin-tool's (§4.1), not the format's.
 export function checkPassphraseForSealing(passphrase) {
-  if (Buffer.from(passphrase).length === 0) fail('empty_passphrase', 'an empty passphrase protects nothing');
+  if (passphrase.length === 0) fail('empty_passphrase', 'an empty passphrase protects nothing');
+  passphraseBytes(passphrase);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -327,6 +327,11 @@ test('seal: an empty passphrase is refused by every writer, after the parameters
   assert.equal(codeOfSealing(sealV1(Buffer.alloc(10), { passphrase: empty, chunkSize: 1023, salt: Buffer.alloc(15) })), 'chunk_size_out_of_range');
   assert.equal(codeOfSealing(() => sealBytes(Buffer.alloc(10), { ...params, passphrase: empty })), 'empty_passphrase');
   assert.equal(codeOfSealing(() => sealBytes(Buffer.alloc(10), { ...params, passphrase: empty, payloadSalt: Buffer.alloc(8) })), 'invalid_argument');
+  // A string that is not Unicode has no UTF-8 bytes: refused, never substituted (container-v1.md §4).
+  assert.equal(codeOfSealing(sealV1(Buffer.alloc(10), { passphrase: 'a\uD800b' })), 'invalid_argument');
+  assert.equal(codeOfSealing(() => sealBytes(Buffer.alloc(10), { ...params, passphrase: '\uDC00' })), 'invalid_argument');
+  assert.equal(codeOfSealing(() => deriveKey('x\uD800', params.kdfSalt, 1000)), 'invalid_argument');
+  assert.equal(codeOfSealing(() => deriveKey('ヂ', params.kdfSalt, 1000)), 'sealed');
   // A stream is read only after the passphrase is accepted: its payload cannot be judged first.
   let read = false;
   assert.equal(codeOfSealing(() => sealV2Stream(() => { read = true; return Buffer.alloc(0); }, bufferSink(), { ...params, passphrase: empty })), 'empty_passphrase');
