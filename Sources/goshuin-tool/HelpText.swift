@@ -38,7 +38,7 @@ enum HelpText {
             + definitions(passphraseSources, indent: 4)
             + paragraphs(
                 "The passphrase is used as its exact bytes: no trimming, no Unicode normalization. At most 4096 bytes"
-                    + " from any source. Sealing refuses an empty one and warns about one under 10 characters (a"
+                    + " from any source (4094 typed at the terminal, the longest line it passes on whole). Sealing refuses an empty one and warns about one under 10 characters (a"
                     + " forgotten passphrase cannot be recovered, by anyone) and about bytes that are not UTF-8 (the"
                     + " app takes a typed passphrase). It is asked for only once the input and"
                     + " the output passed their checks; without any source and without a terminal, the command then"
