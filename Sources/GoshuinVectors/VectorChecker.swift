@@ -202,7 +202,7 @@ public enum VectorChecker {
         let likelyCauses = problems.isEmpty || vector.fileSize != nil ? [] : run.diagnose(key: computation.key)
         return VectorCheckResult(
             name: name, outcome: problems.isEmpty ? .passed : .failed,
-            detail: problems.first?.description ?? ([run.passDescription] + notes).joined(separator: "; "),
+            detail: problems.first?.description ?? run.passDescription,
             problems: problems, likelyCauses: likelyCauses, notes: notes, computed: computation)
     }
 

@@ -22,15 +22,17 @@ struct VectorRun {
 
     private var passphrase: Passphrase { Passphrase(bytes: vector.passphraseBytes) }
 
-    /// What a pass means for this vector, naming what ran: the verdict every reader gave, and the sealers.
+    /// What a pass means for this vector, naming what ran: the verdict every reader gave, and the sealers
+    /// (or why they did not run).
     var passDescription: String {
         let verdict: String
         switch vector.expect {
         case .success: verdict = "success"
         case .failure(let code): verdict = code.rawValue + (vector.chunkIndex.map { " at chunk \($0)" } ?? "")
         }
-        return verdict + " from all \(Self.readerNames.count) readers"
-            + (vector.expect == .success ? ", re-sealed by all \(Sealer.allCases.count) sealers" : "")
+        let readers = verdict + " from all \(Self.readerNames.count) readers"
+        guard vector.expect == .success else { return readers }
+        return readers + (resealRefusal.map { "; \($0)" } ?? ", re-sealed by all \(Sealer.allCases.count) sealers")
     }
 
     /// Runs the vector through every reader and, for a success vector, every sealer, adding each
