@@ -23,8 +23,12 @@ package struct KnownAnswerVector: Sendable {
     package static let formatName = "goshuin-known-answer"
     /// The value of the `version` key.
     package static let formatVersion: Int64 = 1
-    /// The longest plaintext given inline.
+    /// The longest plaintext given inline, in bytes (twice as many hex digits).
     package static let maximumInlinePlaintext = 4_096
+    /// The longest vector name.
+    package static let maximumNameLength = 100
+    /// The longest file name a vector names: a vector name and `.plaintext`.
+    package static let maximumFileNameLength = maximumNameLength + ".plaintext".count
 
     /// The vector's name, also its file name without `.json`.
     package var name: String
@@ -101,19 +105,27 @@ package struct KnownAnswerVector: Sendable {
         self.releasedSha256 = releasedSha256
     }
 
-    /// Whether `name` is an acceptable vector name: `[a-z0-9][a-z0-9._-]{0,99}`.
+    /// Whether `name` is an acceptable vector name: `[a-z0-9][a-z0-9._-]{0,99}` without `..`, so that
+    /// `NAME.goshuin` and `NAME.plaintext` are acceptable file names (``isValidFileName(_:)``).
     package static func isValidName(_ name: String) -> Bool {
+        matchesNamePattern(name, maximumLength: maximumNameLength)
+    }
+
+    /// Whether `name` may be a file named by a vector: `[a-z0-9][a-z0-9._-]{0,109}` without `..` (room for
+    /// `NAME.plaintext`), so a plain name in the vector's folder: no `/`, and never `.` or `..`.
+    package static func isValidFileName(_ name: String) -> Bool {
+        matchesNamePattern(name, maximumLength: maximumFileNameLength)
+    }
+
+    private static func matchesNamePattern(_ name: String, maximumLength: Int) -> Bool {
         let bytes = Array(name.utf8)
-        guard (1...100).contains(bytes.count), isLowerAlphanumeric(bytes[0]) else { return false }
+        guard (1...maximumLength).contains(bytes.count), isLowerAlphanumeric(bytes[0]), !name.contains("..") else {
+            return false
+        }
         return bytes.allSatisfy {
             isLowerAlphanumeric($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-")
                 || $0 == UInt8(ascii: "_")
         }
-    }
-
-    /// Whether `name` may be a file named by a vector: a valid name, so no `/` and no `..` component.
-    package static func isValidFileName(_ name: String) -> Bool {
-        isValidName(name) && !name.contains("..")
     }
 
     private static func isLowerAlphanumeric(_ byte: UInt8) -> Bool {

@@ -82,7 +82,8 @@ extension KnownAnswerVector {
         if let name {
             if !isValidName(name) {
                 fields.report(
-                    "name", expected: "a vector name: [a-z0-9][a-z0-9._-]{0,99}", found: DisplayText.quoted(name))
+                    "name", expected: "a vector name: [a-z0-9][a-z0-9._-]{0,99} without \"..\"",
+                    found: DisplayText.quoted(name))
             } else if name != expectedName {
                 fields.report(
                     "name", expected: "the file's name without .json, \(DisplayText.quoted(expectedName))",
@@ -123,7 +124,7 @@ extension KnownAnswerVector {
         }
         let file = fields.string("file")
         if let file, !isValidFileName(file) {
-            fields.report("file", expected: "a plain file name in the same folder", found: DisplayText.quoted(file))
+            fields.report("file", expected: Self.fileNameRule, found: DisplayText.quoted(file))
         }
         let released = expect.flatMap { parseReleased(&fields, expect: $0) }
         let iterations = fields.integer(
@@ -160,6 +161,9 @@ extension KnownAnswerVector {
         vector.fileSize = fileSize.map { UInt64($0) }
         return vector
     }
+
+    private static let fileNameRule =
+        "a plain file name in the same folder: [a-z0-9][a-z0-9._-]{0,\(maximumFileNameLength - 1)} without \"..\""
 
     private static func parseExpectation(_ text: String, version: FormatVersion, fields: inout FieldReader)
         -> Expectation?
@@ -204,16 +208,18 @@ extension KnownAnswerVector {
             guard let text = fields.string("plaintextHex") else { return nil }
             guard let bytes = Hex.decode(text), bytes.count <= maximumInlinePlaintext else {
                 fields.report(
-                    "plaintextHex", expected: "lower-case hex of at most \(maximumInlinePlaintext) bytes",
-                    found: "\(text.utf8.count) characters")
+                    "plaintextHex",
+                    expected:
+                        "lower-case hex of at most \(maximumInlinePlaintext) plaintext bytes"
+                        + " (\(2 * maximumInlinePlaintext) hex digits); a longer plaintext goes in plaintextFile",
+                    found: Hex.decode(text).map { "\($0.count) bytes" } ?? "\(text.utf8.count) characters, not hex")
                 return nil
             }
             return .bytes(bytes)
         case (false, true):
             guard let name = fields.string("plaintextFile") else { return nil }
             guard isValidFileName(name) else {
-                fields.report(
-                    "plaintextFile", expected: "a plain file name in the same folder", found: DisplayText.quoted(name))
+                fields.report("plaintextFile", expected: Self.fileNameRule, found: DisplayText.quoted(name))
                 return nil
             }
             return .file(name)

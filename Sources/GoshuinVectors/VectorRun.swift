@@ -22,18 +22,23 @@ struct VectorRun {
 
     private var passphrase: Passphrase { Passphrase(bytes: vector.passphraseBytes) }
 
-    /// What a pass means for this vector, naming what ran: the verdict every reader gave, and the sealers.
+    /// What a pass means for this vector, naming what ran: the verdict every reader gave, and the sealers
+    /// (or why they did not run).
     var passDescription: String {
         let verdict: String
         switch vector.expect {
         case .success: verdict = "success"
         case .failure(let code): verdict = code.rawValue + (vector.chunkIndex.map { " at chunk \($0)" } ?? "")
         }
-        return verdict + " from all \(Self.readerNames.count) readers"
-            + (vector.expect == .success ? ", re-sealed by all \(Sealer.allCases.count) sealers" : "")
+        let readers = verdict + " from all \(Self.readerNames.count) readers"
+        guard vector.expect == .success else { return readers }
+        return readers + (resealRefusal.map { "; \($0)" } ?? ", re-sealed by all \(Sealer.allCases.count) sealers")
     }
 
-    func compute(fileSha256: [UInt8], problems: inout [VectorProblem]) -> VectorComputation {
+    /// Runs the vector through every reader and, for a success vector, every sealer, adding each
+    /// disagreement once to `problems` (readers or sealers that computed the same are one problem) and to
+    /// `notes` what it could not check.
+    func compute(fileSha256: [UInt8], problems: inout [VectorProblem], notes: inout [String]) -> VectorComputation {
         let key =
             (try? KeyDerivation.deriveKey(passphrase: passphrase, salt: vector.salt, iterations: vector.iterations))?
             .exposedBytes ?? []
@@ -48,30 +53,85 @@ struct VectorRun {
             streaming(), parallel(), randomAccess(finalChunkFirst: false), randomAccess(finalChunkFirst: true),
         ]
         assert(readers.map(\.reader) == Self.readerNames, "the readers as listed")
-        for reader in readers { compare(reader, problems: &problems) }
+        problems += compare(readers)
         if case .failure = vector.expect { checkNoOutputLeft(problems: &problems) }
         var reseals: [(sealer: String, sha256: [UInt8], firstDifference: String?)] = []
         if case .success = vector.expect {
-            for sealer in Sealer.allCases {
-                do {
-                    let result = try reseal(with: sealer)
-                    reseals.append((sealer.rawValue, result.sha256, result.firstDifference))
-                    if let difference = result.firstDifference {
-                        problems.append(
-                            VectorProblem(
-                                check: "re-seal (\(sealer.rawValue)) of the plaintext with the vector's parameters",
-                                expected: "the bytes of \(vector.file), SHA-256 \(Hex.encode(vector.fileSha256))",
-                                computed: "SHA-256 \(Hex.encode(result.sha256)), first different byte \(difference)"))
+            if let refusal = resealRefusal {
+                notes.append(refusal)
+            } else {
+                var outcomes: [(subject: String, computed: String)] = []
+                for sealer in Sealer.allCases {
+                    do {
+                        let result = try reseal(with: sealer)
+                        reseals.append((sealer.rawValue, result.sha256, result.firstDifference))
+                        if let difference = result.firstDifference {
+                            outcomes.append(
+                                (
+                                    sealer.rawValue,
+                                    "SHA-256 \(Hex.encode(result.sha256)), first different byte \(difference)"
+                                ))
+                        }
+                    } catch {
+                        outcomes.append((sealer.rawValue, "an error: \(error)"))
                     }
-                } catch {
+                }
+                for group in Self.grouped(outcomes) {
+                    let sealers = Self.naming(group.by, among: Sealer.allCases.map(\.rawValue), all: "every sealer")
                     problems.append(
                         VectorProblem(
-                            check: "re-seal (\(sealer.rawValue))", expected: "the bytes of \(vector.file)",
-                            computed: "an error: \(error)"))
+                            check: "re-seal by \(sealers) of the plaintext with the vector's parameters",
+                            expected: "the bytes of \(vector.file), SHA-256 \(Hex.encode(vector.fileSha256))",
+                            computed: group.computed, by: group.by))
                 }
             }
         }
         return VectorComputation(key: key, fileSha256: fileSha256, readers: readers, reseals: reseals)
+    }
+
+    /// Why the toolkit's sealers cannot re-seal this success vector, when they cannot: its passphrase is one
+    /// they refuse (empty, as every writer must; or past the toolkit's own bound). Its file is still opened by
+    /// every reader, which is what a reader of the format owes it (`Spec/vectors-v1.md` §3, step 5).
+    private var resealRefusal: String? {
+        do {
+            _ = try HeaderDraft.checkedForSealing(passphrase)
+            return nil
+        } catch let error as GoshuinError where error.code == .emptyPassphrase {
+            return "not re-sealed: its passphrase is empty, which every writer must refuse (container-v1.md §4);"
+                + " a reader must open such a file, and every reader here was run on it"
+        } catch {
+            return "not re-sealed: its passphrase has \(vector.passphraseBytes.count) bytes, more than the"
+                + " \(Passphrase.maximumLength) goshuin-toolkit seals with (its own bound, not the format's:"
+                + " container-v1.md §4.1); every reader here was run on it"
+        }
+    }
+
+    /// The known mistakes of another implementation that the vector's file shows (``VectorDiagnosis``),
+    /// under `key`, the one the vector's passphrase gives.
+    func diagnose(key: [UInt8]) -> [VectorDiagnosis] {
+        guard key.count == AES256GCM.keyLength else { return [] }
+        return VectorDiagnoser(file: file, passphraseKey: SecretBytes(copying: key)).diagnose()
+    }
+
+    /// `every NOUN (a, b, c)` when `subjects` are all of `among` (more than one), else `a, b` after
+    /// `article`.
+    static func naming(_ subjects: [String], among: [String], all: String, article: String = "the ") -> String {
+        let list = subjects.joined(separator: ", ")
+        return subjects.count > 1 && subjects == among ? "\(all) (\(list))" : article + list
+    }
+
+    /// What each subject (a reader, a sealer) computed, grouped: each value once, in the order first met,
+    /// with the subjects that computed it.
+    static func grouped(_ outcomes: [(subject: String, computed: String)]) -> [(computed: String, by: [String])] {
+        var groups: [(computed: String, by: [String])] = []
+        for outcome in outcomes {
+            if let index = groups.firstIndex(where: { $0.computed == outcome.computed }) {
+                groups[index].by.append(outcome.subject)
+            } else {
+                groups.append((outcome.computed, [outcome.subject]))
+            }
+        }
+        return groups
     }
 
     /// Version 2's HKDF steps, each from the vector's stated `key`, so an HKDF mistake is told from a PBKDF2
@@ -167,7 +227,9 @@ struct VectorRun {
         }
     }
 
-    private func compare(_ reader: ReaderResult, problems: inout [VectorProblem]) {
+    /// The readers' disagreements with the vector, each once: the verdicts that differ from the expected
+    /// one, then the released plaintexts that differ, each naming the readers that computed it.
+    private func compare(_ readers: [ReaderResult]) -> [VectorProblem] {
         let expectedVerdict: String
         let expectedReleased: (length: UInt64, sha256: [UInt8])?
         switch vector.expect {
@@ -178,21 +240,30 @@ struct VectorRun {
             expectedVerdict = code.rawValue + (vector.chunkIndex.map { " at chunk \($0)" } ?? "")
             expectedReleased = vector.releasedLength.flatMap { length in vector.releasedSha256.map { (length, $0) } }
         }
-        let computedVerdict = reader.verdict + (reader.chunkIndex.map { " at chunk \($0)" } ?? "")
-        if computedVerdict != expectedVerdict {
-            problems.append(VectorProblem(check: reader.reader, expected: expectedVerdict, computed: computedVerdict))
+        let verdicts = readers.map { reader in
+            (reader.reader, reader.verdict + (reader.chunkIndex.map { " at chunk \($0)" } ?? ""))
         }
-        if let released = reader.released, let expectedReleased,
-            released.length != expectedReleased.length || released.sha256 != expectedReleased.sha256
-        {
-            let what =
-                vector.expect == .success ? "plaintext opened by the" : "plaintext released before failing by the"
-            problems.append(
-                VectorProblem(
-                    check: "\(what) \(reader.reader)",
-                    expected: VectorChecker.describe(expectedReleased.length, expectedReleased.sha256),
-                    computed: VectorChecker.describe(released.length, released.sha256)))
+        var problems = Self.grouped(verdicts.filter { $0.1 != expectedVerdict }).map { group in
+            VectorProblem(
+                check: Self.naming(group.by, among: Self.readerNames, all: "every reader", article: ""),
+                expected: expectedVerdict, computed: group.computed, by: group.by)
         }
+        guard let expectedReleased else { return problems }
+        let inOrder = readers.filter { $0.released != nil }.map(\.reader)
+        let released = readers.compactMap { reader in
+            reader.released.flatMap { released in
+                released.length != expectedReleased.length || released.sha256 != expectedReleased.sha256
+                    ? (reader.reader, VectorChecker.describe(released.length, released.sha256)) : nil
+            }
+        }
+        let what = vector.expect == .success ? "plaintext opened by" : "plaintext released before failing by"
+        problems += Self.grouped(released).map { group in
+            VectorProblem(
+                check: "\(what) \(Self.naming(group.by, among: inOrder, all: "every in-order reader"))",
+                expected: VectorChecker.describe(expectedReleased.length, expectedReleased.sha256),
+                computed: group.computed, by: group.by)
+        }
+        return problems
     }
 
     /// Opening to a path must fail and leave nothing in the destination's directory.

@@ -11,8 +11,10 @@ enum CheckCommand: ToolCommand {
             OptionSpec(
                 .json,
                 "Print one JSON object on standard output: {\"ok\", \"passed\", \"failed\", \"malformed\", \"skipped\","
-                    + " \"vectors\": [{\"name\", \"outcome\", \"problems\", \"computed\"}]}; the error object only when"
-                    + " the check cannot run."),
+                    + " \"vectors\": [{\"name\", \"outcome\", \"detail\", \"problems\", \"likelyCauses\", \"notes\","
+                    + " \"computed\"}]},"
+                    + " each problem once with the readers or sealers that computed it (\"by\"); the error object only"
+                    + " when the check cannot run."),
             CommandSpec.helpOption,
         ],
         discussion: """
@@ -21,13 +23,19 @@ enum CheckCommand: ToolCommand {
             the tool (PREFIX/share/goshuin-toolkit/KnownAnswer). The vector format is Spec/vectors-v1.md,
             for both container versions. Every vector goes through every reader (streaming, parallel, random
             access in order and final chunk first) and a success vector through every sealer (streaming,
-            parallel, piecewise); a folder's rfc5869/hkdf-sha256.json (RFC 5869's HKDF cases) is checked
-            too. Every file of a
+            parallel, piecewise), unless its passphrase is one this toolkit does not seal with (empty, as
+            every writer must refuse, or longer than 4096 bytes): it is judged by its readers, and its line
+            says it was not re-sealed and why. A folder's rfc5869/hkdf-sha256.json (RFC 5869's HKDF cases)
+            is checked too. Every file of a
             vector set is opened inside its folder, never through a link: anything else makes the vector
-            malformed. Prints one line per vector and, under a failing or malformed one, every problem with
-            what the vector says and what was computed (where two hex values differ, a caret marks the first
-            different digit); a JSON file without a "format" member is not a vector and is skipped. Then 'N
-            malformed' and 'N passed, N failed'; exits 1 if any vector fails or is malformed.
+            malformed. Prints one line per vector and, under a failing or malformed one, every problem once
+            with what the vector says and what was computed, naming the readers or sealers that agree (where
+            two hex values differ, a caret marks the first different digit). When the file shows a mistake
+            other implementations are known to make, a line names the likely cause first: the nonce's index
+            in the wrong byte order, a version 2 final flag missing or set too early, the empty final record
+            left out, the header missing from the AAD (or its MAC). A JSON file without a "format" member is
+            not a vector and is skipped. Then 'N malformed' and 'N passed, N failed'; exits 1 if any vector
+            fails or is malformed.
             """,
         examples: ["goshuin-tool check", "goshuin-tool check their-vectors/ --json"])
 
@@ -112,51 +120,32 @@ enum CheckCommand: ToolCommand {
         return (try? ContainerStructure.readAt(file, offset: 0, count: 4)) == Array("GSHN".utf8)
     }
 
-    /// The lines for one vector: `ok NAME (…)`, `SKIP`, or `FAIL NAME` / `MALFORMED NAME` followed by its
-    /// problems: the readers that agree on a wrong verdict on one line, and two hex values that differ one
-    /// above the other, a caret under the first different digit.
+    /// The lines for one vector: `ok NAME (…)`, `SKIP`, or `FAIL NAME` / `MALFORMED NAME` followed by the
+    /// likely causes of a failure, then its problems, each once (the readers or sealers that computed the
+    /// same named on its line), two hex values that differ one above the other with a caret under the first
+    /// different digit, and what was not checked.
     static func text(_ result: VectorCheckResult) -> String {
         let name = DisplayText.escaped(result.name)
         switch result.outcome {
-        case .passed: return "ok \(name) (\(result.detail))\n"
+        case .passed: return "ok \(name) (\(DisplayText.escaped(result.detail)))\n"
         case .skipped: return "SKIP \(name): \(DisplayText.escaped(result.detail))\n"
         case .malformed, .failed:
             let label = result.outcome == .failed ? "FAIL" : "MALFORMED"
             let computed = result.computed.map {
                 "  computed here: key \(Hex.encode($0.key)), file SHA-256 \(Hex.encode($0.fileSha256))\n"
             }
-            let problems = groupedByReaders(result.problems)
+            let problems = result.problems
             // One problem fits the vector's line; several follow it, one each.
             if problems.count == 1, problems[0].firstDifferentHexDigit == nil, computed == nil {
                 return "\(label) \(name): \(DisplayText.escaped(problems[0].description))\n"
             }
             let count = problems.count == 1 ? "1 problem" : "\(problems.count) problems"
-            return "\(label) \(name): \(count)\n" + problems.map(problemText).joined() + (computed ?? "")
-        }
-    }
-
-    /// The problems with those of several readers that say the same merged into one, naming the readers
-    /// (`every reader (…)` when all of them agree).
-    static func groupedByReaders(_ problems: [VectorProblem]) -> [VectorProblem] {
-        var groups: [(problem: VectorProblem, readers: [String])] = []
-        for problem in problems {
-            let isReader = VectorChecker.readerNames.contains(problem.check)
-            if isReader,
-                let index = groups.firstIndex(where: {
-                    !$0.readers.isEmpty && $0.problem.expected == problem.expected
-                        && $0.problem.computed == problem.computed
-                })
-            {
-                groups[index].readers.append(problem.check)
-            } else {
-                groups.append((problem, isReader ? [problem.check] : []))
+            let causes = result.likelyCauses.map {
+                "  likely cause (\($0.cause.rawValue)): \(DisplayText.escaped($0.explanation))\n"
             }
-        }
-        return groups.map { group in
-            guard group.readers.count > 1 else { return group.problem }
-            let names = group.readers.joined(separator: ", ")
-            let check = group.readers.count == VectorChecker.readerNames.count ? "every reader (\(names))" : names
-            return VectorProblem(check: check, expected: group.problem.expected, computed: group.problem.computed)
+            let notes = result.notes.map { "  note: \(DisplayText.escaped($0))\n" }
+            return "\(label) \(name): \(count)\n" + causes.joined() + problems.map(problemText).joined()
+                + notes.joined() + (computed ?? "")
         }
     }
 
@@ -188,9 +177,18 @@ enum CheckCommand: ToolCommand {
                             ("check", .string($0.check)), ("expected", .string($0.expected)),
                             ("computed", .string($0.computed)),
                             ("firstDifferentHexDigit", $0.firstDifferentHexDigit.map { .integer($0) } ?? .null),
+                            ("by", .array($0.by.map { .string($0) })),
                         ])
                     })
             ),
+            (
+                "likelyCauses",
+                .array(
+                    result.likelyCauses.map {
+                        .object([("cause", .string($0.cause.rawValue)), ("explanation", .string($0.explanation))])
+                    })
+            ),
+            ("notes", .array(result.notes.map { .string($0) })),
         ]
         if let computed = result.computed {
             members.append(("computed", computedValue(computed)))

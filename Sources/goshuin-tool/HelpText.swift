@@ -26,9 +26,9 @@ enum HelpText {
 
     /// The passphrase's sources, in the order they are looked for.
     static let passphraseSources: [(term: String, text: String)] = [
-        ("--passphrase-file PATH", "the first line of PATH, without its CR/LF"),
-        ("--passphrase-fd N", "the first line read from file descriptor N"),
-        ("GOSHUIN_PASSPHRASE", "the environment variable (set but empty is a usage error)"),
+        ("--passphrase-file PATH", "the bytes of PATH before its first LF (or its end), less one CR before it"),
+        ("--passphrase-fd N", "the same, read from file descriptor N"),
+        ("GOSHUIN_PASSPHRASE", "the variable's bytes (set but empty is refused: empty_passphrase)"),
         ("otherwise", "a prompt on the terminal (/dev/tty), with echo off"),
     ]
 
@@ -38,8 +38,9 @@ enum HelpText {
             + definitions(passphraseSources, indent: 4)
             + paragraphs(
                 "The passphrase is used as its exact bytes: no trimming, no Unicode normalization. At most 4096 bytes"
-                    + " from any source. Sealing refuses an empty one and warns about one under 10 characters: a"
-                    + " forgotten passphrase cannot be recovered, by anyone. It is asked for only once the input and"
+                    + " from any source (4094 typed at the terminal, the longest line it passes on whole). Sealing refuses an empty one and warns about one under 10 characters (a"
+                    + " forgotten passphrase cannot be recovered, by anyone) and about bytes that are not UTF-8 (the"
+                    + " app takes a typed passphrase). It is asked for only once the input and"
                     + " the output passed their checks; without any source and without a terminal, the command then"
                     + " stops with a usage error.", indent: 2)
     }

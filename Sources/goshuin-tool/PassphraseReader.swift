@@ -49,8 +49,8 @@ struct PassphraseReader {
 
     /// Reads the passphrase; when sealing from the terminal it is asked twice and must match.
     ///
-    /// When sealing (`confirm`), an empty passphrase is refused and a short one warned about, whatever the
-    /// source; at the prompt, before the confirmation is asked.
+    /// When sealing (`confirm`), an empty passphrase is refused and a short one, or one that is not UTF-8,
+    /// warned about, whatever the source; at the prompt, before the confirmation is asked.
     func read(confirm: Bool) throws(ToolError) -> Passphrase {
         if let given = try readGiven() {
             if confirm { try Self.checkForSealing(given.bytes) }
@@ -80,22 +80,20 @@ struct PassphraseReader {
             return try firstLine(of: FileDescriptor(rawValue: number), source: "file descriptor \(number)")
         }
         if let value = FileSystem.environment(Self.environmentVariable) {
-            guard value.count > 0 else {
-                // Set but empty is a mistake (`GOSHUIN_PASSPHRASE= goshuin-tool …`), not a wrong passphrase.
-                throw .usage(
-                    "\(Self.environmentVariable) is set but empty; set it to the passphrase, or unset it to be asked"
-                        + " on the terminal", command: command)
-            }
+            // Set but empty is a mistake (`GOSHUIN_PASSPHRASE= goshuin-tool …`), not a wrong passphrase: refused
+            // before any work, sealing or opening, with the code of an empty passphrase (container-v1.md §4.1).
+            guard value.count > 0 else { throw Self.emptyVariable }
             guard value.count <= Passphrase.maximumLength else { throw tooLong(Self.environmentVariable) }
             return Passphrase(bytes: value)
         }
         return nil
     }
 
-    /// Refuses an empty passphrase for sealing and warns about a short one.
+    /// Refuses an empty passphrase for sealing and warns about a short one and one that is not UTF-8.
     private static func checkForSealing(_ passphrase: SecretBytes) throws(ToolError) {
         guard passphrase.count > 0 else { throw empty }
         warnIfShort(passphrase)
+        warnIfNotText(passphrase)
     }
 
     private func firstLine(path: String) throws(ToolError) -> Passphrase {
@@ -141,6 +139,16 @@ struct PassphraseReader {
     static let empty = ToolError(
         GoshuinError(.emptyPassphrase, "an empty passphrase protects nothing; nothing was written"))
 
+    /// The refusal of `GOSHUIN_PASSPHRASE` set but empty, for every command: almost always a variable that
+    /// was meant to hold the passphrase. A file sealed with an empty passphrase by another program still
+    /// opens from an empty file or an empty line at the prompt.
+    static let emptyVariable = ToolError(
+        code: GoshuinError.Code.emptyPassphrase.rawValue,
+        "\(environmentVariable) is set but empty; nothing was read or written",
+        hint:
+            "set it to the passphrase, or unset it to be asked on the terminal (to open a file sealed with an empty"
+            + " passphrase, give --passphrase-file /dev/null)", status: .usage)
+
     /// Passphrases shorter than this many characters get a warning when sealing.
     static let shortLength = 10
 
@@ -155,6 +163,29 @@ struct PassphraseReader {
             "warning: this passphrase has only \(characters) \(characters == 1 ? "character" : "characters"); a"
                 + " short one is easy to guess, and a forgotten one cannot be recovered: nobody, not even the app,"
                 + " can open the backup without it")
+    }
+
+    /// Warns, on standard error, when sealing with bytes that are not UTF-8 (a binary key file, a terminal in
+    /// another encoding): the app takes its passphrase as typed text, whose bytes are always UTF-8
+    /// (`Spec/container-v1.md` §4), so it could never open the backup.
+    static func warnIfNotText(_ passphrase: SecretBytes) {
+        // Judged in place: a String made of the passphrase would be a copy on the heap that nothing wipes.
+        let isText = passphrase.withUnsafeBytes { bytes in
+            var iterator = bytes.makeIterator()
+            var decoder = UTF8()
+            while true {
+                switch decoder.decode(&iterator) {
+                case .scalarValue: continue
+                case .emptyInput: return true
+                case .error: return false
+                }
+            }
+        }
+        guard !isText else { return }
+        Console.notice(
+            "warning: this passphrase is not UTF-8 text; the app, which takes a typed passphrase, cannot open a"
+                + " backup sealed with it: keep the passphrase's source (the file) with the backup, or choose one"
+                + " you can type")
     }
 
     /// The one refusal of a passphrase over ``Passphrase/maximumLength`` bytes, whatever its source.

@@ -502,7 +502,7 @@ const KNOWN_ANSWERS_V2 = [
   { name: 'v2-success-passphrase-bytes-not-utf8', length: 200, passphrase: Buffer.from('c328a0a1ff6b6579', 'hex'), comment: 'Passphrase bytes that are not valid UTF-8 (passphraseHex), used as they are.' },
   { name: 'v2-success-passphrase-trailing-nul', length: 200, openWith: Buffer.concat([Buffer.from(PASSPHRASE), Buffer.of(0)]), comment: 'Sealed with "correct horse battery staple", opened with the same bytes and a NUL (passphraseHex): HMAC pads a key shorter than 64 bytes with zeros, so PBKDF2 gives the same key and the file opens (container-v2.md §10). A checker must pass the NUL through and expect success.' },
   { name: 'v2-success-passphrase-long-is-its-sha256', length: 200, passphrase: LONG_PASSPHRASE, openWith: sha256(LONG_PASSPHRASE), comment: 'Sealed with a passphrase of 71 bytes, opened with its SHA-256 (32 bytes, passphraseHex): HMAC replaces a key longer than 64 bytes by its hash, so PBKDF2 gives the same key (container-v2.md §10).' },
-  { name: 'v2-success-backup-zip', plaintext: backupZip, comment: 'The backup ZIP of success-backup-zip (stored entries manifest.json, records.csv, photo-0001.jpg) sealed as version 2 in 1 KiB chunks.' },
+  { name: 'v2-success-backup-zip', plaintext: backupZip, comment: 'A backup ZIP built as success-backup-zip\'s is (stored entries manifest.json, records.csv, photo-0001.jpg; the photo\'s bytes derived from this vector\'s name) sealed as version 2 in 1 KiB chunks.' },
 
   // --- header: checks 1–6
   { name: 'v2-header-short-0-bytes', length: V2_THREE, mutate: cutTo(0), expect: 'short_header', comment: 'An empty file: check 1.' },

@@ -125,10 +125,18 @@ export function layoutOf({ chunkSize, plaintextLength }) {
 // ---------------------------------------------------------------------------------------------
 // Key (§4) and one chunk's AES-256-GCM (§5)
 
-// `passphrase` is a Buffer of the exact bytes (a string is taken as its UTF-8, unnormalized).
+// `passphrase` is a Buffer of the exact bytes (a string is taken as its UTF-8, unnormalized; one that is not
+// Unicode, with an unpaired surrogate, has no UTF-8 and is refused rather than substituted: §4).
 // `length` is 32 for the container; other lengths only serve the Wycheproof run.
 export function deriveKey(passphrase, salt, iterations, length = KEY_SIZE) {
-  return crypto.pbkdf2Sync(Buffer.from(passphrase), salt, iterations, length, 'sha256');
+  return crypto.pbkdf2Sync(passphraseBytes(passphrase), salt, iterations, length, 'sha256');
+}
+
+export function passphraseBytes(passphrase) {
+  if (typeof passphrase === 'string' && !passphrase.isWellFormed()) {
+    fail('invalid_argument', 'the passphrase holds an unpaired surrogate: it is not Unicode text and has no UTF-8 bytes');
+  }
+  return Buffer.from(passphrase);
 }
 
 export function chunkNonce(nonceBase, index) {
@@ -165,13 +173,15 @@ export function openChunk(key, headerBytes, nonceBase, index, sealed) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Seal (§6)
+// Seal (§6). A writer's refusals come in §6's order: the parameters, the salt and nonce base, the payload
+// (when its length is known first), the passphrase.
 
 export function seal(source, sink, { passphrase, iterations = DEFAULT_ITERATIONS, chunkSize = DEFAULT_CHUNK_SIZE, salt, nonceBase }) {
   checkSealParameters({ iterations, chunkSize, salt, nonceBase });
   if (source.size === 0n) fail('empty_payload', 'the payload to seal is empty');
   const layout = layoutOf({ chunkSize, plaintextLength: source.size });
   if (layout.chunkCount > MAX_CHUNK_COUNT) fail('too_many_chunks', 'the payload needs more than 2^32 chunks');
+  checkPassphraseForSealing(passphrase);
 
   const headerBytes = encodeHeader({ kdfIterations: iterations, salt, nonceBase, chunkSize, plaintextLength: source.size });
   const key = deriveKey(passphrase, salt, iterations);
@@ -195,6 +205,13 @@ function checkSealParameters({ iterations, chunkSize, salt, nonceBase }) {
   }
   if (salt?.length !== SALT_SIZE) fail('invalid_argument', 'salt must be 16 bytes');
   if (nonceBase?.length !== NONCE_BASE_SIZE) fail('invalid_argument', 'nonceBase must be 8 bytes');
+}
+
+// §4: a writer refuses an empty passphrase (a reader opens a file sealed with one). No upper bound: that is
+// goshuin-tool's (§4.1), not the format's.
+export function checkPassphraseForSealing(passphrase) {
+  if (passphrase.length === 0) fail('empty_passphrase', 'an empty passphrase protects nothing');
+  passphraseBytes(passphrase);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -436,6 +453,7 @@ function checkSealParametersV2({ iterations, chunkSize, kdfSalt, payloadSalt }) 
 // record is the last thing written (v2 §6).
 export function sealV2Stream(nextChunk, sink, { passphrase, iterations = DEFAULT_ITERATIONS, chunkSize = DEFAULT_CHUNK_SIZE, kdfSalt, payloadSalt }) {
   checkSealParametersV2({ iterations, chunkSize, kdfSalt, payloadSalt });
+  checkPassphraseForSealing(passphrase); // before the payload, which a stream gives only as it is read
   const keys = deriveKeysV2(passphrase, kdfSalt, iterations, payloadSalt);
   try {
     const headerBytes = encodeHeaderV2({ kdfIterations: iterations, kdfSalt, payloadSalt, chunkSize }, keys.headerKey);
@@ -784,7 +802,6 @@ const COMMANDS = {
     if (format !== 1 && format !== 2) fail('invalid_argument', '--format must be 1 or 2');
     if (inPath === '-' && format !== 2) fail('invalid_argument', 'sealing standard input needs --format 2 (version 1 writes the payload length first)');
     withPassphrase(options, (passphrase) => {
-      if (passphrase.length === 0) fail('empty_passphrase', 'an empty passphrase protects nothing');
       if (format === 1) sealFile(inPath, outPath, { passphrase, iterations, chunkSize });
       else if (inPath === '-') sealDescriptorV2(0, outPath, { passphrase, iterations, chunkSize });
       else sealFileV2(inPath, outPath, { passphrase, iterations, chunkSize });

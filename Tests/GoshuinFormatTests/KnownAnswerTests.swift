@@ -87,12 +87,13 @@ import Testing
         let keyProblem = try #require(result.problems.first { $0.check.hasPrefix("key") })
         #expect(keyProblem.expected == String(repeating: "0", count: 64) && keyProblem.computed == key)
         #expect(result.computed.map { Hex.encode($0.key) } == String(key))
-        // Every problem, not just the first: the key, and each reader's chunk index.
+        // Every problem, not just the first: the key, and the readers' chunk index, said once for all four.
         let readers = result.problems.filter { $0.check.contains("reader") && !$0.check.contains("plaintext") }
-        #expect(readers.count >= 4, "\(result.problems.map(\.description))")
+        #expect(readers.count == 1, "\(result.problems.map(\.description))")
         #expect(
             readers.allSatisfy {
                 $0.expected == "chunk_damaged at chunk 2" && $0.computed == "chunk_damaged at chunk 1"
+                    && $0.by == VectorChecker.readerNames && $0.check.hasPrefix("every reader (")
             })
     }
 
@@ -103,7 +104,8 @@ import Testing
                 with: "\"releasedSha256\": \"\(String(repeating: "1", count: 64))\"")
         }
         let problem = try #require(
-            result.problems.first { $0.check.contains("released before failing by the streaming") })
+            result.problems.first { $0.check.hasPrefix("plaintext released before failing by every in-order reader") })
+        #expect(problem.by == ["streaming reader", "parallel reader", "random-access reader (in order)"])
         #expect(problem.expected == "2048 bytes with SHA-256 " + String(repeating: "1", count: 64))
         #expect(problem.computed.hasPrefix("2048 bytes with SHA-256 ") && !problem.computed.hasSuffix("1111"))
     }
@@ -113,7 +115,8 @@ import Testing
             $0.replace(#/"nonceBase": "[0-9a-f]{16}"/#, with: "\"nonceBase\": \"0011223344556677\"")
         }
         let reseals = result.problems.filter { $0.check.hasPrefix("re-seal") }
-        #expect(reseals.count == 3, "the streaming, the parallel and the piecewise sealer")
+        #expect(reseals.count == 1, "the streaming, the parallel and the piecewise sealer agree: said once")
+        #expect(reseals.first?.by == VectorChecker.sealerNames)
         #expect(reseals.allSatisfy { $0.computed.contains("at offset 25, in the header field nonceBase") })
         #expect(
             VectorRunLocation.describe(45 + 1_044 + 4 + 10, chunkSize: 1_024, length: 3 * 1_024 + 700)
@@ -141,6 +144,84 @@ import Testing
             $0 = $0.replacingOccurrences(of: "\"name\": \"success-1-byte\"", with: "\"name\": \"Success-1-byte\"")
         }
         #expect(invalid.outcome == .malformed && invalid.detail.contains("[a-z0-9]"), "\(invalid.detail)")
+    }
+
+    /// Copies committed vector `name` into `scratch` as vector `newName`, its files renamed by `files` (old
+    /// name to new), its JSON edited by `edit` after the renaming.
+    static func copy(
+        _ name: String, as newName: String, files: [String: String], into scratch: TemporaryDirectory,
+        _ edit: (inout String) -> Void = { _ in }
+    ) throws {
+        var text = try String(contentsOfFile: directory + "/\(name).json", encoding: .utf8)
+        text = text.replacingOccurrences(of: "\"name\": \"\(name)\"", with: "\"name\": \"\(newName)\"")
+        for (old, new) in files {
+            text = text.replacingOccurrences(of: "\"\(old)\"", with: "\"\(new)\"")
+            try FileManager.default.copyItem(atPath: directory + "/" + old, toPath: scratch.file(new))
+        }
+        edit(&text)
+        try text.write(toFile: scratch.file("\(newName).json"), atomically: false, encoding: .utf8)
+    }
+
+    /// vectors-v1 §1: every valid NAME's NAME.goshuin and NAME.plaintext are valid file names (the longest
+    /// NAME too), a checker takes any plain file name, and a NAME holds no "..", as a file name does not.
+    @Test func theFilesOfEveryValidNameAreValidFileNames() throws {
+        let scratch = TemporaryDirectory()
+        let longest = "success-256-chunks-" + String(repeating: "x", count: 81)
+        #expect(longest.utf8.count == 100)
+        try Self.copy(
+            "success-256-chunks", as: longest,
+            files: [
+                "success-256-chunks.goshuin": longest + ".goshuin",
+                "success-256-chunks.plaintext": longest + ".plaintext",
+            ],
+            into: scratch)
+        let result = try VectorChecker.check(vectorAt: scratch.file(longest + ".json"))
+        #expect(result.outcome == .passed, "\(result.detail)")
+        try Self.copy(
+            "success-1-byte", as: "their-name", files: ["success-1-byte.goshuin": "sealed.bin"], into: scratch)
+        let renamed = try VectorChecker.check(vectorAt: scratch.file("their-name.json"))
+        #expect(renamed.outcome == .passed, "\(renamed.detail)")
+        try Self.copy(
+            "success-1-byte", as: "two..dots", files: ["success-1-byte.goshuin": "two-dots.goshuin"], into: scratch)
+        let dots = try VectorChecker.check(vectorAt: scratch.file("two..dots.json"))
+        #expect(dots.outcome == .malformed && dots.detail.contains("without \"..\""), "\(dots.detail)")
+        try Self.copy(
+            "success-1-byte", as: "one-more", files: ["success-1-byte.goshuin": longest + ".plaintext.x"], into: scratch
+        )
+        let tooLong = try VectorChecker.check(vectorAt: scratch.file("one-more.json"))
+        #expect(tooLong.outcome == .malformed && tooLong.detail.contains("{0,109}"), "\(tooLong.detail)")
+    }
+
+    /// vectors-v1 §3: what is wrong with the vector itself (its files, their hashes, its fileSize) makes it
+    /// malformed; what this implementation computes otherwise makes it fail.
+    @Test func theVectorsOwnFaultsAreMalformedAndDisagreementsFail() throws {
+        let sha = try Self.checkEdited("success-1-byte") {
+            $0.replace(
+                #/"fileSha256": "[0-9a-f]{64}"/#, with: "\"fileSha256\": \"\(String(repeating: "0", count: 64))\"")
+        }
+        #expect(sha.outcome == .malformed, "\(sha.detail)")
+        let size = try Self.checkEdited("v2-structure-records-2-32-plus-1") {
+            $0.replace(#/"fileSize": [0-9]+/#, with: "\"fileSize\": 10")
+        }
+        #expect(size.outcome == .malformed && size.detail.contains("fileSize"), "\(size.detail)")
+        let notJSON = TemporaryDirectory()
+        notJSON.write("broken.json", Array("{\"format\": \"goshuin-known-answer\",".utf8))
+        #expect(try VectorChecker.check(vectorAt: notJSON.file("broken.json")).outcome == .malformed)
+        let key = try Self.checkEdited("success-1-byte") {
+            $0.replace(#/"key": "[0-9a-f]{64}"/#, with: "\"key\": \"\(String(repeating: "0", count: 64))\"")
+        }
+        #expect(key.outcome == .failed, "\(key.detail)")
+    }
+
+    /// vectors-v1 §2: `plaintextHex` holds at most 4,096 bytes of payload, 8,192 hex digits.
+    @Test func theInlinePlaintextIsCountedInBytes() throws {
+        let tooLong = try Self.checkEdited("success-1-byte") {
+            $0.replace(
+                #/"plaintextHex": "[0-9a-f]*"/#, with: "\"plaintextHex\": \"\(String(repeating: "ab", count: 4_097))\"")
+        }
+        #expect(tooLong.outcome == .malformed)
+        let problem = try #require(tooLong.problems.first { $0.check == "key \"plaintextHex\"" })
+        #expect(problem.expected.contains("4096 plaintext bytes (8192 hex digits)") && problem.computed == "4097 bytes")
     }
 
     @Test func generatedRandomSetPasses() throws {

@@ -91,6 +91,18 @@ import Testing
         #expect(verdicts.first?.contains("every reader (streaming reader, parallel reader") == true, "\(verdicts)")
     }
 
+    /// A vector's fileSize that this machine cannot make a file of (here a file-size limit) fails the vector,
+    /// saying why: a limit of the checker, not a fault of the vector, so not malformed, and never a pass.
+    @Test func aFileSizeTheCheckerCannotMakeFailsTheVectorAndIsNotMalformed() throws {
+        try copyVector("v2-structure-records-2-32-plus-1")
+        let limited = try ToolRunner.run(
+            ["check", "."], in: directory.path, wrapper: ["/bin/sh", "-c", "ulimit -f 2048 && exec \"$@\"", "sh"])
+        #expect(limited.status == 1, "\(limited.stdout)")
+        #expect(limited.stdout.contains("FAIL v2-structure-records-2-32-plus-1: fileSize:"), "\(limited.stdout)")
+        #expect(limited.stdout.hasSuffix("0 malformed\n0 passed, 1 failed\n"), "\(limited.stdout)")
+        #expect(try ToolRunner.run(["check", "."], in: directory.path).status == 0)
+    }
+
     /// A `.goshuin` file given where a vector's `.json` is expected is named for what it is.
     @Test func aSealedFileGivenAsAVectorSaysSo() throws {
         try copyVector("success-1-byte")

@@ -11,10 +11,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
-  GoshuinError, HEADER_SIZE_V2, bufferSink, bufferSource, deriveKey, deriveKeysV2, layoutV2, open, openRecordV2,
-  recordNonceV2, sealRecordV2, sealV2, sealV2Stream,
+  GoshuinError, HEADER_SIZE_V2, bufferSink, bufferSource, deriveKey, deriveKeysV2, encodeHeader, encodeHeaderV2,
+  layoutV2, open, openRecordV2, recordNonceV2, seal, sealChunk, sealRecordV2, sealV2, sealV2Stream,
 } from '../goshuin.mjs';
-import { checkVectorSet } from '../vectors.mjs';
+import { katPlaintext } from '../generate.mjs';
+import { checkVectorSet, formatVector, sha256Hex } from '../vectors.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const reference = path.join(here, '..', 'goshuin.mjs');
@@ -191,12 +192,14 @@ test('open: a failing v2 file leaves no output', () => {
 
 // --- the checker: every rule of vectors-v1.md §5 that a wrong vector breaks must be reported
 
-function checkEdited(vectorName, edit, extraFiles = []) {
+// Copies a committed vector (its files renamed as `renamed` says) into a folder of its own, edited, as
+// `jsonName`.json, and checks it.
+function checkEdited(vectorName, edit, extraFiles = [], renamed = {}, jsonName = vectorName) {
   const dir = fs.mkdtempSync(path.join(scratch, 'vectors-'));
   const json = JSON.parse(fs.readFileSync(path.join(knownAnswer, `${vectorName}.json`), 'utf8'));
-  for (const file of [json.file, json.plaintextFile, ...extraFiles].filter(Boolean)) fs.copyFileSync(path.join(knownAnswer, file), path.join(dir, file));
+  for (const file of [json.file, json.plaintextFile, ...extraFiles].filter(Boolean)) fs.copyFileSync(path.join(knownAnswer, file), path.join(dir, renamed[file] ?? file));
   const edited = edit(json) ?? json;
-  fs.writeFileSync(path.join(dir, `${vectorName}.json`), typeof edited === 'string' ? edited : JSON.stringify(edited, null, 2));
+  fs.writeFileSync(path.join(dir, `${jsonName}.json`), typeof edited === 'string' ? edited : JSON.stringify(edited, null, 2));
   return checkVectorSet(dir)[0];
 }
 const expectStatus = (result, status, pattern) => {
@@ -237,9 +240,58 @@ test('checker: a wrong verdict, index or released prefix fails', () => {
 });
 test('checker: fileSize is the size of the file opened', () => {
   expectStatus(checkEdited('v2-structure-records-2-32-plus-1', (v) => { v.fileSize -= 1040; }), 'fail', /got truncated/);
-  expectStatus(checkEdited('v2-structure-records-2-32-plus-1', (v) => { v.fileSize = 10; }), 'fail', /not larger/);
+  expectStatus(checkEdited('v2-structure-records-2-32-plus-1', (v) => { v.fileSize = 10; }), 'malformed', /not larger/);
   expectStatus(checkEdited('v2-success-1-byte', (v) => { v.fileSize = 1000; }), 'malformed', /failure vectors only/);
   expectStatus(checkEdited('success-1-byte', (v) => { v.fileSize = 1000; }), 'malformed', /fileSize/);
+});
+test('checker: what is wrong with the vector itself is malformed, a disagreement fails (vectors-v1.md §3)', () => {
+  expectStatus(checkEdited('v2-success-1-byte', (v) => { v.fileSha256 = '0'.repeat(64); }), 'malformed', /SHA-256/);
+  expectStatus(checkEdited('v2-success-1-byte', (v) => { v.file = 'elsewhere.goshuin'; }), 'malformed', /missing/);
+  expectStatus(checkEdited('success-256-chunks', (v) => { v.plaintextSha256 = '0'.repeat(64); }), 'malformed', /plaintextFile/);
+  expectStatus(checkEdited('v2-success-1-byte', () => '{"format": "goshuin-known-answer",'), 'malformed', /JSON/);
+  expectStatus(checkEdited('v2-success-1-byte', (v) => { v.key = '0'.repeat(64); }), 'fail', /key differs/);
+});
+test('checker: the files of every valid NAME are valid file names, and a NAME holds no ".." (vectors-v1.md §1)', () => {
+  const longest = `success-256-chunks-${'x'.repeat(81)}`;
+  assert.equal(longest.length, 100);
+  const dir = fs.mkdtempSync(path.join(scratch, 'names-'));
+  const json = JSON.parse(fs.readFileSync(path.join(knownAnswer, 'success-256-chunks.json'), 'utf8'));
+  fs.copyFileSync(path.join(knownAnswer, json.file), path.join(dir, `${longest}.goshuin`));
+  fs.copyFileSync(path.join(knownAnswer, json.plaintextFile), path.join(dir, `${longest}.plaintext`));
+  fs.writeFileSync(path.join(dir, `${longest}.json`), JSON.stringify({ ...json, name: longest, file: `${longest}.goshuin`, plaintextFile: `${longest}.plaintext` }));
+  expectStatus(checkVectorSet(dir)[0], 'ok');
+  expectStatus(checkEdited('v2-success-1-byte', (v) => { v.file = 'sealed.bin'; }, [], { 'v2-success-1-byte.goshuin': 'sealed.bin' }), 'ok');
+  expectStatus(checkEdited('v2-success-1-byte', (v) => { v.name = 'v2..success'; }, [], {}, 'v2..success'), 'malformed');
+});
+test('checker: plaintextHex holds at most 4,096 bytes of payload, 8,192 hex digits', () => {
+  for (const [length, status] of [[4096, 'ok'], [4097, 'malformed']]) {
+    const dir = fs.mkdtempSync(path.join(scratch, 'inline-'));
+    const plaintext = crypto.createHash('sha512').update('inline').digest().subarray(0, 1).toString('hex').repeat(length);
+    const bytes = Buffer.from(plaintext, 'hex');
+    const file = sealBytes(bytes);
+    const keys = deriveKeysV2(passphrase, params.kdfSalt, 1000, params.payloadSalt);
+    fs.writeFileSync(path.join(dir, 'inline.goshuin'), file);
+    fs.writeFileSync(path.join(dir, 'inline.json'), formatVector({
+      format: 'goshuin-known-answer', version: 1, containerVersion: 2, name: 'inline', comment: `${length} bytes inline`,
+      expect: 'success', passphrase: passphrase.toString(), iterations: 1000, salt: params.kdfSalt.toString('hex'),
+      payloadSalt: params.payloadSalt.toString('hex'), chunkSize: 1024, key: keys.passwordKey.toString('hex'),
+      headerKey: keys.headerKey.toString('hex'), payloadKey: keys.payloadKey.toString('hex'), plaintextHex: plaintext,
+      plaintextLength: length, plaintextSha256: sha256Hex(bytes), file: 'inline.goshuin', fileSha256: sha256Hex(file),
+    }));
+    expectStatus(checkVectorSet(dir)[0], status);
+  }
+});
+test('vectors-v1.md names every committed vector whose plaintext is not the derived stream of its name', () => {
+  const spec = fs.readFileSync(path.join(here, '..', '..', 'vectors-v1.md'), 'utf8');
+  const named = new Set([...spec.matchAll(/`([a-z0-9][a-z0-9-]*)`/g)].map((m) => m[1]));
+  for (const jsonFile of fs.readdirSync(knownAnswer).filter((f) => f.endsWith('.json'))) {
+    const vector = JSON.parse(fs.readFileSync(path.join(knownAnswer, jsonFile), 'utf8'));
+    const parts = vector.name.split('-');
+    // The name, or a stem of at least two words the spec names (two vectors about one seal, vectors-v1.md §5.6).
+    const stems = parts.map((_, i) => parts.slice(0, parts.length - i).join('-')).filter((stem) => stem.includes('-'));
+    if (stems.some((stem) => sha256Hex(katPlaintext(stem, vector.plaintextLength)) === vector.plaintextSha256 && (stem === vector.name || named.has(stem)))) continue;
+    assert.ok(stems.some((stem) => named.has(stem)), `${vector.name}: its plaintext is not the derived stream, and vectors-v1.md does not say so`);
+  }
 });
 test('checker: a success vector must seal again to the same bytes (payloadSalt is used)', () => {
   expectStatus(checkEdited('v2-success-1-byte', (v) => {
@@ -259,6 +311,75 @@ test('checker: the RFC 5869 file is checked, and a changed byte fails', () => {
   document.tests[2].okm = document.tests[2].okm.replace(/.$/, (c) => (c === '0' ? '1' : '0'));
   fs.writeFileSync(path.join(dir, 'rfc5869', 'hkdf-sha256.json'), JSON.stringify(document));
   assert.equal(checkVectorSet(dir)[0].status, 'fail');
+});
+
+// --- the writer's refusals, in the order of container-v1.md §6 and container-v2.md §6
+
+const codeOfSealing = (seal) => { try { seal(); return 'sealed'; } catch (error) { if (error instanceof GoshuinError) return error.code; throw error; } };
+const v1Params = { iterations: 1000, chunkSize: 1024, salt: Buffer.alloc(16, 3), nonceBase: Buffer.alloc(8, 4) };
+test('seal: an empty passphrase is refused by every writer, after the parameters and the known payload', () => {
+  const empty = Buffer.alloc(0);
+  const sealV1 = (plaintext, p) => () => seal(bufferSource(plaintext), bufferSink(), { ...v1Params, ...p });
+  assert.equal(codeOfSealing(sealV1(Buffer.alloc(10), { passphrase: empty })), 'empty_passphrase');
+  assert.equal(codeOfSealing(sealV1(Buffer.alloc(0), { passphrase: empty })), 'empty_payload');
+  assert.equal(codeOfSealing(sealV1(Buffer.alloc(10), { passphrase: empty, salt: Buffer.alloc(15) })), 'invalid_argument');
+  assert.equal(codeOfSealing(sealV1(Buffer.alloc(10), { passphrase: empty, iterations: 999, chunkSize: 1023 })), 'iterations_out_of_range');
+  assert.equal(codeOfSealing(sealV1(Buffer.alloc(10), { passphrase: empty, chunkSize: 1023, salt: Buffer.alloc(15) })), 'chunk_size_out_of_range');
+  assert.equal(codeOfSealing(() => sealBytes(Buffer.alloc(10), { ...params, passphrase: empty })), 'empty_passphrase');
+  assert.equal(codeOfSealing(() => sealBytes(Buffer.alloc(10), { ...params, passphrase: empty, payloadSalt: Buffer.alloc(8) })), 'invalid_argument');
+  // A string that is not Unicode has no UTF-8 bytes: refused, never substituted (container-v1.md §4).
+  assert.equal(codeOfSealing(sealV1(Buffer.alloc(10), { passphrase: 'a\uD800b' })), 'invalid_argument');
+  assert.equal(codeOfSealing(() => sealBytes(Buffer.alloc(10), { ...params, passphrase: '\uDC00' })), 'invalid_argument');
+  assert.equal(codeOfSealing(() => deriveKey('x\uD800', params.kdfSalt, 1000)), 'invalid_argument');
+  assert.equal(codeOfSealing(() => deriveKey('ヂ', params.kdfSalt, 1000)), 'sealed');
+  // A stream is read only after the passphrase is accepted: its payload cannot be judged first.
+  let read = false;
+  assert.equal(codeOfSealing(() => sealV2Stream(() => { read = true; return Buffer.alloc(0); }, bufferSink(), { ...params, passphrase: empty })), 'empty_passphrase');
+  assert.equal(read, false);
+  const result = spawnSync(process.execPath, [reference, 'seal', '-', path.join(scratch, 'empty-passphrase.goshuin'), '--format', '2', '--passphrase-env', 'GP'], { env: { ...process.env, GP: '' }, input: 'x' });
+  assert.match(result.stderr.toString(), /empty_passphrase/);
+  assert.ok(!fs.readdirSync(scratch).some((name) => name.includes('empty-passphrase')));
+});
+
+// A third party's success vector sealed with an empty passphrase, which this reference's writer refuses: the
+// header and records made here by hand, as that writer made them.
+function emptyPassphraseVector(dir, version) {
+  const name = `theirs-empty-passphrase-v${version}`;
+  const plaintext = Buffer.from(crypto.createHash('sha512').update(name).digest().toString('hex').repeat(20));
+  const empty = Buffer.alloc(0);
+  let file;
+  const fields = { format: 'goshuin-known-answer', version: 1 };
+  if (version === 1) {
+    const header = encodeHeader({ kdfIterations: 1000, salt: v1Params.salt, nonceBase: v1Params.nonceBase, chunkSize: 1024, plaintextLength: plaintext.length });
+    const key = deriveKey(empty, v1Params.salt, 1000);
+    const chunks = [0, 1, 2].map((i) => sealChunk(key, header, v1Params.nonceBase, i, plaintext.subarray(i * 1024, (i + 1) * 1024)));
+    file = Buffer.concat([header, ...chunks]);
+    Object.assign(fields, { nonceBase: v1Params.nonceBase.toString('hex'), key: key.toString('hex') });
+  } else {
+    const keys = deriveKeysV2(empty, params.kdfSalt, 1000, params.payloadSalt);
+    const header = encodeHeaderV2({ kdfIterations: 1000, kdfSalt: params.kdfSalt, payloadSalt: params.payloadSalt, chunkSize: 1024 }, keys.headerKey);
+    const records = [0, 1, 2].map((i) => sealRecordV2(keys.payloadKey, header, i, i === 2, plaintext.subarray(i * 1024, (i + 1) * 1024)));
+    file = Buffer.concat([header, ...records]);
+    Object.assign(fields, { containerVersion: 2, payloadSalt: params.payloadSalt.toString('hex'), key: keys.passwordKey.toString('hex'), headerKey: keys.headerKey.toString('hex'), payloadKey: keys.payloadKey.toString('hex') });
+  }
+  fs.writeFileSync(path.join(dir, `${name}.goshuin`), file);
+  const salt = (version === 1 ? v1Params.salt : params.kdfSalt).toString('hex');
+  fs.writeFileSync(path.join(dir, `${name}.json`), formatVector({
+    ...fields, name, comment: 'sealed by another writer with an empty passphrase', expect: 'success', passphrase: '',
+    iterations: 1000, salt, chunkSize: 1024, plaintextHex: plaintext.toString('hex'), plaintextLength: plaintext.length,
+    plaintextSha256: sha256Hex(plaintext), file: `${name}.goshuin`, fileSha256: sha256Hex(file),
+  }));
+}
+test('checker: a valid vector with an empty passphrase passes, not sealed again, and says why', () => {
+  const dir = fs.mkdtempSync(path.join(scratch, 'empty-passphrase-'));
+  emptyPassphraseVector(dir, 1);
+  emptyPassphraseVector(dir, 2);
+  const results = checkVectorSet(dir);
+  assert.equal(results.length, 2);
+  for (const result of results) {
+    expectStatus(result, 'ok');
+    assert.match(result.note, /^not re-sealed: its passphrase is empty, which every writer must refuse/);
+  }
 });
 
 test('key commitment: the v1 file opens under both passphrases, its v2 twin only under the first', () => {
