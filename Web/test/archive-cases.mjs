@@ -499,7 +499,7 @@ export function archiveCases() {
   manifestCase("created-at-1969", "createdAt before 1970", manifestWith({ createdAt: "1969-12-31T23:59:59Z" }));
   manifestCase("created-at-offset", "createdAt with +09:00", manifestWith({ createdAt: "2026-11-29T12:00:00+09:00" }));
   manifestCase("created-at-24h", "createdAt 24:00:00", manifestWith({ createdAt: "2026-11-29T24:00:00Z" }));
-  manifestCase("created-at-leap-second", "createdAt 23:59:60, a real leap second (Spec/decisions/0040)", manifestWith({ createdAt: "2016-12-31T23:59:60Z" }));
+  manifestCase("created-at-leap-second", "createdAt 23:59:60, a real leap second (Spec/decisions/0041)", manifestWith({ createdAt: "2016-12-31T23:59:60Z" }));
   manifestCase("records-name", "records.name records.txt", manifestWith({ records: { ...good.records, name: "records.txt" } }));
   manifestCase("size-fraction", "a size written 40.0", text.replace(`"size":${PHOTOS[0].data.length}`, `"size":${PHOTOS[0].data.length}.0`));
   manifestCase("size-negative", "a size of -1", manifestWith({ records: { ...good.records, size: -1 } }));
