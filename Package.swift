@@ -5,7 +5,9 @@ import PackageDescription
 //   goshuin-tool, goshuin-vectors       the command-line tools
 //   GoshuinVectors                      known-answer vectors: format, checker, generator
 //   GoshuinBackup                       the backup payload: manifest, names, ZIP records, scan, read and write
-//   GoshuinFormat                       the container; its internals (Crypto, IO, Encoding) at package access
+//   GoshuinFormat                       the container; its internals (Crypto, Encoding) at package access
+//   GoshuinSystem                       descriptors, atomic output, threads, signals, terminals, the one
+//                                       error type: thin forwarders over the C library, at package access
 let package = Package(
     name: "goshuin-toolkit",
     products: [
@@ -17,7 +19,8 @@ let package = Package(
         .library(name: "GoshuinFuzzTargets", targets: ["GoshuinFuzzTargets"]),
     ],
     targets: [
-        // OpenSSL's libcrypto from Debian's libssl-dev. Only Sources/GoshuinFormat/Crypto imports it.
+        // OpenSSL's libcrypto from Debian's libssl-dev. Only Sources/GoshuinFormat/Crypto/*_openssl.swift import
+        // it.
         .systemLibrary(
             name: "COpenSSL",
             pkgConfig: "libcrypto",
@@ -37,23 +40,30 @@ let package = Package(
             providers: [.apt(["libdeflate-dev"])]
         ),
         // The C library declarations Swift's Glibc module lacks (prctl, extended attributes). Only
-        // Sources/GoshuinFormat/IO/SystemCall_glibc.swift imports it.
+        // Sources/GoshuinSystem/SystemCall*_glibc.swift import it.
         .systemLibrary(name: "CSystem"),
         .target(
+            name: "GoshuinSystem",
+            dependencies: ["CSystem"],
+            // The fault seam (Sources/GoshuinSystem/FaultInjection.swift): debug builds only, as swift-system's
+            // ENABLE_MOCKING.
+            swiftSettings: [.define("GOSHUIN_FAULT_INJECTION", .when(configuration: .debug))]
+        ),
+        .target(
             name: "GoshuinFormat",
-            dependencies: ["COpenSSL", "CSystem"]
+            dependencies: ["GoshuinSystem", "COpenSSL"]
         ),
         .target(
             name: "GoshuinBackup",
-            dependencies: ["GoshuinFormat", "CZlib", "CDeflate"]
+            dependencies: ["GoshuinSystem", "GoshuinFormat", "CZlib", "CDeflate"]
         ),
         .target(
             name: "GoshuinVectors",
-            dependencies: ["GoshuinFormat"]
+            dependencies: ["GoshuinSystem", "GoshuinFormat"]
         ),
         .executableTarget(
             name: "goshuin-tool",
-            dependencies: ["GoshuinFormat", "GoshuinBackup", "GoshuinVectors"]
+            dependencies: ["GoshuinSystem", "GoshuinFormat", "GoshuinBackup", "GoshuinVectors"]
         ),
         // A developer's tool: random known-answer vector sets for cross-checking other implementations.
         .executableTarget(
@@ -62,15 +72,15 @@ let package = Package(
         ),
         .target(
             name: "GoshuinFuzzTargets",
-            dependencies: ["GoshuinFormat", "GoshuinBackup", "GoshuinVectors"]
+            dependencies: ["GoshuinSystem", "GoshuinFormat", "GoshuinBackup", "GoshuinVectors"]
         ),
         .testTarget(
             name: "GoshuinFormatTests",
-            dependencies: ["GoshuinFormat", "GoshuinBackup", "GoshuinVectors", "GoshuinFuzzTargets"]
+            dependencies: ["GoshuinSystem", "GoshuinFormat", "GoshuinBackup", "GoshuinVectors", "GoshuinFuzzTargets"]
         ),
         .testTarget(
             name: "GoshuinToolTests",
-            dependencies: ["GoshuinFormat", "goshuin-tool"]
+            dependencies: ["GoshuinSystem", "GoshuinFormat", "GoshuinBackup", "goshuin-tool"]
         ),
     ]
 )

@@ -1,5 +1,5 @@
 /* The few C library declarations Swift's Glibc module does not export, and forwarders for the variadic
-   calls Swift cannot make itself. Only Sources/GoshuinFormat/IO/SystemCall_glibc.swift imports this module. */
+   calls Swift cannot make itself. Only Sources/GoshuinSystem/SystemCall*_glibc.swift import this module. */
 #include <sys/prctl.h>
 #include <sys/xattr.h>
 

@@ -17,14 +17,8 @@ extension DecryptingReader {
 }
 
 extension GoshuinError.Code {
-    /// Whether the code is a fault of a backup's payload, found only once the container is decrypted.
-    var isPayloadFault: Bool {
-        switch self {
-        case .zipMalformed, .unsafeEntryName, .duplicateEntry, .unsupportedEntry, .zipLimitExceeded, .entryCorrupt,
-            .manifestInvalid, .manifestMismatch:
-            return true
-        default:
-            return false
-        }
-    }
+    /// Whether the code is a fault of a backup's payload, found only once the container is decrypted: a code
+    /// of the backup category (as the page computes it; `unexpected_file`, of sealing a folder, is never met
+    /// reading one).
+    var isPayloadFault: Bool { category == .backup }
 }

@@ -13,7 +13,7 @@ final class ChunkPrefetcher {
     }
 
     private let state: SharedState
-    private var thread: SystemCall.Thread?
+    private var thread: WorkerThreads.Started?
 
     /// A prefetcher reading `input`'s chunks with its own cipher, and a record-sized slot to decrypt in;
     /// `nil` when the system refuses the thread.
@@ -22,7 +22,7 @@ final class ChunkPrefetcher {
         let slot = try AllocatedBytes(count: header.layout.largestRecordLength, wipesOnRelease: true)
         state = SharedState(reader: reader, slot: slot, layout: header.layout)
         let state = self.state
-        guard let thread = SystemCall.startThread(stackSize: ParallelChunks.workerStackSize, { state.run() }) else {
+        guard let thread = WorkerThreads.start({ state.run() }) else {
             return nil
         }
         self.thread = thread
@@ -30,7 +30,7 @@ final class ChunkPrefetcher {
 
     deinit {
         state.stop()
-        if let thread { SystemCall.join(thread) }
+        thread?.join()
     }
 
     /// Starts decrypting chunk `index`, unless a chunk is being decrypted or waits to be taken.

@@ -222,7 +222,7 @@ package final class ContainerSalvage {
         )
         let readers = try (0..<workers).map { _ in try ChunkReader(input: input, header: header, key: key) }
         let shared = SharedReaders(readers)
-        WorkerThreads.run(workers, stackSize: ParallelChunks.workerStackSize) { worker in
+        WorkerThreads.run(workers) { worker in
             let reader = shared.readers[worker]
             while failure.withLock({ $0 == nil }) {
                 let index = next.wrappingAdd(1, ordering: .relaxed).oldValue

@@ -9,11 +9,7 @@ import Synchronization
 /// decides when this path applies.
 package enum ParallelChunks {
     /// Workers used by default: the online processors, at most 8.
-    package static var defaultWorkerCount: Int { max(1, min(SystemCall.onlineProcessorCount, 8)) }
-
-    /// The stack of each worker thread the toolkit starts: enough for the chunk code, small enough that a
-    /// memory limit which leaves room for the chunk buffers leaves room for the threads.
-    package static let workerStackSize = 512 << 10
+    package static var defaultWorkerCount: Int { max(1, min(WorkerThreads.processorCount, 8)) }
 
     /// Seals the first `header.plaintextLength` bytes of the regular file `input` into `output` (header
     /// included), with `workerCount` workers.
@@ -126,7 +122,7 @@ package enum ParallelChunks {
                 wanted: max(1, min(workerCount, Int(min(chunkLimit, 64)))), size: layout.largestRecordLength)
             let workers = try buffers.map { try makeWorker($0) }
             let shared = SharedWorkers(workers)
-            WorkerThreads.run(workers.count, stackSize: ParallelChunks.workerStackSize) { worker in
+            WorkerThreads.run(workers.count) { worker in
                 self.work(shared.workers[worker])
             }
             if let failure = error.withLock({ $0 }) { throw failure }

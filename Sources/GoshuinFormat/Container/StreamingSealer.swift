@@ -31,7 +31,7 @@ package final class StreamingSealer {
     private let recordCapacity: Int
     private let progress: ProgressHandler?
     private let state: SharedState
-    private var threads: [SystemCall.Thread] = []
+    private var threads: [WorkerThreads.Started] = []
     /// The record being filled: its chunk index, how many plaintext bytes it holds, how many of them the
     /// observer has seen.
     private var current: Filling?
@@ -80,7 +80,7 @@ package final class StreamingSealer {
         state = SharedState(free: buffers, observing: observer != nil)
         if let observer {
             let watch = Watch(state: state, observer: observer, geometry: geometry)
-            guard let thread = SystemCall.startThread(stackSize: ParallelChunks.workerStackSize, { watch.run() }) else {
+            guard let thread = WorkerThreads.start({ watch.run() }) else {
                 throw GoshuinError(.outOfMemory, "the system refused to start a thread to seal with")
             }
             threads.append(thread)
@@ -88,7 +88,7 @@ package final class StreamingSealer {
         var workers = 0
         for _ in 0..<min(workerCount, buffers.count - 1) {
             let work = Work(state: state, cipher: try keyed.cipher(), geometry: geometry, output: output)
-            guard let thread = SystemCall.startThread(stackSize: ParallelChunks.workerStackSize, { work.run() }) else {
+            guard let thread = WorkerThreads.start({ work.run() }) else {
                 break
             }
             threads.append(thread)
@@ -255,7 +255,7 @@ package final class StreamingSealer {
 
     private func stopThreads() {
         state.close()
-        for thread in threads { SystemCall.join(thread) }
+        for thread in threads { thread.join() }
         threads = []
     }
 

@@ -18,10 +18,3 @@ func openSSLFailure(_ operation: StaticString) -> GoshuinError {
     let reason = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     return GoshuinError(.io, "OpenSSL failed in \(operation): \(reason)")
 }
-
-/// Overwrites memory with zeros in a way the compiler cannot elide (`OPENSSL_cleanse`).
-@inline(__always)
-func secureZero(_ buffer: UnsafeMutableRawBufferPointer) {
-    guard let base = buffer.baseAddress, buffer.count > 0 else { return }
-    OPENSSL_cleanse(base, buffer.count)
-}

@@ -17,7 +17,7 @@ package final class SecretBytes: @unchecked Sendable, CustomStringConvertible {
     }
 
     /// Allocates `count` zero bytes and lets `fill` write them once.
-    init(count: Int, fill: (UnsafeMutableRawBufferPointer) throws -> Void) throws {
+    package init(count: Int, fill: (UnsafeMutableRawBufferPointer) throws -> Void) throws {
         (storage, mappedLength) = Self.makeStorage(count)
         self.count = count
         // Every property is set: if `fill` throws, the object is released and `deinit` wipes and frees the
@@ -64,3 +64,8 @@ package final class SecretBytes: @unchecked Sendable, CustomStringConvertible {
     /// Hides the content.
     package var description: String { "SecretBytes(\(count) bytes)" }
 }
+
+/// Overwrites memory with zeros in a way the compiler cannot elide: secrets, keys and plaintext buffers
+/// before they are freed.
+@inline(__always)
+package func secureZero(_ buffer: UnsafeMutableRawBufferPointer) { SystemCall.wipe(buffer) }

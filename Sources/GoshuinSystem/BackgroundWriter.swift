@@ -9,7 +9,7 @@ package final class BackgroundWriter {
     private static let bufferCount = 3
 
     private let state: SharedState
-    private var thread: SystemCall.Thread?
+    private var thread: WorkerThreads.Started?
     private var current: (buffer: AllocatedBytes, filled: Int)?
     private var file: FileDescriptor?
 
@@ -20,7 +20,7 @@ package final class BackgroundWriter {
                 try AllocatedBytes(count: Self.bufferSize, wipesOnRelease: true)
             })
         let state = self.state
-        guard let thread = SystemCall.startThread(stackSize: ParallelChunks.workerStackSize, { state.run() }) else {
+        guard let thread = WorkerThreads.start({ state.run() }) else {
             throw GoshuinError(.outOfMemory, "the system refused to start a thread to write with")
         }
         self.thread = thread
@@ -28,7 +28,7 @@ package final class BackgroundWriter {
 
     deinit {
         state.stop()
-        if let thread { SystemCall.join(thread) }
+        thread?.join()
     }
 
     /// Starts writing `file`, which the writer closes once it is written; `name` says which in messages.
