@@ -59,10 +59,12 @@ enum OpenCommand: ToolCommand {
         }
         if arguments.has(.salvage) { return try salvageOutput(inputPath, to: outputPath, arguments, context.reporter) }
         let header = try writing(from: inputPath, to: outputPath, arguments) { input, output, passphraseReader in
-            // The library checks the structure before it asks: a cut file says so at once.
-            try ContainerOpener.open(
-                input, to: output, passphrase: passphraseReader.read(confirm: false), progress: context.reporter.handler
-            )
+            // The structure is checked before the passphrase is asked for: a cut file says so at once.
+            let locked = try LockedContainer(checking: input)
+            let container = try locked.unlock(
+                with: passphraseReader.read(confirm: false), progress: context.reporter.handler)
+            try container.open(to: output, progress: context.reporter.handler)
+            return locked.header
         }
         Console.result(
             "opened \(inputPath) into \(Paths.describe(outputPath)),"

@@ -1,16 +1,23 @@
 import GoshuinFormat
+import Synchronization
 
 /// Shows progress on standard error when it is a terminal: the key derivation's iterations, and the bytes
 /// of payloads over 64 MiB, each with its rate and the time left, on one line redrawn in place and cleared
 /// when the step ends (the result line, or an error, takes its place: ``Console``).
-final class ProgressReporter {
+final class ProgressReporter: Sendable {
     /// Payloads at least this large show byte progress.
     static let payloadThreshold: UInt64 = 64 * 1_048_576
 
     private let enabled: Bool
-    private var keyDerivationStart = 0.0
-    private var payloadStart = 0.0
-    private var lastDraw = 0.0
+    /// When the steps began and the line was last drawn. The library reports from the threads doing the
+    /// work, one call at a time; the lock makes each call see the last one's times.
+    private let times = Mutex(Times())
+
+    private struct Times {
+        var keyDerivationStart = 0.0
+        var payloadStart = 0.0
+        var lastDraw = 0.0
+    }
 
     init(quiet: Bool) {
         enabled = !quiet && FileDescriptor.standardError.isTerminal
@@ -18,29 +25,33 @@ final class ProgressReporter {
 
     /// The handler to pass to the library, or `nil` when nothing is shown.
     var handler: ProgressHandler? {
-        enabled ? { [self] event in self.handle(event) } : nil
+        enabled ? { @Sendable [self] event in self.handle(event) } : nil
     }
 
     private func handle(_ event: ProgressEvent) {
+        times.withLock { Self.handle(event, &$0) }
+    }
+
+    private static func handle(_ event: ProgressEvent, _ times: inout Times) {
         switch event {
         case .keyDerivationStarted(let iterations):
-            keyDerivationStart = Self.now()
+            times.keyDerivationStart = Self.now()
             Console.progress("goshuin-tool: deriving the key (\(iterations) iterations)…")
         case .keyDerivation(let done, let total):
-            let elapsed = max(Self.now() - keyDerivationStart, 0.001)
+            let elapsed = max(Self.now() - times.keyDerivationStart, 0.001)
             let left = Double(total - done) * elapsed / Double(max(done, 1))
             Console.progress(
                 "goshuin-tool: deriving the key: \(done) / \(total) iterations, "
                     + "\(Int(Double(done) / elapsed)) per second, " + Self.duration(left) + " left")
         case .keyDerivationFinished:
             Console.clearProgress()
-            payloadStart = Self.now()
+            times.payloadStart = Self.now()
         case .payload(let done, let total):
             guard total >= Self.payloadThreshold else { return }
             let now = Self.now()
-            guard done == total || now - lastDraw >= 0.2 else { return }
-            lastDraw = now
-            let elapsed = max(now - payloadStart, 0.001)
+            guard done == total || now - times.lastDraw >= 0.2 else { return }
+            times.lastDraw = now
+            let elapsed = max(now - times.payloadStart, 0.001)
             let rate = Double(done) / elapsed
             let left = rate > 0 ? Double(total - done) / rate : 0
             Console.progress(
@@ -49,9 +60,9 @@ final class ProgressReporter {
             if done == total { Console.clearProgress() }
         case .streamed(let done):
             let now = Self.now()
-            guard done >= Self.payloadThreshold, now - lastDraw >= 0.2 else { return }
-            lastDraw = now
-            let rate = Double(done) / max(now - payloadStart, 0.001)
+            guard done >= Self.payloadThreshold, now - times.lastDraw >= 0.2 else { return }
+            times.lastDraw = now
+            let rate = Double(done) / max(now - times.payloadStart, 0.001)
             Console.progress("  \(Self.size(done)) sealed  \(Self.size(UInt64(rate)))/s")
         }
     }

@@ -90,9 +90,9 @@ enum SealCommand: ToolCommand {
         }
         guard length > 0 else { throw emptyInput(what) }
         let header = try Paths.writeOutput(outputPath, force: force, input: payload) { output in
-            try ContainerSealer.seal(
-                from: payload, plaintextLength: UInt64(length), to: output,
-                passphrase: passphraseReader.read(confirm: true), parameters: parameters, progress: reporter.handler)
+            let draft = try parameters.draft(plaintextLength: UInt64(length))
+            let keyed = try draft.key(with: passphraseReader.read(confirm: true), progress: reporter.handler)
+            return try keyed.seal(from: payload, to: output, progress: reporter.handler)
         }
         return sealed(what, into: outputPath, header: header)
     }

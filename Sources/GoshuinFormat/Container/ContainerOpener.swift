@@ -1,32 +1,13 @@
-/// Reads `.goshuin` files of either version: every check of the file's version's §7 in its order
-/// (``LockedContainer``), then the chunks, each released only after it authenticated.
-///
-/// The passphrase is asked for (its closure called) only once the structure passed: a person is never
-/// asked for the passphrase of a file that cannot open.
-public enum ContainerOpener {
-    /// Opens the regular file open at `fileDescriptor` (read with positioned reads; its position is not
-    /// used), handing each authenticated chunk's plaintext to `release` in order.
-    ///
-    /// The structure is checked (header, size, version 1's length prefixes) before `passphrase` is evaluated
-    /// and the keys derived; version 2's header MAC is verified before any chunk is read. `release` may have
-    /// received a prefix of the payload when this throws: only authenticated chunks, never a byte of a
-    /// failing one. Memory stays at about two chunks.
+/// The package's shorthand for reading a `.goshuin` file open at a descriptor in one call: a
+/// ``LockedContainer`` checked, unlocked with the passphrase (its closure called only once the structure
+/// passed), then its chunks read, each released only after it authenticated.
+package enum ContainerOpener {
+    /// Opens the regular file open at `input` (read with positioned reads; its position is not used),
+    /// handing each authenticated chunk's plaintext to `release` in order, in the reader's buffer (valid
+    /// during the call). `release` may have received a prefix of the payload when this throws: only
+    /// authenticated chunks, never a byte of a failing one.
     ///
     /// - Returns: the header.
-    /// - Throws: a ``GoshuinError`` with the code of the first failing check, or what `passphrase` or
-    ///   `release` throws.
-    @discardableResult
-    public static func open(
-        fileDescriptor: Int32, passphrase: @autoclosure () throws -> Passphrase, progress: ProgressHandler? = nil,
-        release: ([UInt8]) throws -> Void
-    ) throws -> Header {
-        try open(FileDescriptor(rawValue: fileDescriptor), passphrase: passphrase(), progress: progress) {
-            try release(Array($0))
-        }
-    }
-
-    /// ``open(fileDescriptor:passphrase:progress:release:)`` on a ``FileDescriptor``, releasing each chunk
-    /// in the reader's buffer (valid during the call).
     @discardableResult
     package static func open(
         _ input: FileDescriptor, passphrase: @autoclosure () throws -> Passphrase, progress: ProgressHandler? = nil,

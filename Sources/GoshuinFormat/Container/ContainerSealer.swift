@@ -1,11 +1,11 @@
-/// Writes `.goshuin` files of either version (``SealParameters/version``): the header, then the payload chunk
-/// by chunk (`Spec/container-v1.md` §5–6, `Spec/container-v2.md` §5–6).
-///
-/// Memory stays at about one chunk record per worker whatever the payload size.
-public enum ContainerSealer {
-    /// Seals `plaintextLength` bytes read from the file open at `fileDescriptor` into the file open at
-    /// `output`, under the passphrase `passphrase` gives, which is evaluated only after the parameters
-    /// passed their bounds.
+/// The package's shorthand for writing `.goshuin` files of either version (``SealParameters/version``)
+/// between descriptors: the header, then the payload chunk by chunk (`Spec/container-v1.md` §5–6,
+/// `Spec/container-v2.md` §5–6). Memory stays at about one chunk record per worker whatever the payload
+/// size.
+package enum ContainerSealer {
+    /// Seals `plaintextLength` bytes read from `input` into `output`, with `workerCount` workers when both
+    /// are regular files (``ChunkPipeline``), under the passphrase `passphrase` gives, which is evaluated
+    /// only after the parameters passed their bounds (``HeaderDraft``).
     ///
     /// The input must deliver exactly `plaintextLength` bytes from its position: fewer or more is an `io`
     /// error, because the length is in the header and in every chunk's authentication (version 1) or in the
@@ -13,33 +13,16 @@ public enum ContainerSealer {
     ///
     /// - Returns: the header written.
     /// - Throws: `empty_payload` for a zero length in version 1 (version 2 seals an empty payload), the
-    ///   header's bound errors, `empty_passphrase`,
-    ///   `passphrase_too_long`, `io` or `no_space` on a read or write failure.
-    @discardableResult
-    public static func seal(
-        fileDescriptor: Int32, plaintextLength: UInt64, into output: Int32,
-        passphrase: @autoclosure () throws -> Passphrase, parameters: SealParameters = SealParameters(),
-        progress: ProgressHandler? = nil
-    ) throws -> Header {
-        try seal(
-            from: FileDescriptor(rawValue: fileDescriptor), plaintextLength: plaintextLength,
-            to: FileDescriptor(rawValue: output), passphrase: passphrase(), parameters: parameters, progress: progress)
-    }
-
-    /// ``seal(fileDescriptor:plaintextLength:into:passphrase:parameters:progress:)`` between
-    /// ``FileDescriptor``s, with `workerCount` workers when both are regular files (``ChunkPipeline``).
+    ///   header's bound errors, `empty_passphrase`, `passphrase_too_long`, `io` or `no_space` on a read or
+    ///   write failure.
     @discardableResult
     package static func seal(
         from input: FileDescriptor, plaintextLength: UInt64, to output: FileDescriptor,
         passphrase: @autoclosure () throws -> Passphrase, parameters: SealParameters = SealParameters(),
         workerCount: Int = ParallelChunks.defaultWorkerCount, progress: ProgressHandler? = nil
     ) throws -> Header {
-        let keyed = try parameters.draft(plaintextLength: plaintextLength).key(with: passphrase(), progress: progress)
-        let header = try keyed.header(plaintextLength: plaintextLength)
-        try ChunkPipeline.seal(
-            from: input, to: output, key: keyed.keys.payloadKey, header: header, workerCount: workerCount,
-            progress: progress)
-        return header
+        try parameters.draft(plaintextLength: plaintextLength).key(with: passphrase(), progress: progress).seal(
+            from: input, to: output, workerCount: workerCount, progress: progress)
     }
 
     /// Seals `header.plaintextLength` bytes from `input`'s position into `output` in order, with an already

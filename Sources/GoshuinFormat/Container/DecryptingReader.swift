@@ -1,9 +1,9 @@
 /// Random access to the payload of a `.goshuin` file: decrypts only the chunks a read needs, each
 /// authenticated before any of its bytes is used, with a small cache of decrypted chunks.
 ///
-/// Opening checks the structure and unlocks the container (``LockedContainer``: version 1's checks 1–9,
-/// version 2's checks 1–9, the header MAC included), and verifies the final chunk first, which confirms the
-/// payload length. A chunk that fails is judged by the file's one
+/// Made by an unlocked container (``UnlockedContainer/reader()``: version 1's checks 1–9, version 2's
+/// checks 1–9, the header MAC included), which verifies the final chunk first, confirming the payload
+/// length. A chunk that fails is judged by the file's one
 /// verdict (``ChunkVerdict``): the chunks before it are authenticated to find the lowest failing one, so
 /// the error is the one every other reader gives, whatever the order of the reads.
 ///
@@ -14,8 +14,8 @@ public final class DecryptingReader: RandomAccessSource {
     package static let cachedChunkLimit = 3
 
     /// The header, authenticated once the reader exists (its final chunk authenticated with it as AAD).
-    public let header: Header
-    /// The payload's length.
+    package let header: Header
+    /// The payload's length, confirmed by its final chunk.
     public var size: UInt64 { header.plaintextLength }
 
     /// How many chunk decryptions the reader has done (cache hits excluded).
@@ -29,24 +29,15 @@ public final class DecryptingReader: RandomAccessSource {
     private var cache: [(index: UInt64, slot: AllocatedBytes)] = []
     private let cacheLimit: Int
     /// Decrypts the next chunk on another thread while the caller reads in order; `nil` where the memory
-    /// budget leaves no room for its two buffers.
-    private let prefetcher: ChunkPrefetcher?
+    /// budget leaves no room for its two buffers. Stopped before the file it reads may close (`deinit`).
+    private var prefetcher: ChunkPrefetcher?
+    /// The file, when the container that made this reader opened it itself.
+    private let openedFile: OpenedFile?
     /// The chunk decrypted last, to tell reading in order from jumping about.
     private var lastChunk: UInt64?
     /// Whether a chunk that fails is simply unreadable (salvage, which knows which chunks are intact), not
     /// the occasion for the file's verdict.
     private let salvaging: Bool
-
-    /// Opens the regular file open at `fileDescriptor` for reading at any offset; the descriptor must stay
-    /// open while the reader is used.
-    ///
-    /// The structure is checked before `passphrase` is evaluated; the final chunk is authenticated at once,
-    /// which confirms the header and the payload length.
-    public convenience init(
-        fileDescriptor: Int32, passphrase: @autoclosure () throws -> Passphrase, progress: ProgressHandler? = nil
-    ) throws {
-        try self.init(FileDescriptor(rawValue: fileDescriptor), passphrase: passphrase(), progress: progress)
-    }
 
     /// Opens the regular file at `input` with `passphrase`, evaluated once the structure passed.
     ///
@@ -63,12 +54,14 @@ public final class DecryptingReader: RandomAccessSource {
             authenticatingFinalChunkFirst: authenticatingFinalChunkFirst)
     }
 
-    /// A reader over `input`, whose structure was validated as `header`, with its key already derived.
+    /// A reader over `input`, whose structure was validated as `header`, with its key already derived;
+    /// `keepingOpen` is the file, when the reader holds it open.
     package init(
         _ input: FileDescriptor, header: Header, key: SecretBytes, authenticatingFinalChunkFirst: Bool,
-        salvaging: Bool = false
+        salvaging: Bool = false, keepingOpen openedFile: OpenedFile? = nil
     ) throws {
         self.header = header
+        self.openedFile = openedFile
         self.salvaging = salvaging
         let layout = header.layout
         // The decrypting record counts against the budget too, hence one buffer more than cached; the
@@ -85,15 +78,32 @@ public final class DecryptingReader: RandomAccessSource {
         if authenticatingFinalChunkFirst || confirmsEmptyPayload { _ = try chunk(layout.finalChunk) }
     }
 
+    // The prefetching thread reads the file: it ends before the file may close with `openedFile`.
+    deinit { prefetcher = nil }
+
     /// Authenticates the final chunk, which alone confirms that the payload ends where its length says
     /// (`Spec/container-v2.md` §9.1, §10.3): what a caller that read the payload from the start without
     /// authenticating the final chunk first does after its last read, since version 2's final chunk may hold
     /// no byte for any read to reach.
     package func confirmEnd() throws { _ = try chunk(header.layout.finalChunk) }
 
-    /// Up to `count` payload bytes from `offset`: fewer only at the end of the payload, none past it. Every
-    /// byte comes from a chunk that authenticated.
-    public func read(at offset: UInt64, count: Int) throws -> [UInt8] {
+    /// Hands `body` up to `count` payload bytes from `offset`: fewer only at the end of the payload, none past
+    /// it. Every byte comes from a chunk that authenticated; `body` sees them in a copy made for it, valid
+    /// during the call and wiped afterwards.
+    ///
+    /// - Returns: what `body` returns.
+    public func read<Result>(at offset: UInt64, count: Int, _ body: (Span<UInt8>) throws -> Result) throws -> Result {
+        let wanted = offset < size && count > 0 ? Int(min(UInt64(count), size - offset)) : 0
+        let copy = try AllocatedBytes(count: wanted, wipesOnRelease: true)
+        let filled = try read(at: offset, into: UnsafeMutableRawBufferPointer(rebasing: copy.bytes[0..<wanted]))
+        return try withExtendedLifetime(copy) {
+            try body(UnsafeRawBufferPointer(rebasing: copy.bytes[0..<filled]).assumingMemoryBound(to: UInt8.self).span)
+        }
+    }
+
+    /// Up to `count` payload bytes from `offset`, in an array (which nothing wipes): for the package's
+    /// readers of the ZIP's structure.
+    package func read(at offset: UInt64, count: Int) throws -> [UInt8] {
         guard offset < size, count > 0 else { return [] }
         var bytes = [UInt8](repeating: 0, count: Int(min(UInt64(count), size - offset)))
         _ = try bytes.withUnsafeMutableBytes { try read(at: offset, into: $0) }

@@ -4,7 +4,9 @@
 /// destination is untouched.
 ///
 /// The passphrase argument is evaluated only after the input and the destination passed every check that
-/// needs no key, so an interactive caller can ask for it then, and never for a file that cannot open.
+/// needs no key, so an interactive caller can ask for it then, and never for a file that cannot open. To
+/// verify a file, stream its payload or read it at random, use ``LockedContainer``; to seal bytes the
+/// program makes, ``HeaderDraft``.
 public enum GoshuinFile {
     /// Seals the regular file at `inputPath` into a new `.goshuin` file at `outputPath`.
     ///
@@ -56,20 +58,6 @@ public enum GoshuinFile {
         return try withAtomicOutput(to: outputPath, replaceExisting: replaceExisting) { output in
             try container.unlock(with: passphrase(), progress: progress).open(to: output, progress: progress)
             return container.header
-        }
-    }
-
-    /// Authenticates every chunk of the `.goshuin` file at `inputPath`, writing nothing: it opens, or the
-    /// error says why not, the one opening would give.
-    ///
-    /// - Returns: the header, authenticated.
-    @discardableResult
-    public static func verify(
-        inputPath: String, passphrase: @autoclosure () throws -> Passphrase, progress: ProgressHandler? = nil
-    ) throws -> Header {
-        let input = try FileSystem.openInput(inputPath)
-        return try input.closeAfter {
-            try ContainerOpener.open(input, to: nil, passphrase: passphrase(), progress: progress)
         }
     }
 

@@ -90,8 +90,8 @@ package enum ParallelChunks {
         let layout: ContainerLayout
         /// The chunks handed out: `0..<chunkLimit`.
         let chunkLimit: UInt64
-        // Called only while `bytesDone` is locked, so from one worker at a time.
-        private nonisolated(unsafe) let progress: ProgressHandler?
+        // Called only while `bytesDone` is locked, so from one worker at a time (``ProgressHandler``).
+        private let progress: ProgressHandler?
         private let bytesDone = Mutex<UInt64>(0)
         /// The next chunk index to hand out: workers take chunks in increasing order.
         private let nextIndex = Atomic<Int>(0)

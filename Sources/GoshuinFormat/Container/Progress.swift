@@ -12,5 +12,6 @@ public enum ProgressEvent: Sendable {
     case streamed(bytesDone: UInt64)
 }
 
-/// Receives ``ProgressEvent``s, on the thread doing the work.
-public typealias ProgressHandler = (ProgressEvent) -> Void
+/// Receives ``ProgressEvent``s on the threads doing the work: the payload's progress comes from the
+/// workers when they seal or open on every core, one call at a time, never two at once.
+public typealias ProgressHandler = @Sendable (ProgressEvent) -> Void

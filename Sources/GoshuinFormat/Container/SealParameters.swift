@@ -1,7 +1,7 @@
 /// The choices a writer makes: the format version, the iteration count, the chunk size, and — for
 /// known-answer vectors only — fixed salts and nonce base.
 public struct SealParameters: Sendable {
-    /// The format version to write; version 1 unless another is asked for (``FormatVersion/sealingDefault``).
+    /// The format version to write.
     public var version: FormatVersion
     /// PBKDF2 iterations, within ``Header/iterationRange``.
     public var iterations: UInt32
@@ -18,11 +18,12 @@ public struct SealParameters: Sendable {
     /// are for known-answer vectors only.
     package var fixedPayloadSalt: [UInt8]?
 
-    /// Parameters with the defaults of `Spec/container-v1.md` §6 unless given; they are checked against the
-    /// bounds when a file is sealed with them.
+    /// Parameters with the defaults of `Spec/container-v1.md` §6 unless given, and format version 1 (the
+    /// one the app reads today) unless another is asked for; they are checked against the bounds when a
+    /// header is drafted with them.
     public init(
         iterations: UInt32 = Header.defaultIterations, chunkSize: UInt32 = Header.defaultChunkSize,
-        version: FormatVersion = .sealingDefault
+        version: FormatVersion = .v1
     ) {
         self.version = version
         self.iterations = iterations
@@ -46,6 +47,25 @@ public struct SealParameters: Sendable {
     /// Throws the error sealing would give for these iterations and chunk size: `iterations_out_of_range` or
     /// `chunk_size_out_of_range`.
     package func validate() throws { try Header.checkBounds(iterations: iterations, chunkSize: chunkSize) }
+
+    /// The header of a new `.goshuin` file at `outputPath`, for a payload of `plaintextLength` bytes (`nil`:
+    /// a stream whose length is learnt at its end, version 2 only), with fresh random salts: the
+    /// destination and the parameters checked, before any passphrase. Complete it with
+    /// ``HeaderDraft/key(with:progress:)``, then write the file with ``KeyedHeader/seal(progress:_:)``.
+    ///
+    /// - Parameter replaceExisting: replace an existing `outputPath` (a regular file only); otherwise it is
+    ///   `output_exists`.
+    /// - Throws: `output_exists`, or `io` for a folder that cannot be opened; then the bounds' codes,
+    ///   `empty_payload` for an empty version 1 payload, `too_many_chunks`, or `invalid_argument` for
+    ///   version 1 without a length.
+    public func draft(sealingTo outputPath: String, plaintextLength: UInt64? = nil, replaceExisting: Bool = false)
+        throws -> HeaderDraft
+    {
+        try AtomicOutput.checkDestination(outputPath, replaceExisting: replaceExisting)
+        var draft = try draft(plaintextLength: plaintextLength)
+        draft.destination = SealDestination(path: outputPath, replaceExisting: replaceExisting)
+        return draft
+    }
 
     /// The header for a payload of `plaintextLength` bytes (`nil`: a stream of unknown length, version 2
     /// only), with fresh random salts unless fixed ones were given; complete once keyed

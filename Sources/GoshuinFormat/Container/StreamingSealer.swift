@@ -19,7 +19,10 @@ package protocol PayloadObserver: AnyObject {
 /// Memory is a few chunk records, within the chunk memory budget (`Spec/decisions/0010`), whatever the
 /// payload's size. ``finish()`` seals the last record and checks that exactly the announced length came;
 /// on any error the output holds garbage and must be discarded (write it through an ``AtomicOutput``).
-package final class StreamingSealer {
+///
+/// Outside the package it is met only inside ``KeyedHeader/seal(progress:_:)``, which writes into a
+/// temporary beside the destination and finishes the sealer itself.
+public final class StreamingSealer {
     private let output: FileDescriptor
     private let keyed: KeyedHeader
     private let geometry: ChunkGeometry
@@ -195,6 +198,9 @@ package final class StreamingSealer {
     /// The free plaintext part of the record being filled, a new record taken when there is none.
     private func currentSpace() throws -> UnsafeMutableRawBufferPointer {
         try Interruption.check()
+        guard !finished else {
+            throw GoshuinError(.invalidArgument, "the payload is sealed already; nothing more can be added to it")
+        }
         if let announcedLength, bytesTaken >= announcedLength {
             throw GoshuinError(.io, "the payload grew beyond the \(announcedLength) bytes announced")
         }
