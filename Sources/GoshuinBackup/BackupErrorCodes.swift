@@ -27,10 +27,10 @@ extension GoshuinError.Code {
     public static let destinationNotEmpty = Self(BackupErrorCodes.destinationNotEmpty)
 
     /// The codes this module declares.
-    public static let backupModuleCodes = all(BackupErrorCodes.self)
+    package static let backupModuleCodes = all(BackupErrorCodes.self)
 
     /// Every code of the library: the system module's, the container module's and this one's.
-    public static var allLibraryCodes: [Self] { systemModuleCodes + containerModuleCodes + backupModuleCodes }
+    package static var allLibraryCodes: [Self] { systemModuleCodes + containerModuleCodes + backupModuleCodes }
 }
 
 /// The backup module's codes.

@@ -3,7 +3,7 @@ import GoshuinFormat
 /// What a salvage of a damaged or cut backup restored and lost (`Spec/backup-v1.md` §4.2).
 public struct SalvageReport: Sendable {
     /// How the entries were found.
-    public enum Mode: String, Sendable {
+    package enum Mode: String, Sendable {
         /// From the intact central directory, each entry checked against the intact manifest.
         case directory
         /// From the local headers, walked in order: the central directory and the manifest are lost.
@@ -20,7 +20,7 @@ public struct SalvageReport: Sendable {
     }
 
     /// How the entries were found.
-    public let mode: Mode
+    package let mode: Mode
     /// The entries restored, in file order. `manifest.json` is never among them: a salvage neither restores
     /// nor writes it, since it lists what the backup held, not what was restored.
     public let restored: [String]
@@ -33,10 +33,12 @@ public struct SalvageReport: Sendable {
     public let firstMissingChunk: UInt64?
     /// The chunks the file's header says it has.
     public let chunkCount: UInt64
-    /// The manifest, in directory mode.
+    /// The manifest, when it is intact: each entry was then found in the central directory and checked
+    /// against it.
     public let manifest: Manifest?
 
-    /// Whether the manifest is lost (walk mode): what was restored was checked for size and CRC-32 only.
+    /// Whether the manifest is lost: the entries were found by walking the local headers from the start,
+    /// and what was restored was checked for size and CRC-32 only.
     public var manifestLost: Bool { mode == .walk }
     /// Whether nothing is lost.
     public var isComplete: Bool { lost.isEmpty && !manifestLost }

@@ -35,10 +35,10 @@ extension GoshuinError.Code {
     public static let passphraseTooLong = Self(ContainerErrorCodes.passphraseTooLong)
 
     /// The codes this module declares, in the order of the specs.
-    public static let containerModuleCodes = all(ContainerErrorCodes.self)
+    package static let containerModuleCodes = all(ContainerErrorCodes.self)
 
     /// The reading codes of `.goshuin` files (`Spec/container-v1.md` §7): the container category.
-    public static var containerReadingCodes: [Self] { containerModuleCodes.filter { $0.category == .container } }
+    package static var containerReadingCodes: [Self] { containerModuleCodes.filter { $0.category == .container } }
 
     /// Whether a reader of `.goshuin` files can fail with this code.
     package var isContainerReadingCode: Bool { category == .container }

@@ -59,7 +59,7 @@ public struct GoshuinError: Error, Equatable, CustomStringConvertible, Sendable 
         public static let outOfMemory = Code(SystemErrorCodes.outOfMemory)
 
         /// The codes this module declares.
-        public static let systemModuleCodes = all(SystemErrorCodes.self)
+        package static let systemModuleCodes = all(SystemErrorCodes.self)
     }
 
     /// The stable code.

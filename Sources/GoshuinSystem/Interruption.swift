@@ -11,7 +11,7 @@ public enum Interruption {
     }
 
     /// Whether a stop was asked for.
-    public static var isRequested: Bool { requested.load(ordering: .relaxed) }
+    package static var isRequested: Bool { requested.load(ordering: .relaxed) }
 
     /// Throws `interrupted` when a stop was asked for.
     package static func check() throws {

@@ -30,7 +30,7 @@ public struct VectorCheckResult: Sendable {
     /// What was not checked, and why (a success vector whose passphrase this toolkit does not seal with).
     public let notes: [String]
     /// What this implementation computed, for a vector that could be read.
-    public let computed: VectorComputation?
+    package let computed: VectorComputation?
 
     init(
         name: String, outcome: Outcome, detail: String, problems: [VectorProblem] = [],
@@ -89,38 +89,38 @@ public struct VectorProblem: Error, Sendable {
 }
 
 /// What this implementation computed for a vector.
-public struct VectorComputation: Sendable {
+package struct VectorComputation: Sendable {
     /// The result of one reader on the vector's file.
-    public struct ReaderResult: Sendable {
+    package struct ReaderResult: Sendable {
         /// Which reader: `streaming`, `parallel`, `random access (in order)`, `random access (final chunk first)`.
-        public let reader: String
+        package let reader: String
         /// `success` or the error code.
-        public let verdict: String
+        package let verdict: String
         /// The chunk index of a `chunk_damaged` or `chunk_length_invalid`.
-        public let chunkIndex: UInt64?
+        package let chunkIndex: UInt64?
         /// The bytes released in order before the end (the whole payload on success); `nil` for a reader
         /// that does not release in order.
-        public let released: (length: UInt64, sha256: [UInt8])?
+        package let released: (length: UInt64, sha256: [UInt8])?
     }
 
     /// PBKDF2-HMAC-SHA256 of the vector's passphrase, salt and iterations.
-    public let key: [UInt8]
+    package let key: [UInt8]
     /// The SHA-256 of the vector's `.goshuin` file.
-    public let fileSha256: [UInt8]
+    package let fileSha256: [UInt8]
     /// Each reader's result.
-    public let readers: [ReaderResult]
+    package let readers: [ReaderResult]
     /// For a success vector, each sealer's output: its SHA-256 and, where it differs from the file, the
     /// first differing byte and where it falls.
-    public let reseals: [(sealer: String, sha256: [UInt8], firstDifference: String?)]
+    package let reseals: [(sealer: String, sha256: [UInt8], firstDifference: String?)]
 }
 
 /// Checks known-answer vectors against this implementation (`Spec/vectors-v1.md` §3), running every vector
 /// through every reader and sealer of the toolkit and reporting every problem it finds.
 public enum VectorChecker {
     /// The readers every vector goes through, by the names its problems give them.
-    public static var readerNames: [String] { VectorRun.readerNames }
+    package static var readerNames: [String] { VectorRun.readerNames }
     /// The sealers every success vector is sealed again with, by the names its problems give them.
-    public static var sealerNames: [String] { VectorRun.Sealer.allCases.map(\.rawValue) }
+    package static var sealerNames: [String] { VectorRun.Sealer.allCases.map(\.rawValue) }
 
     /// The largest vector JSON file read.
     package static let maximumVectorFileSize = 1 << 20

@@ -7,7 +7,7 @@
 /// verified only when the container is unlocked (``LockedContainer/unlock(with:progress:)``).
 public struct Header: Equatable, Sendable {
     /// The size in bytes of a version 1 header, and the bytes every version's first checks need.
-    public static let byteCount = 45
+    package static let byteCount = 45
     /// The magic bytes `GSHN`.
     package static let magic: [UInt8] = Array("GSHN".utf8)
     /// The salts' size in bytes.
@@ -51,24 +51,24 @@ public struct Header: Equatable, Sendable {
         }
     }
     /// The 16-byte PBKDF2 salt (`kdfSalt` in version 2).
-    public var salt: [UInt8] {
+    package var salt: [UInt8] {
         switch fields {
         case .v1(let fields): return fields.salt
         case .v2(let fields, _): return fields.kdfSalt
         }
     }
     /// Version 1's 8-byte prefix of every chunk's nonce; empty in version 2.
-    public var nonceBase: [UInt8] {
+    package var nonceBase: [UInt8] {
         guard case .v1(let fields) = fields else { return [] }
         return fields.nonceBase
     }
     /// Version 2's 16-byte HKDF salt; empty in version 1.
-    public var payloadSalt: [UInt8] {
+    package var payloadSalt: [UInt8] {
         guard case .v2(let fields, _) = fields else { return [] }
         return fields.payloadSalt
     }
     /// Version 2's 32-byte header MAC; empty in version 1.
-    public var headerMac: [UInt8] {
+    package var headerMac: [UInt8] {
         guard case .v2(let fields, _) = fields else { return [] }
         return fields.headerMac
     }
@@ -92,7 +92,7 @@ public struct Header: Equatable, Sendable {
     /// The size of the whole file.
     public var fileSize: UInt64 { layout.expectedFileSize }
     /// The header's size in bytes.
-    public var byteCount: Int { version.headerLength }
+    package var byteCount: Int { version.headerLength }
 
     /// A version 1 header from `fields`, checked: checks 2–7 of `Spec/container-v1.md` §7, and the salt and
     /// nonce base lengths (`invalid_argument`).
@@ -135,22 +135,22 @@ public struct Header: Equatable, Sendable {
     /// `Spec/container-v1.md` §7); a version 2 header needs the file's size: ``decode(_:fileSize:)``.
     ///
     /// Extra bytes after the header are ignored. Throws the first failing check's error.
-    public static func decode(_ bytes: some Collection<UInt8>) throws -> Header {
+    package static func decode(_ bytes: some Collection<UInt8>) throws -> Header {
         guard let fields = HeaderFields(parsing: bytes) else {
             throw GoshuinError(.shortHeader, "the file has \(bytes.count) bytes, fewer than the 45-byte header")
         }
         return try Header(validating: fields)
     }
 
-    /// Decodes and validates the header of a file of `fileSize` bytes that starts with `bytes`, either
-    /// version, with every check that needs no key and no byte past the header: checks 1–8 of either
-    /// version's §7.
+    /// Decodes and validates the header of a file of `fileSize` bytes that starts with `bytes` (77 bytes, or
+    /// the whole file when it is shorter), either version, with every check that needs no key and no byte
+    /// past the header: checks 1–8 of either version's §7.
     public static func decode(_ bytes: some Collection<UInt8>, fileSize: UInt64) throws -> Header {
         try ContainerStructure.validate(headerBytes: bytes, fileSize: fileSize)
     }
 
     /// The header's bytes (45 or 77), which are also every chunk's additional authenticated data.
-    public func encode() -> [UInt8] {
+    package func encode() -> [UInt8] {
         switch fields {
         case .v1(let fields): return fields.encode()
         case .v2(let fields, _): return fields.encode()
