@@ -2,10 +2,10 @@ import GoshuinFormat
 
 /// A backup folder checked whole and laid out as its ZIP, ready to seal: making one reads no photo (names,
 /// kinds and sizes, records.csv and a kept manifest's `createdAt`), so a folder that cannot be sealed is
-/// refused at once, and the backup's exact size is known. ``seal(to:passphrase:parameters:replaceExisting:progress:)``
-/// then asks for the passphrase and writes the backup in one pass, into the output alone: no plaintext
-/// temporary anywhere, so sealing needs free space for the backup and no more (`Spec/backup-v1.md` §5,
-/// `Spec/decisions/0015`).
+/// refused at once, and the backup's exact size is known.
+/// ``seal(to:passphrase:parameters:replaceExisting:progress:)`` then asks for the passphrase and writes the
+/// backup in one pass, into the output alone: no plaintext temporary anywhere, so sealing needs free space
+/// for the backup and no more (`Spec/backup-v1.md` §5, `Spec/decisions/0015`).
 public struct BackupFolder {
     /// A file of the folder left out of the backup, and why.
     public struct LeftOut: Equatable, Sendable {
@@ -41,12 +41,12 @@ public struct BackupFolder {
     /// The bytes of records.csv and the photos.
     public var dataSize: UInt64 { scan.dataSize }
     /// The size of the backup's ZIP, the payload that is sealed.
-    public var payloadSize: UInt64 { layout.size }
+    package var payloadSize: UInt64 { layout.size }
     /// The files left out: the operating system's (`.DS_Store` …), and with `leavingOutUnsupported` those a
     /// backup cannot hold.
     public var leftOut: [LeftOut] { scan.leftOut }
     /// What a left-out file's reason is when the operating system made it.
-    public static var operatingSystemFileReason: String { FolderScan.operatingSystemFile }
+    package static var operatingSystemFileReason: String { FolderScan.operatingSystemFile }
 
     /// Checks the folder at `path` and lays out its backup.
     ///
@@ -90,7 +90,8 @@ public struct BackupFolder {
     }
 
     /// Seals the backup into a new `.goshuin` file at `outputPath`, asking for the passphrase (evaluating
-    /// `passphrase`) only once the destination and the free space for the backup were checked.
+    /// `passphrase`) only once the destination, the parameters and the free space for the backup were
+    /// checked.
     ///
     /// - Returns: the manifest sealed.
     @discardableResult
@@ -99,28 +100,38 @@ public struct BackupFolder {
         parameters: SealParameters = SealParameters(), replaceExisting: Bool = false, progress: ProgressHandler? = nil
     ) throws -> Manifest {
         try AtomicOutput.checkDestination(outputPath, replaceExisting: replaceExisting)
-        let draft = try parameters.draft(plaintextLength: payloadSize)
-        try FileSystem.requireSpace(
-            draft.fileSize ?? payloadSize, at: FileSystem.parentDirectory(of: outputPath), for: "sealing this backup")
-        return try withAtomicOutput(to: outputPath, replaceExisting: replaceExisting) { output in
-            try seal(into: output, draft: draft, passphrase: passphrase(), progress: progress).manifest
-        }
+        return try seal(
+            passphrase: passphrase(), parameters: parameters, spaceNeededIn: FileSystem.parentDirectory(of: outputPath),
+            progress: progress
+        ) { write in try withAtomicOutput(to: outputPath, replaceExisting: replaceExisting, write) }.manifest
     }
 
-    /// Seals the backup into the empty regular file open at `output`, with `draft` (made for
-    /// ``payloadSize``); `passphrase` is evaluated first. Returns the manifest and the header written.
+    /// Seals the backup into the output `place` makes: the header drafted (the parameters checked, the
+    /// salts drawn) and the free space for the whole backup checked in `folder`, then `place` runs its
+    /// argument on the empty regular file that becomes the output only if that returns (an
+    /// ``AtomicOutput``, or a spool for standard output), which evaluates `passphrase`, derives the keys and
+    /// writes the backup in one pass.
+    ///
+    /// - Returns: the manifest and the header written.
     package func seal(
-        into output: FileDescriptor, draft: HeaderDraft, passphrase: @autoclosure () throws -> Passphrase,
-        progress: ProgressHandler?
-    ) throws -> (manifest: Manifest, header: Header) {
-        precondition(draft.plaintextLength == payloadSize, "a header made for this backup")
-        let keyed = try draft.key(with: passphrase(), progress: progress)
-        let writer = BackupZipWriter(folder: self)
-        let sealer = try StreamingSealer(
-            into: output, header: keyed, plaintextLength: payloadSize, workerCount: ParallelChunks.defaultWorkerCount,
-            observer: writer.digests, progress: progress)
-        let manifest = try writer.write(into: sealer)
-        return (manifest, try sealer.finish())
+        passphrase: @autoclosure () throws -> Passphrase, parameters: SealParameters, spaceNeededIn folder: String,
+        progress: ProgressHandler?,
+        placingOutput place: ((FileDescriptor) throws -> SealedBackup) throws -> SealedBackup
+    ) throws -> SealedBackup {
+        let draft = try parameters.draft(plaintextLength: payloadSize)
+        try FileSystem.requireSpace(draft.fileSize ?? payloadSize, at: folder, for: "sealing this backup")
+        // Evaluated inside `place`'s argument, which does not outlive this call.
+        return try withoutActuallyEscaping(passphrase) { passphrase in
+            try place { output in
+                let keyed = try draft.key(with: passphrase(), progress: progress)
+                let writer = BackupZipWriter(folder: self)
+                let sealer = try StreamingSealer(
+                    into: output, header: keyed, plaintextLength: payloadSize,
+                    workerCount: ParallelChunks.defaultWorkerCount, observer: writer.digests, progress: progress)
+                let manifest = try writer.write(into: sealer)
+                return SealedBackup(manifest: manifest, header: try sealer.finish())
+            }
+        }
     }
 
     /// Writes the backup's ZIP, unsealed, into the empty file open at `output`: what sealing encrypts.
@@ -227,6 +238,14 @@ public struct BackupFolder {
         return DOSTime.daysSince1970(year: number(0..<4), month: number(5..<7), day: number(8..<10)) * 86_400
             + number(11..<13) * 3_600 + number(14..<16) * 60 + number(17..<19)
     }
+}
+
+/// What sealing a backup wrote.
+package struct SealedBackup {
+    /// The manifest sealed.
+    package let manifest: Manifest
+    /// The header of the file written.
+    package let header: Header
 }
 
 /// records.csv as it will be written: deflated when it is small enough to read now and deflates within the

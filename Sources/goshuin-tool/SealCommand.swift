@@ -205,22 +205,21 @@ enum SealCommand: ToolCommand {
         let contents = "records.csv and \(photos(folder.photoCount))"
         Console.notice("\(Paths.describe(folderPath)) holds \(contents), \(ProgressReporter.size(folder.dataSize))")
         warnIfWrittenInto(folderPath, outputPath)
-        let draft = try parameters.draft(plaintextLength: folder.payloadSize)
+        // Standard output is written through a spool in the temporary folder (``Paths/writeOutput``).
         let outputFolder =
             outputPath == "-" ? FileSystem.temporaryDirectory : FileSystem.parentDirectory(of: outputPath)
-        try FileSystem.requireSpace(draft.fileSize ?? folder.payloadSize, at: outputFolder, for: "sealing this backup")
-        let (manifest, header) = try Paths.writeOutput(outputPath, force: force, input: nil) { output in
-            try folder.seal(
-                into: output, draft: draft, passphrase: passphraseReader.read(confirm: true),
-                progress: reporter.handler)
-        }
+        let backup = try folder.seal(
+            passphrase: passphraseReader.read(confirm: true), parameters: parameters, spaceNeededIn: outputFolder,
+            progress: reporter.handler
+        ) { write in try Paths.writeOutput(outputPath, force: force, input: nil, write) }
+        let manifest = backup.manifest
         let leftOut = folder.leftOut.map {
             JSONValue.object(
                 [("name", .string($0.name)), ("reason", .string($0.reason))]
                     + ($0.isFolder ? [("photos", .array($0.photos.map { .string($0) }))] : []))
         }
         return sealed(
-            contents, into: outputPath, header: header,
+            contents, into: outputPath, header: backup.header,
             more: [
                 ("createdAt", .string(manifest.createdAt)), ("photoCount", .integer(manifest.photos.count)),
                 ("leftOut", .array(leftOut)),
