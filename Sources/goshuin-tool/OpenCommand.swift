@@ -102,13 +102,16 @@ enum OpenCommand: ToolCommand {
         _ inputPath: String, into givenFolder: String, _ arguments: ParsedArguments, _ reporter: ProgressReporter
     ) throws -> CommandResult {
         let passphraseReader = try PassphraseReader(arguments, command: name)
-        // Named once: the path normalized and its parent opened, for every step after.
-        try Paths.checkFolderForOutput(ExtractionDestination.normalized(givenFolder))
+        // Named once: the path normalized, checked and its parent opened, for every step after.
         let destination: ExtractionDestination
         do {
-            destination = try ExtractionDestination(givenFolder)
-        } catch let error as GoshuinError where error.code == .invalidArgument {
+            destination = try ExtractionDestination(checking: givenFolder)
+        } catch .place(let refusal) {
+            throw Paths.toolError(refusal)
+        } catch .namesNoFolder {
             throw usage("--extract needs a new or empty folder, not \(DisplayText.quoted(givenFolder))")
+        } catch .folderNotOpened(let error) {
+            throw error
         }
         let folder = destination.path
         try passphraseReader.refuseSharingStandardInput(with: inputPath)

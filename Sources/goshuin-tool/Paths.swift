@@ -141,20 +141,22 @@ enum Paths {
     /// Checks that the folder that is to hold `path` (a file or a folder) exists and takes new files:
     /// `cannot_create_output` (73) otherwise, and a name longer than the system allows is a usage error.
     static func checkFolderForOutput(_ path: String) throws(ToolError) {
-        let name = FileSystem.lastComponent(of: path)
-        guard !Temporaries.isTemporaryName(Array(name.utf8)) else {
-            throw .usage(
-                "\(DisplayText.quoted(name)) has the shape of goshuin-tool's temporary names (.NAME.goshuin-tmp-…);"
-                    + " choose another name")
+        do {
+            try FileSystem.checkPlace(forNew: path)
+        } catch {
+            throw toolError(error)
         }
-        guard name.utf8.count <= FileSystem.maximumNameLength else {
-            throw .usage(
-                "the name \(DisplayText.quoted(name)) is longer than \(FileSystem.maximumNameLength) bytes, the most"
-                    + " this system allows")
-        }
-        if let error = FileSystem.cannotWrite(inDirectory: FileSystem.parentDirectory(of: path)) {
-            throw ToolError(
-                code: .cannotCreateOutput, "cannot create \(DisplayText.quoted(path)): \(error)",
+    }
+
+    /// A path refused as an output's place, as the tool reports it: a name is a usage error, a folder that
+    /// takes no new files `cannot_create_output` (73).
+    static func toolError(_ refusal: OutputPlaceRefusal) -> ToolError {
+        switch refusal {
+        case .temporaryName, .nameTooLong:
+            return .usage(refusal.goshuinError.message)
+        case .folderNotWritable:
+            return ToolError(
+                code: .cannotCreateOutput, refusal.goshuinError.message,
                 hint: "check that the folder exists and is writable", status: .cannotCreate)
         }
     }
