@@ -70,6 +70,12 @@ let package = Package(
             name: "goshuin-vectors",
             dependencies: ["GoshuinVectors"]
         ),
+        // The README's Swift example, run by GoshuinToolTests in a folder of its own and checked to use only
+        // the public API.
+        .executableTarget(
+            name: "goshuin-readme-example",
+            dependencies: ["GoshuinFormat", "GoshuinBackup"]
+        ),
         .target(
             name: "GoshuinFuzzTargets",
             dependencies: ["GoshuinSystem", "GoshuinFormat", "GoshuinBackup", "GoshuinVectors"]
@@ -80,7 +86,7 @@ let package = Package(
         ),
         .testTarget(
             name: "GoshuinToolTests",
-            dependencies: ["GoshuinSystem", "GoshuinFormat", "GoshuinBackup", "goshuin-tool"]
+            dependencies: ["GoshuinSystem", "GoshuinFormat", "GoshuinBackup", "goshuin-tool", "goshuin-readme-example"]
         ),
     ]
 )
