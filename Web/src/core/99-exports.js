@@ -27,6 +27,8 @@ return {
   describeDamage: describeDamage,
   SalvageContainer: SalvageContainer,
   readBackup: readBackup,
+  Md5: Md5,
+  md5: md5,
   payloadSource: payloadSource,
   openContainer: openContainer,
   parseCsv: parseCsv,
