@@ -29,6 +29,7 @@ return {
   readBackup: readBackup,
   Md5: Md5,
   md5: md5,
+  gf16: { multiply: gf16Multiply, inverse: gf16Inverse, multiplyAdd: gf16MultiplyAdd, exp: GF16_EXP, log: GF16_LOG, inputLogs: PAR2_INPUT_LOGS, coefficient: par2Coefficient },
   payloadSource: payloadSource,
   openContainer: openContainer,
   parseCsv: parseCsv,
