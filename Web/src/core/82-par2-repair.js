@@ -22,6 +22,7 @@
 
 var RECOVERY_WINDOW = 8388608; // bytes read at a time from the backup and the recovery files
 var RECOVERY_WORK_PER_READ = 33554432; // multiply-add bytes between two reads, so the page stays responsive
+var VERIFY_PART = 65536;
 var SLICE_INTACT = 0;
 var SLICE_DAMAGED = 1;
 var SLICE_MISSING = 2;
@@ -157,30 +158,54 @@ async function verifyWithRecovery(recovery, options) {
     digestStopped = true;
     fileDigest = atSliceStart;
   };
+  // The XOR of the intact slices, the known share of the recovery slice of exponent 0 (every constant to
+  // the power 0 is 1): with one slice to rebuild it is rebuilt from that alone, without a second pass.
+  // A slice's bytes are added as they pass and taken out again when it fails.
+  var parity = null;
+  if (target.otherSlices.length === 0 && target.exponents.length > 0 && target.exponents[0].exponent === 0 && sliceSize <= limits.recoveryMemory)
+    parity = new Uint8Array(sliceSize);
+  var openParts = [];
+  var takeOut = function () {
+    for (var p = 0; p < openParts.length; p++) gf16MultiplyAdd(1, openParts[p].bytes, parity.subarray(openParts[p].within));
+  };
   progress("recovery-verify", 0, end);
   await forEachSlicePiece(recovery.backupSource, sliceSize, end, slicePieceSize(sliceSize, RECOVERY_WINDOW), options.signal, function (slice, within, bytes) {
     if (within === 0) {
       open = slice;
+      openParts = [];
       status[slice] = SLICE_DAMAGED; // until it is whole and matches
       crc = 0;
       digest = new Md5();
       if (!digestStopped) atSliceStart = fileDigest.clone();
     }
-    crc = crc32Update(crc, bytes);
-    digest.update(bytes);
-    if (!digestStopped) fileDigest.update(bytes);
+    // In parts that stay in the processor's cache while the three digests read them.
+    for (var at = 0; at < bytes.length; at += VERIFY_PART) {
+      var part = bytes.subarray(at, Math.min(bytes.length, at + VERIFY_PART));
+      crc = crc32Update(crc, part);
+      digest.update(part);
+      if (!digestStopped) fileDigest.update(part);
+      if (parity) gf16MultiplyAdd(1, part, parity.subarray(within + at));
+    }
+    if (parity) openParts.push({ within: within, bytes: bytes });
     var realLength = Math.min(sliceSize, length - slice * sliceSize);
     if (within + bytes.length === realLength) {
       open = -1;
       crc = crc32Zeros(crc, sliceSize - realLength);
       digest.updateZeros(sliceSize - realLength);
       if (sliceMatches(target.checksums, slice, digest.digest(), crc)) status[slice] = SLICE_INTACT;
-      else stopDigest();
+      else {
+        stopDigest();
+        if (parity) takeOut();
+      }
+      openParts = [];
     }
     done += bytes.length;
     progress("recovery-verify", done, end);
   });
-  if (open >= 0) stopDigest(); // the file ends inside this slice
+  if (open >= 0) {
+    stopDigest(); // the file ends inside this slice
+    if (parity) takeOut();
+  }
   var damaged = 0;
   var missing = 0;
   var firstBad = -1;
@@ -235,6 +260,7 @@ async function verifyWithRecovery(recovery, options) {
     usable: usable,
     damagedRecovery: damagedRecovery,
     repairable: usable >= unknowns,
+    parity: parity, // the XOR of the intact slices, or null
     verifyMs: now() - started,
   };
 }
@@ -353,6 +379,37 @@ async function solveUnknowns(recovery, unknowns, signal) {
 }
 
 /**
+ * The intact slices' share of each slice to rebuild, in one pass over the backup: slice g adds
+ * Σ_s rows[j][s] · c_g^e_s times its bytes to rebuilt[j] (its share taken out of each b_s). `onBytes(count)`.
+ */
+async function rebuildFromIntactSlices(check, slots, rows, rebuilt, pieceSize, signal, onBytes) {
+  var target = check.recovery.target;
+  var source = check.recovery.backupSource;
+  var k = rebuilt.length;
+  var logPowers = new Uint16Array(slots.length); // log c_g^e_s of the slice at hand (never 0: c_g ≠ 0)
+  var coefficients = new Uint16Array(k);
+  var coefficientsOf = -1;
+  var end = Math.min(source.size, target.description.length);
+  await forEachSlicePiece(source, target.sliceSize, end, slicePieceSize(target.sliceSize, pieceSize), signal, function (slice, within, bytes) {
+    if (check.status[slice] !== SLICE_INTACT) return;
+    if (coefficientsOf !== slice) {
+      for (var s = 0; s < slots.length; s++) logPowers[s] = GF16_LOG[par2Coefficient(target.firstSlice + slice, slots[s].exponent)];
+      for (var j = 0; j < k; j++) {
+        var sum = 0;
+        for (var t = 0; t < slots.length; t++) {
+          var w = rows[j][t];
+          if (w !== 0) sum ^= GF16_EXP[GF16_LOG[w] + logPowers[t]];
+        }
+        coefficients[j] = sum;
+      }
+      coefficientsOf = slice;
+    }
+    for (var r = 0; r < k; r++) gf16MultiplyAdd(coefficients[r], bytes, rebuilt[r].subarray(within));
+    onBytes(bytes.length);
+  });
+}
+
+/**
  * The repaired backup from a check: { outcome: "intact" | "repaired", blob, … } (see repairBackup).
  * `options.onProgress(stage, done, total)` with "recovery-slices" (the recovery slices checked as they are
  * taken), "recovery-rebuild" (bytes read), "recovery-check" (bytes of the repaired file hashed). Throws
@@ -421,7 +478,9 @@ async function rebuildWithRecovery(check, options) {
   var intactBytes = 0;
   for (var t = 0; t < check.status.length; t++)
     if (check.status[t] === SLICE_INTACT) intactBytes += Math.min(sliceSize, length - t * sliceSize);
-  var totalRead = slots.length * sliceSize + intactBytes;
+  // One slice from the recovery slice of exponent 0: the intact slices' share is the XOR the check kept.
+  var fromParity = check.parity !== null && u === 1 && slots[0].exponent === 0;
+  var totalRead = slots.length * sliceSize + (fromParity ? 0 : intactBytes);
   var readSoFar = 0;
   progress("recovery-rebuild", 0, totalRead);
 
@@ -437,32 +496,9 @@ async function rebuildWithRecovery(check, options) {
     }
   }
   // … and each intact slice g of the backup times Σ_s rows[j][s] · c_g^e_s (its share taken out of b_s).
-  var logPowers = new Uint16Array(slots.length);
-  var zeroPowers = new Uint8Array(slots.length);
-  var coefficients = new Uint16Array(k);
-  var coefficientsOf = -1;
-  await forEachSlicePiece(recovery.backupSource, sliceSize, Math.min(size, length), slicePieceSize(sliceSize, pieceSize), signal, function (slice, within, bytes) {
-    if (check.status[slice] !== SLICE_INTACT) return;
-    if (coefficientsOf !== slice) {
-      var global = target.firstSlice + slice;
-      for (var s2 = 0; s2 < slots.length; s2++) {
-        var power = par2Coefficient(global, slots[s2].exponent);
-        logPowers[s2] = GF16_LOG[power];
-        zeroPowers[s2] = power === 0 ? 1 : 0;
-      }
-      for (var j2 = 0; j2 < k; j2++) {
-        var row = rows[j2];
-        var sum = 0;
-        for (var s3 = 0; s3 < slots.length; s3++) {
-          var w = row[s3];
-          if (w !== 0 && !zeroPowers[s3]) sum ^= GF16_EXP[GF16_LOG[w] + logPowers[s3]];
-        }
-        coefficients[j2] = sum;
-      }
-      coefficientsOf = slice;
-    }
-    for (var j3 = 0; j3 < k; j3++) gf16MultiplyAdd(coefficients[j3], bytes, rebuilt[j3].subarray(within));
-    readSoFar += bytes.length;
+  if (fromParity) gf16MultiplyAdd(rows[0][0], check.parity, rebuilt[0]);
+  else await rebuildFromIntactSlices(check, slots, rows, rebuilt, pieceSize, signal, function (count) {
+    readSoFar += count;
     progress("recovery-rebuild", readSoFar, totalRead);
   });
 
