@@ -1,8 +1,9 @@
 // GF(2^16), the field of PAR 2.0's Reed-Solomon code: polynomial x^16 + x^12 + x^3 + x + 1 (0x1100B), 2 a
 // generator; a slice is a run of 16-bit little-endian words. Scalars by log/exp tables; regions (the inner
 // loop of a repair: target ^= c · source over megabytes) by a table of c·x for every 16-bit x, two words at
-// a time through 32-bit views, or, for small regions where building that table would cost more than it
-// saves, by four 256-entry tables of 32-bit values. The tests check both against the log/exp scalars.
+// a time through 32-bit views, or, for smaller regions where building that table would cost more than it
+// saves, by four 256-entry tables of 32-bit values, or for the smallest by log/exp a word at a time. The
+// tests check every way against the log/exp scalars.
 
 var GF16_ORDER = 65535; // the multiplicative group's order
 var GF16_LOG = new Uint16Array(65536);
@@ -47,6 +48,7 @@ function par2Coefficient(slice, exponent) {
 var GF16_FULL_TABLE = new Uint16Array(65536); // c·x for every x: one lookup a word
 var GF16_SPLIT_TABLES = new Int32Array(1024); // c·(low byte), c·(high byte), each also shifted into the high half
 var GF16_FULL_TABLE_FROM = 131072; // bytes from which building the full table (65,536 entries) pays for itself
+var GF16_SPLIT_TABLES_FROM = 512; // bytes from which the split tables (512 products) pay for themselves
 
 /** c·x for every 16-bit x into GF16_FULL_TABLE, by linearity: c·(x ⊕ 2^k) = c·x ⊕ c·2^k. */
 function fillFullTable(c) {
@@ -81,7 +83,7 @@ function gf16MultiplyAdd(c, source, target) {
   if (c === 0 || length === 0) return;
   if (target.length < length + (length & 1)) throw new RangeError("the target is shorter than the source");
   var aligned = LITTLE_ENDIAN && ((source.byteOffset | target.byteOffset) & 3) === 0;
-  var wordCount = aligned ? length >> 2 : 0;
+  var wordCount = aligned && (c === 1 || length >= GF16_SPLIT_TABLES_FROM) ? length >> 2 : 0;
   if (wordCount > 0) {
     var s = new Int32Array(source.buffer, source.byteOffset, wordCount);
     var d = new Int32Array(target.buffer, target.byteOffset, wordCount);
@@ -104,7 +106,7 @@ function gf16MultiplyAdd(c, source, target) {
       }
     }
   }
-  // The rest (or everything, unaligned or on a big-endian platform) a word at a time from bytes.
+  // The rest (or everything: a short region, unaligned, or a big-endian platform) a word at a time.
   var lc = GF16_LOG[c];
   for (var at = wordCount * 4; at < length; at += 2) {
     var word = source[at] | (at + 1 < length ? source[at + 1] << 8 : 0);
