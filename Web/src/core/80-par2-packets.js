@@ -38,8 +38,8 @@ var PAR2_TYPES = {
 // The page's limits for a repair (tests lower them): the slices rebuilt are held in memory, and the
 // matrix has one row and one column per slice to rebuild.
 limits.recoveryMemory = 536870912;
-limits.recoveryUnknowns = 1024;
-limits.recoveryWork = 1073741824; // scalar products for the coefficients: slices to rebuild² × slices in the set
+limits.recoveryUnknowns = 512;
+limits.recoveryWork = 268435456; // scalar products for the coefficients of a rebuild (see rebuildPlan)
 
 function recoveryInvalid(detail) {
   return new GoshuinError("recovery_set_invalid", detail);

@@ -299,11 +299,11 @@ async function recoveryCopyIntact(recovery, copy, signal) {
   return copy.verified;
 }
 
-/** target ^= f · source over Uint16Arrays of field elements (the matrix's rows). */
-function rowMultiplyAdd(f, source, target) {
+/** target ^= f · source over the first `count` field elements of two Uint16Arrays (the matrix's rows). */
+function rowMultiplyAdd(f, source, target, count) {
   if (f === 0) return;
   var lf = GF16_LOG[f];
-  for (var i = 0; i < source.length; i++) {
+  for (var i = 0; i < count; i++) {
     var x = source[i];
     if (x !== 0) target[i] ^= GF16_EXP[GF16_LOG[x] + lf];
   }
@@ -337,11 +337,12 @@ async function solveUnknowns(recovery, unknowns, signal) {
     for (var j = 0; j < u; j++) left[j] = par2Coefficient(unknowns[j], exponent);
     var right = new Uint16Array(u);
     right[slots.length] = 1;
+    var used = slots.length + 1; // a right-hand side has no coefficient past the slices taken
     for (var p = 0; p < pivots.length; p++) {
       var f = left[pivots[p].column];
       if (f !== 0) {
-        rowMultiplyAdd(f, pivots[p].left, left);
-        rowMultiplyAdd(f, pivots[p].right, right);
+        rowMultiplyAdd(f, pivots[p].left, left, u);
+        rowMultiplyAdd(f, pivots[p].right, right, used);
       }
     }
     var column = -1;
@@ -363,8 +364,8 @@ async function solveUnknowns(recovery, unknowns, signal) {
     for (var q = 0; q < pivots.length; q++) {
       var g = pivots[q].left[column];
       if (g !== 0) {
-        rowMultiplyAdd(g, left, pivots[q].left);
-        rowMultiplyAdd(g, right, pivots[q].right);
+        rowMultiplyAdd(g, left, pivots[q].left, u);
+        rowMultiplyAdd(g, right, pivots[q].right, used);
       }
     }
     pivots.push({ column: column, left: left, right: right });
@@ -376,6 +377,68 @@ async function solveUnknowns(recovery, unknowns, signal) {
     rows[pivot.column] = pivot.right.subarray(0, slots.length);
   });
   return { slots: slots, rows: rows, solved: slots.length === u, passedOver: passedOver, damagedRecovery: damagedRecovery };
+}
+
+/**
+ * How to sum what the solution says (the same bytes either way). By coefficients: rebuilt[j] = Σ_s rows[j][s] ·
+ * R_s ⊕ Σ_g m_jg · D_g with m_jg = Σ_s rows[j][s] · c_g^e_s: k multiply-adds per intact byte, k·u scalar
+ * products per intact slice, k slices held. By syndromes: b_s = R_s ⊕ Σ_g c_g^e_s · D_g, then rebuilt[j] =
+ * Σ_s rows[j][s] · b_s: u multiply-adds per intact byte, u scalars per slice, k·u per slice byte at the end,
+ * u + k slices held. Syndromes when they cost less (small slices, where k·u scalar products per slice
+ * outweigh its bytes) and fit in memory. Costs in 16-bit words and scalar products.
+ */
+function rebuildPlan(k, u, intactSlices, sliceSize) {
+  var words = sliceSize / 2;
+  var byCoefficients = { bySyndromes: false, memory: k * sliceSize, scalars: k * u * intactSlices };
+  var bySyndromes = { bySyndromes: true, memory: (u + k) * sliceSize, scalars: u * intactSlices };
+  var costOfCoefficients = byCoefficients.scalars + k * intactSlices * words + k * u * words;
+  var costOfSyndromes = bySyndromes.scalars + u * intactSlices * words + k * u * words;
+  return costOfSyndromes < costOfCoefficients && bySyndromes.memory <= limits.recoveryMemory ? bySyndromes : byCoefficients;
+}
+
+/** Bytes read at a time when each byte read costs `perByte` multiply-adds, so that the page stays responsive. */
+function workPieceSize(perByte) {
+  return Math.max(65536, Math.min(RECOVERY_WINDOW, Math.floor(RECOVERY_WORK_PER_READ / perByte / 4) * 4));
+}
+
+/** `visit(within, bytes)` over the data of a recovery slice packet, in pieces. */
+async function readRecoverySlice(recovery, copy, pieceSize, signal, visit) {
+  var start = copy.offset + PAR2_PEEK;
+  for await (var piece of readPieces(recovery.sources[copy.source], start, start + recovery.target.sliceSize, pieceSize, signal))
+    visit(piece.offset - start, piece.bytes);
+}
+
+/** The rebuilt slices by syndromes (see rebuildPlan). `onBytes(count)` follows the bytes read. */
+async function rebuildBySyndromes(check, slots, rows, signal, onBytes) {
+  var target = check.recovery.target;
+  var source = check.recovery.backupSource;
+  var sliceSize = target.sliceSize;
+  var syndromes = [];
+  for (var s = 0; s < slots.length; s++) {
+    var syndrome = new Uint8Array(sliceSize);
+    await readRecoverySlice(check.recovery, slots[s].copy, RECOVERY_WINDOW, signal, function (within, bytes) {
+      syndrome.set(bytes, within);
+      onBytes(bytes.length);
+    });
+    syndromes.push(syndrome);
+  }
+  var powers = new Uint16Array(slots.length);
+  var powersOf = -1;
+  var end = Math.min(source.size, target.description.length);
+  await forEachSlicePiece(source, sliceSize, end, slicePieceSize(sliceSize, workPieceSize(slots.length)), signal, function (slice, within, bytes) {
+    if (check.status[slice] !== SLICE_INTACT) return;
+    if (powersOf !== slice) {
+      for (var p = 0; p < slots.length; p++) powers[p] = par2Coefficient(target.firstSlice + slice, slots[p].exponent);
+      powersOf = slice;
+    }
+    for (var q = 0; q < slots.length; q++) gf16MultiplyAdd(powers[q], bytes, syndromes[q].subarray(within));
+    onBytes(bytes.length);
+  });
+  return rows.map(function (row) {
+    var out = new Uint8Array(sliceSize);
+    for (var t = 0; t < slots.length; t++) gf16MultiplyAdd(row[t], syndromes[t], out);
+    return out;
+  });
 }
 
 /**
@@ -452,11 +515,16 @@ async function rebuildWithRecovery(check, options) {
   }).concat(target.otherSlices);
   var k = ours.length;
   var u = unknowns.length;
-  if (u > limits.recoveryUnknowns || k * sliceSize > limits.recoveryMemory || k * u * target.totalSlices > limits.recoveryWork)
+  var plan = rebuildPlan(k, u, check.intact, sliceSize);
+  var limit =
+    u > limits.recoveryUnknowns ? "more than " + limits.recoveryUnknowns + " slices to rebuild"
+    : plan.memory > limits.recoveryMemory ? formatSize(plan.memory) + " to hold (at most " + formatSize(limits.recoveryMemory) + ")"
+    : plan.scalars > limits.recoveryWork ? "too many coefficients to compute (" + plan.scalars + ")"
+    : null;
+  if (limit)
     throw new GoshuinError(
       "browser_limit",
-      "rebuilding " + u + " slices of " + formatSize(sliceSize) + " is more than this page holds (at most " + limits.recoveryUnknowns +
-        " slices and " + formatSize(limits.recoveryMemory) + "); goshuin-tool repair or par2 repair can"
+      "rebuilding " + u + " slices of " + formatSize(sliceSize) + " is more than this page does: " + limit + "; goshuin-tool repair or par2 repair can"
     );
 
   var solution = await solveUnknowns(recovery, unknowns, signal);
@@ -470,11 +538,7 @@ async function rebuildWithRecovery(check, options) {
     );
   }
   var slots = solution.slots;
-  var rebuilt = ours.map(function () {
-    return new Uint8Array(sliceSize);
-  });
   var rows = solution.rows.slice(0, k); // the unknowns are the backup's slices first, then other files'
-  var pieceSize = Math.max(65536, Math.min(RECOVERY_WINDOW, Math.floor(RECOVERY_WORK_PER_READ / k / 4) * 4));
   var intactBytes = 0;
   for (var t = 0; t < check.status.length; t++)
     if (check.status[t] === SLICE_INTACT) intactBytes += Math.min(sliceSize, length - t * sliceSize);
@@ -482,25 +546,30 @@ async function rebuildWithRecovery(check, options) {
   var fromParity = check.parity !== null && u === 1 && slots[0].exponent === 0;
   var totalRead = slots.length * sliceSize + (fromParity ? 0 : intactBytes);
   var readSoFar = 0;
-  progress("recovery-rebuild", 0, totalRead);
-
-  // The recovery slices' share: rebuilt[j] = Σ_s rows[j][s] · recovery slice s …
-  for (var s = 0; s < slots.length; s++) {
-    var copy = slots[s].copy;
-    var dataStart = copy.offset + PAR2_PEEK;
-    for await (var piece of readPieces(recovery.sources[copy.source], dataStart, dataStart + sliceSize, pieceSize, signal)) {
-      var within = piece.offset - dataStart;
-      for (var j = 0; j < k; j++) gf16MultiplyAdd(rows[j][s], piece.bytes, rebuilt[j].subarray(within));
-      readSoFar += piece.bytes.length;
-      progress("recovery-rebuild", readSoFar, totalRead);
-    }
-  }
-  // … and each intact slice g of the backup times Σ_s rows[j][s] · c_g^e_s (its share taken out of b_s).
-  if (fromParity) gf16MultiplyAdd(rows[0][0], check.parity, rebuilt[0]);
-  else await rebuildFromIntactSlices(check, slots, rows, rebuilt, pieceSize, signal, function (count) {
+  var onBytes = function (count) {
     readSoFar += count;
     progress("recovery-rebuild", readSoFar, totalRead);
-  });
+  };
+  progress("recovery-rebuild", 0, totalRead);
+  var rebuilt;
+  if (plan.bySyndromes && !fromParity) {
+    rebuilt = await rebuildBySyndromes(check, slots, rows, signal, onBytes);
+  } else {
+    rebuilt = ours.map(function () {
+      return new Uint8Array(sliceSize);
+    });
+    var pieceSize = workPieceSize(k);
+    // The recovery slices' share: rebuilt[j] = Σ_s rows[j][s] · recovery slice s …
+    for (var s = 0; s < slots.length; s++) {
+      await readRecoverySlice(recovery, slots[s].copy, pieceSize, signal, function (within, bytes) {
+        for (var j = 0; j < k; j++) gf16MultiplyAdd(rows[j][s], bytes, rebuilt[j].subarray(within));
+        onBytes(bytes.length);
+      });
+    }
+    // … and each intact slice g of the backup times Σ_s rows[j][s] · c_g^e_s (its share taken out of b_s).
+    if (fromParity) gf16MultiplyAdd(rows[0][0], check.parity, rebuilt[0]);
+    else await rebuildFromIntactSlices(check, slots, rows, rebuilt, pieceSize, signal, onBytes);
+  }
 
   // Each rebuilt slice against its checksums (the last one's padding must come out as zeros).
   for (var r = 0; r < k; r++) {
