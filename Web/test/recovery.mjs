@@ -487,6 +487,86 @@ async function singularTest() {
     equal(without.code, "recovery_failed", "0 and 257 alone");
     assert(without.detail.includes("depend"), without.detail);
   });
+  await test("one slice to rebuild while the recovery slice of exponent 0 is damaged: exponent 1 used, the intact slices read again", async () => {
+    const set = protect(tools[1], backup, "e.goshuin", ["-s1040", "-r5", "-n1"], "exponent-0-damaged");
+    const [volName, vol] = Object.entries(set.files).find(([n]) => n.includes(".vol"));
+    const zero = packetsOf(vol).find((p) => p.type === TYPE.recovery && p.exponent === 0);
+    const damagedVol = vol.slice();
+    damagedVol[zero.offset + 100] ^= 1;
+    const damaged = backup.slice();
+    damaged[70000] ^= 4;
+    const read = (files) => {
+      let total = 0;
+      return repair(damaged, files, { onProgress: (stage, done, all) => stage === "recovery-rebuild" && (total = all) }).then((result) => ({ result, total }));
+    };
+    const { result, total } = await read({ ...set.files, [volName]: damagedVol });
+    equal(result.code, undefined, result.detail);
+    assert(Buffer.from(result.bytes).equals(Buffer.from(backup)), "the original");
+    equal(result.recoverySlicesUsed, 1, "one recovery slice");
+    equal(total, 1040 + backup.length - 1040, "the recovery slice and every intact slice read");
+    // With exponent 0 intact, the XOR kept by the check is the intact slices' share: only the recovery slice is read.
+    const fast = await read(set.files);
+    equal(fast.result.code, undefined, fast.result.detail);
+    assert(Buffer.from(fast.result.bytes).equals(Buffer.from(backup)), "the original, from the parity");
+    equal(fast.total, 1040, "only the recovery slice read");
+  });
+}
+
+async function limitTests() {
+  const backup = new Uint8Array(readFileSync(join(repository, "Tests", "SalvageCorpus", "intact.goshuin")));
+  await test("par2cmdline-turbo's default 2,000 slices on a small backup (12 bytes each), 4 KiB zeroed: about 340 slices rebuilt", async () => {
+    const set = protect(tools[1], backup, "d.goshuin", ["-b2000", "-r50", "-n1"], "default-slices");
+    const damaged = backup.slice();
+    damaged.fill(0, 6000, 10096);
+    const started = Date.now();
+    const result = await repair(damaged, set.files);
+    equal(result.code, undefined, result.detail);
+    assert(Buffer.from(result.bytes).equals(Buffer.from(backup)), "the original");
+    assert(result.sliceSize === 12 && result.damagedSlices > 300, `${result.damagedSlices} slices of ${result.sliceSize} bytes`);
+    assert((Date.now() - started) / 1000 < 20, "too slow");
+  });
+  // The page's most: 512 slices to rebuild, from forged recovery slices (right MD5s, wrong data), 4-byte slices.
+  function forged(unknowns) {
+    const sliceSize = 4;
+    const d = description(backup, "b.goshuin");
+    const main = mainBody(sliceSize, [d.fileId]);
+    const setId = createHash("md5").update(main).digest();
+    const checksums = Buffer.from(checksumsBody(d.fileId, backup, sliceSize));
+    for (let i = 0; i < unknowns; i++) checksums[16 + 20 * (4 * i + 1)] ^= 1; // slices 1, 5, 9, … do not match
+    const index = Buffer.concat([packet(setId, TYPE.main, main), packet(setId, TYPE.description, d.body), packet(setId, TYPE.checksums, checksums)]);
+    const vol = Buffer.concat(Array.from({ length: unknowns + 10 }, (_, e) => packet(setId, TYPE.recovery, Buffer.concat([u32(e), randomBytes(sliceSize)]))));
+    return { "i.par2": index, "v.par2": vol };
+  }
+  await test("512 slices to rebuild (the page's most) from forged recovery data: solved in seconds, recovery_failed", async () => {
+    const started = Date.now();
+    const result = await repair(backup, forged(512));
+    equal(result.code, "recovery_failed", result.detail);
+    assert((Date.now() - started) / 1000 < 20, `took ${(Date.now() - started) / 1000} s`);
+  });
+  await test("513 slices to rebuild: browser_limit at once, the tool named", async () => {
+    const started = Date.now();
+    const result = await repair(backup, forged(513));
+    equal(result.code, "browser_limit", result.detail);
+    assert(result.detail.includes("goshuin-tool repair"), result.detail);
+    assert((Date.now() - started) / 1000 < 5, "too slow");
+  });
+  await test("more to hold than limits.recoveryMemory: browser_limit, said in bytes", async () => {
+    const set = protect(tools[1], backup, "m.goshuin", ["-s4096", "-r60", "-n1"], "memory-limit");
+    const damaged = backup.slice();
+    damaged.fill(0, 100, 12000);
+    const memory = core.limits.recoveryMemory;
+    core.limits.recoveryMemory = 8192;
+    try {
+      const result = await repair(damaged, set.files);
+      equal(result.code, "browser_limit", result.detail);
+      assert(result.detail.includes("to hold"), result.detail);
+    } finally {
+      core.limits.recoveryMemory = memory;
+    }
+    const result = await repair(damaged, set.files);
+    equal(result.code, undefined, result.detail);
+    assert(Buffer.from(result.bytes).equals(Buffer.from(backup)), "within the limit: the original");
+  });
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -811,6 +891,7 @@ await primitiveTests();
 await damageTrials();
 await singularTest();
 await hostileTests();
+await limitTests();
 await stopAndProgress();
 if (bigMib > 0 && tool) await bigTest();
 console.log(
