@@ -361,6 +361,7 @@ function damageKinds(backup) {
     ["cut 1% off the end", (b) => ({ backup: b.slice(0, b.length - Math.max(1, Math.floor(b.length / 100))) })],
     ["cut anywhere", (b) => ({ backup: b.slice(0, 1 + randomInt(b.length - 1)) })],
     ["bytes appended", (b) => ({ backup: Buffer.concat([b, randomBytes(1 + randomInt(5000))]) })],
+    ["bits flipped and bytes appended", (b) => ({ backup: Buffer.concat([flipBits(b, 1 + randomInt(3)), randomBytes(1 + randomInt(5000))]) })],
     ["zero 4 KiB, and 4 KiB of a recovery file", (b, files) => ({ backup: zeroRange(b, 4096), files: damageOneFile(files, (f) => zeroRange(f, 4096)) })],
     ["zero 4 KiB, the index file left out", (b, files) => ({ backup: zeroRange(b, 4096), files: leaveOut(files, (name) => !/\.vol/.test(name)) })],
     ["flip bits, only the index file", (b, files) => ({ backup: flipBits(b, 1 + randomInt(4)), files: leaveOut(files, (name) => /\.vol/.test(name)) })],
@@ -728,6 +729,12 @@ async function hostileTests() {
       equal(result.code, undefined, result.detail);
       equal(result.outcome, "intact", "outcome");
       equal(result.name, "../../etc/passwd\\x07<b>", "the name, escaped");
+    });
+    const japanese = indexFor(backup, sliceSize, Buffer.from("御朱印\u202e.goshuin", "utf8").toString("latin1"));
+    await test("hostile: a UTF-8 name with a right-to-left override: shown as UTF-8, the override escaped", async () => {
+      const r = await repair(backup, { "j.par2": japanese.index });
+      equal(r.code, undefined, r.detail);
+      equal(r.name, "御朱印\\u202e.goshuin", "the name");
     });
     // A description of an empty file (its MD5 that of nothing): it would "repair" the backup into nothing.
     const empty = indexFor(new Uint8Array(0), sliceSize, "b.goshuin");

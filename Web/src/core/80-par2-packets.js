@@ -66,15 +66,25 @@ function findMagic(bytes, from, last) {
   return -1;
 }
 
-/** Printable ASCII of a creator packet or a name, anything else as \xHH (nothing from a file reaches the page raw). */
+/**
+ * A name or a creator's text for a message: UTF-8 (bytes that are not, as U+FFFD), control characters as \xHH,
+ * at most `limit` characters. It only ever reaches the page as text.
+ */
 function printable(bytes, limit) {
-  var text = "";
-  var shown = Math.min(bytes.length, limit);
-  for (var i = 0; i < shown; i++) {
-    var b = bytes[i];
-    text += b >= 0x20 && b < 0x7f ? String.fromCharCode(b) : "\\x" + (b < 16 ? "0" : "") + b.toString(16);
-  }
-  return bytes.length > limit ? text + "…" : text;
+  var text = new TextDecoder("utf-8").decode(bytes);
+  var shown = Array.from(text);
+  var out = shown
+    .slice(0, limit)
+    .map(function (ch) {
+      var code = ch.codePointAt(0);
+      if (code < 0x20 || (code >= 0x7f && code < 0xa0)) return "\\x" + (code < 16 ? "0" : "") + code.toString(16);
+      // Marks that reorder or hide the text around them (bidirectional controls, line and paragraph separators).
+      if (code === 0x200e || code === 0x200f || (code >= 0x2028 && code <= 0x202e) || (code >= 0x2066 && code <= 0x2069))
+        return "\\u" + code.toString(16);
+      return ch;
+    })
+    .join("");
+  return shown.length > limit ? out + "…" : out;
 }
 
 function trailingZerosTrimmed(bytes) {
