@@ -106,40 +106,11 @@ function loadWordsLE(bytes, at, count, into) {
   for (var i = 0; i < count; i++, at += 4) into[i] = bytes[at] | (bytes[at + 1] << 8) | (bytes[at + 2] << 16) | (bytes[at + 3] << 24);
 }
 
-class Md5 {
+class Md5 extends BlockHash {
   constructor() {
+    super();
     this.h = new Int32Array([0x67452301, 0xefcdab89 | 0, 0x98badcfe | 0, 0x10325476]);
-    this.block = new Uint8Array(64);
-    this.blockWords = new Int32Array(16);
-    this.buffered = 0;
-    this.length = 0; // bytes so far; a Number is exact to 2^53
     this.scratch = null;
-  }
-
-  update(bytes) {
-    var at = 0;
-    var count = bytes.length;
-    this.length += count;
-    if (this.buffered > 0) {
-      var take = Math.min(64 - this.buffered, count);
-      this.block.set(bytes.subarray(0, take), this.buffered);
-      this.buffered += take;
-      at = take;
-      if (this.buffered < 64) return this;
-      loadWordsLE(this.block, 0, 16, this.blockWords);
-      md5Blocks(this.h, this.blockWords, 0, 1);
-      this.buffered = 0;
-    }
-    var blocks = (count - at) >> 6;
-    if (blocks > 0) {
-      this.wholeBlocks(bytes, at, blocks);
-      at += blocks * 64;
-    }
-    if (at < count) {
-      this.block.set(bytes.subarray(at), 0);
-      this.buffered = count - at;
-    }
-    return this;
   }
 
   /** As `update` with `count` zero bytes, without allocating them. */
@@ -152,8 +123,9 @@ class Md5 {
     return this;
   }
 
-  wholeBlocks(bytes, at, blocks) {
-    var offset = bytes.byteOffset + at;
+  blocks(bytes, start, end) {
+    var blocks = (end - start) / 64;
+    var offset = bytes.byteOffset + start;
     if (LITTLE_ENDIAN && (offset & 3) === 0) {
       var words = new Int32Array(bytes.buffer, offset, blocks * 16);
       for (var first = 0; first < blocks; first += MD5_BLOCKS_PER_CALL)
@@ -161,41 +133,24 @@ class Md5 {
       return;
     }
     if (this.scratch === null) this.scratch = new Int32Array(MD5_BLOCKS_PER_CALL * 16);
-    while (blocks > 0) {
-      var round = Math.min(blocks, MD5_BLOCKS_PER_CALL);
+    for (var at = start; at < end; ) {
+      var round = Math.min((end - at) / 64, MD5_BLOCKS_PER_CALL);
       loadWordsLE(bytes, at, round * 16, this.scratch);
       md5Blocks(this.h, this.scratch, 0, round);
       at += round * 64;
-      blocks -= round;
     }
   }
 
   /** An independent copy of this digest's state (a file's digest resumed from where a first pass stopped). */
   clone() {
-    var copy = new Md5();
+    var copy = this.copyBufferTo(new Md5());
     copy.h.set(this.h);
-    copy.block.set(this.block);
-    copy.buffered = this.buffered;
-    copy.length = this.length;
     return copy;
   }
 
   /** The 16-byte digest; the object is spent. */
   digest() {
-    var tail = new Uint8Array(this.buffered < 56 ? 64 : 128);
-    tail.set(this.block.subarray(0, this.buffered));
-    tail[this.buffered] = 0x80;
-    // The length in bits as a u64le, exact for any length below 2^53 bytes.
-    var end = tail.length;
-    var low = (this.length % 536870912) * 8;
-    var high = Math.floor(this.length / 536870912);
-    for (var i = 0; i < 4; i++) {
-      tail[end - 8 + i] = (low >>> (8 * i)) & 0xff;
-      tail[end - 4 + i] = (high >>> (8 * i)) & 0xff;
-    }
-    var words = new Int32Array(tail.length / 4);
-    loadWordsLE(tail, 0, words.length, words);
-    md5Blocks(this.h, words, 0, words.length / 16);
+    this.finish(false);
     var out = new Uint8Array(16);
     for (var j = 0; j < 16; j++) out[j] = (this.h[j >> 2] >>> (8 * (j & 3))) & 0xff;
     return out;
