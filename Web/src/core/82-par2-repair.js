@@ -6,23 +6,24 @@
 // 2. `verifyWithRecovery`: one pass over the backup; each slice at its offset (slice i at i · sliceSize)
 //    checked by its CRC-32 and MD5 (the last one padded with zeros), and the whole file's MD5 computed
 //    up to the first slice that fails. A slice past the end of a cut file is missing; bytes past the length
-//    the set gives (a file added to) are not the backup's.
+//    the set gives (a file added to) are not the backup's. Then recovery slices by increasing exponent,
+//    their packets' MD5s checked, until as many are intact as there are slices to rebuild.
 // 3. `rebuildWithRecovery`: the unknowns are the damaged and missing slices, and the slices of any other
 //    file the set protects (the page is given the backup only). Recovery slices are taken by increasing
 //    exponent into a Gauss-Jordan elimination over GF(2^16) with pivoting; a slice whose row depends on
-//    the rows taken (PAR 2.0's matrix is not always invertible) is passed over for the next one, and a
-//    slice's packet MD5 is checked only when its row is taken. From the inverse, each slice to rebuild is
-//    a sum of every recovery slice taken and every intact slice of the backup, each times a coefficient:
-//    one more pass over the backup, that many multiply-adds per byte. Each rebuilt slice must match its
-//    MD5 and CRC-32; the repaired backup is a Blob of the original's intact runs and the rebuilt slices (the
-//    file is not copied), accepted only when its whole MD5 is the file description's.
+//    the rows taken (PAR 2.0's matrix is not always invertible) is passed over for the next one. From the
+//    inverse, each slice to rebuild is a sum over the recovery slices taken and the intact slices of the
+//    backup (rebuildPlan: by coefficients or by syndromes, one more pass over the backup either way; none
+//    for one slice and the recovery slice of exponent 0, from the XOR the check kept). Each rebuilt slice
+//    must match its MD5 and CRC-32; the repaired backup is a Blob of the original's intact runs and the
+//    rebuilt slices (the file is not copied), accepted only when its whole MD5 is the file description's.
 //
 // Every step reports progress and stops between reads when asked (options.signal), like the rest of the
 // core.
 
 var RECOVERY_WINDOW = 8388608; // bytes read at a time from the backup and the recovery files
 var RECOVERY_WORK_PER_READ = 33554432; // multiply-add bytes between two reads, so the page stays responsive
-var VERIFY_PART = 65536;
+var VERIFY_PART = 65536; // the check's digests read each piece in parts this size, which stay in cache
 var SLICE_INTACT = 0;
 var SLICE_DAMAGED = 1;
 var SLICE_MISSING = 2;
@@ -319,9 +320,9 @@ function rowScale(f, row) {
  * each new row reduced by the pivots so far; when it depends on them it is passed over, otherwise its
  * packet is checked, and if intact it becomes a pivot on a column it is non-zero in, cleared from every
  * other pivot. Ends with a pivot on every unknown or when the recovery slices run out. Returns { slots,
- * rows, singular, damagedRecovery }: `slots` the recovery slices used ({ exponent, copy }), and for each
- * unknown column c, rows[c] its coefficients over `slots` (x_c = Σ rows[c][s] · b_s, b_s being recovery
- * slice s with the known slices' share taken out).
+ * rows, solved, passedOver, damagedRecovery }: `slots` the recovery slices used ({ exponent, copy }), for
+ * each unknown column c rows[c] its coefficients over `slots` (x_c = Σ rows[c][s] · b_s, b_s being recovery
+ * slice s with the known slices' share taken out), `passedOver` the rows that depended on those taken.
  */
 async function solveUnknowns(recovery, unknowns, signal) {
   var u = unknowns.length;
