@@ -320,3 +320,10 @@ async function checkLocalHeader(payload, entry, directoryOffset) {
   entry.dataOffset = dataOffset;
   return dataOffset;
 }
+
+/** Entries by local-header offset; records that claim the same offset in central-directory order (§4.1 step 5). */
+function inFileOrder(entries) {
+  return entries.slice().sort(function (a, b) {
+    return a.localHeaderOffset < b.localHeaderOffset ? -1 : a.localHeaderOffset > b.localHeaderOffset ? 1 : a.index - b.index;
+  });
+}

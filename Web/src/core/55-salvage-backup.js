@@ -17,13 +17,6 @@ function isSalvageFault(error) {
   return error instanceof GoshuinError && (error.code === "not_intact" || PAYLOAD_FAULTS.indexOf(error.code) >= 0);
 }
 
-/** Entries by local-header offset; records that claim the same offset in central-directory order. */
-function inFileOrder(entries) {
-  return entries.slice().sort(function (a, b) {
-    return a.localHeaderOffset < b.localHeaderOffset ? -1 : a.localHeaderOffset > b.localHeaderOffset ? 1 : a.index - b.index;
-  });
-}
-
 /**
  * Steps 1–4 of §4.1 on intact bytes only: { directory, manifest }, or null when one of those bytes is not
  * intact, the payload's end is unknown, or a check fails (walk mode, then).
@@ -66,10 +59,7 @@ function entryFaultCode(error) {
  * intact (its state is the reason) or when a check of step 5 fails on it (its code), else restored.
  */
 async function salvageByDirectory(container, found, options) {
-  var listed = new Map();
-  [found.manifest.records].concat(found.manifest.photos).forEach(function (file) {
-    listed.set(file.name, file.sha256);
-  });
+  var listed = listedFiles(found.manifest);
   var directoryOffset = found.directory.directoryOffset;
   var spans = entrySpans(found.directory);
   var restored = [];
@@ -90,8 +80,7 @@ async function salvageByDirectory(container, found, options) {
       if (BigInt(entry.dataOffset) + entry.compressedSize !== span.end)
         throw zipMalformed(entry.name + "'s data does not end where the next entry starts");
       var digest = toHex(await readEntryData(container, entry, null, { signal: options.signal }));
-      if (listed.has(entry.name) && listed.get(entry.name) !== digest)
-        throw new GoshuinError("manifest_mismatch", entry.name + " does not have the SHA-256 the manifest lists");
+      checkListedDigest(listed, entry.name, digest);
       restored.push({ name: entry.name, sha256: digest, entry: entry });
     } catch (error) {
       if (!isSalvageFault(error)) throw error;
@@ -141,23 +130,20 @@ function byteOrder(a, b) {
 }
 
 /**
- * What salvage restored, read as a verified Backup is (`files`, `records`, `photos`, `stream`, `read`), and
- * what it says (`salvage`): the mode, each entry restored and lost, whether the manifest is lost, the lost
- * chunks, the bytes ignored after the end.
+ * What salvage restored, read as a verified Backup is (`files`, `records`, `photos`, and `stream`, `read` as
+ * 45-checked-entries.js reads them), and what it says (`salvage`): the mode, each entry restored and lost,
+ * whether the manifest is lost, the lost chunks, the bytes ignored after the end.
  */
-class SalvagedBackup {
+class SalvagedBackup extends CheckedEntries {
   constructor(container, found, result) {
-    this.container = container;
-    this.header = container.header;
-    this.createdAt = found ? found.manifest.createdAt : null;
     var byName = new Map();
     var digests = new Map();
     result.restored.forEach(function (item) {
       byName.set(item.name, item.entry);
       digests.set(item.name, item.sha256);
     });
-    this.byName = byName;
-    this.digests = digests;
+    super(container, byName, digests, "it had when the backup was salvaged");
+    this.createdAt = found ? found.manifest.createdAt : null;
     var size = function (name) {
       return Number(byName.get(name).uncompressedSize);
     };
@@ -173,10 +159,7 @@ class SalvagedBackup {
     var named = [];
     if (byName.has(MANIFEST_NAME)) named.push({ name: MANIFEST_NAME, size: size(MANIFEST_NAME) });
     if (this.records) named.push(this.records);
-    this.files = named.concat(this.photos).map(function (file) {
-      var entry = byName.get(file.name);
-      return { name: file.name, size: file.size, crc32: entry.crc32, modified: entry.modified };
-    });
+    this.files = this.describe(named.concat(this.photos));
     this.salvage = {
       mode: found ? "directory" : "walk",
       restored: result.restored.map(function (item) {
@@ -199,26 +182,6 @@ class SalvagedBackup {
     var total = this.container.lostCount;
     if (total > 1000000) throw new GoshuinError("internal", total + " lost chunks: too many to list one by one");
     return this.container.lostChunks();
-  }
-
-  /** Streams the restored entry `name` to `sink`, checked again: size, CRC-32 and the SHA-256 salvage computed. */
-  async stream(name, sink, signal, onBytes) {
-    var entry = this.byName.get(name);
-    if (!entry) throw new GoshuinError("internal", "no entry " + name);
-    var digest = toHex(await readEntryData(this.container, entry, sink, { signal: signal, onBytes: onBytes }));
-    if (digest !== this.digests.get(name))
-      throw new GoshuinError("manifest_mismatch", name + " no longer has the SHA-256 it had when the backup was salvaged");
-  }
-
-  async read(name, signal) {
-    var entry = this.byName.get(name);
-    var bytes = new Uint8Array(Number(entry.uncompressedSize));
-    var filled = 0;
-    await this.stream(name, function (piece) {
-      bytes.set(piece, filled);
-      filled += piece.length;
-    }, signal);
-    return bytes;
   }
 }
 
