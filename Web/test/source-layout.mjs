@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The layout of Web/src/, which a reader finds their way in by (issue 26):
+// Checks the layout of Web/src/ that a reader finds their way by (issue 26):
 //
 //   node Web/test/source-layout.mjs [SRC_DIR]              (default: Web/src/ of this repository)
 //   node Web/test/source-layout.mjs --uses NAME.js [SRC_DIR]  the "Uses:" block src/ui/NAME.js should have
@@ -18,8 +18,8 @@
 //   exported by core/99-exports.js):
 //
 //     // Uses:
-//     //   00-dom.js         element, count
-//     //   GoshuinCore       formatSize, RECORDS_NAME
+//     //   00-basics.js           count, element
+//     //   GoshuinCore            formatSize, RECORDS_NAME
 //
 //   or "// Uses: nothing of the other files." A longer list goes on over lines that start with more spaces.
 //
