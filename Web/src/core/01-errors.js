@@ -67,7 +67,7 @@ var CODE_CATEGORY = {
   invalid_argument: "usage",
   io: "system", no_space: "system", interrupted: "system",
   browser_limit: "page", browser_unsupported: "page", internal: "page",
-  // Repair with PAR 2.0 recovery files (80-par2-packets.js, 82-par2-repair.js): the page's own until the
+  // Repair with PAR 2.0 recovery files (80-par2-packets.js to 84-par2-rebuild.js): the page's own until the
   // library declares them.
   recovery_set_invalid: "page", recovery_set_mismatch: "page", recovery_insufficient: "page", recovery_failed: "page",
 };
