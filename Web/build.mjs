@@ -6,7 +6,9 @@
 //   node Web/build.mjs --check   exit 1 when the committed page differs from what the build makes
 //
 // The script is one classic script (module scripts do not load from file://): the files of src/core/, in
-// name order, inside one function whose result is the global GoshuinCore, then the files of src/ui/.
+// name order, inside one function whose result is the global GoshuinCore, then the files of src/ui/, in
+// name order, inside another function, which declares no global and does nothing without a document (the
+// tests run the script under Node for GoshuinCore alone).
 // No dependency outside Node's own modules.
 import { createHash } from "node:crypto";
 import { readFileSync, readdirSync, writeFileSync } from "node:fs";
@@ -35,7 +37,11 @@ export function build() {
     '"use strict";\n' +
     scripts("core").join("\n") +
     "})();\n\n" +
-    scripts("ui").join("\n");
+    "(function () {\n" +
+    '"use strict";\n' +
+    'if (typeof document === "undefined") return;\n' +
+    scripts("ui").join("\n") +
+    "})();\n";
   const style = "\n" + read("style.css").trimEnd() + "\n";
   for (const [text, tag] of [[script, "script"], [style, "style"]]) {
     if (new RegExp(`</${tag}`, "i").test(text)) throw new Error(`the ${tag} contains </${tag}`);

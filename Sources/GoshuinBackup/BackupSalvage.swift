@@ -177,7 +177,9 @@ private struct SalvageWalk {
         var entries = 0
         while let p = position, entries < ZipStructureScanner.maximumEntryCount {
             try Interruption.check()
-            if let signature = try bytes(p..<p + 4), signature == Self.centralSignature { break }
+            if let signature = try bytes(p..<p + 4), ZipRecord.starts(signature, with: ZipCentralRecord.signature) {
+                break
+            }
             guard let entry = try entry(at: p), entry.name != Manifest.recordsName || !resumed else {
                 position = try resume(after: p)
                 continue
@@ -278,7 +280,8 @@ private struct SalvageWalk {
         let fixedLength = UInt64(ZipLocalHeader.fixedLength)
         guard let fixed = try bytes(offset..<offset + fixedLength) else { return nil }
         var cursor = ByteCursor(fixed)
-        guard let header = ZipLocalHeader(&cursor), header.flags & 0x0049 == 0, header.method == 0 || header.method == 8
+        guard let header = ZipLocalHeader(&cursor), ZipFlags(rawValue: header.flags).isDisjoint(with: .refused),
+            header.method == 0 || header.method == 8
         else { return nil }
         let nameStart = offset + fixedLength
         let extraStart = nameStart + UInt64(header.nameLength)
@@ -341,8 +344,8 @@ private struct SalvageWalk {
                 let windowEnd = min(limit, position + Self.scanWindow)
                 guard let window = try bytes(position..<windowEnd) else { break }
                 for index in 0...(window.count - 4)
-                where window[index] == 0x50 && window[index + 1] == 0x4B && window[index + 2] == 0x03
-                    && window[index + 3] == 0x04
+                where window[index] == Self.localSignature[0]
+                    && window[(index + 1)...(index + 3)].elementsEqual(Self.localSignature[1...])
                 {
                     return position + UInt64(index)
                 }
@@ -356,7 +359,7 @@ private struct SalvageWalk {
     /// The bytes the signature search reads at once.
     private static let scanWindow: UInt64 = 64 * 1_024
 
-    private static let centralSignature: [UInt8] = [0x50, 0x4B, 0x01, 0x02]
+    private static let localSignature = ZipRecord.signatureBytes(ZipLocalHeader.signature)
 
     /// An entry the walk found: its local header's values, as the reader of its data needs them.
     private struct WalkedEntry {

@@ -60,9 +60,10 @@ public struct Verification: Sendable {
         var needsTail = false
         if !requiringBackup {
             switch try DecryptingReader.finalBytes(
-                container.input, header: container.header, key: container.payloadKey, count: 22)
+                container.input, header: container.header, key: container.payloadKey,
+                count: ZipEndRecord.fixedLength)
             {
-            case .authentic(let tail) where !isZipEndRecord(tail): return .other
+            case .authentic(let tail) where !ZipEndRecord.isCommentlessEnd(tail): return .other
             case .failsAuthentication: return .other
             case .chunkTooShort: needsTail = true
             case .authentic: break
@@ -71,8 +72,10 @@ public struct Verification: Sendable {
         let reader = try container.reader(authenticatingFinalChunkFirst: true)
         // A final chunk shorter than an end record: the payload's last bytes span two chunks (or it is shorter).
         if needsTail {
-            guard reader.size >= 22, let tail = try reader.readExactly(at: reader.size - 22, count: 22),
-                isZipEndRecord(tail)
+            let length = ZipEndRecord.fixedLength
+            guard reader.size >= UInt64(length),
+                let tail = try reader.readExactly(at: reader.size - UInt64(length), count: length),
+                ZipEndRecord.isCommentlessEnd(tail)
             else { return .other }
         }
         let manifest = try reader.checkingContainerFirst { () throws -> Manifest? in
@@ -92,8 +95,4 @@ public struct Verification: Sendable {
         return manifest.map { .backup($0) } ?? .zipWithoutManifest
     }
 
-    /// Whether `tail`, a payload's last 22 bytes, is a ZIP end record without a comment.
-    private static func isZipEndRecord(_ tail: [UInt8]) -> Bool {
-        tail.count == 22 && tail[0..<4].elementsEqual([0x50, 0x4B, 0x05, 0x06]) && tail[20] == 0 && tail[21] == 0
-    }
 }

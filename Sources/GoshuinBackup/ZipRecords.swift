@@ -23,6 +23,39 @@ enum ZipRecord {
     static let regularFileAttributes: UInt32 = 0o100644 << 16
 }
 
+/// The general purpose bit flags of a local header and a central record (§4.4.4) that a backup's reader
+/// judges: every other bit is ignored.
+struct ZipFlags: OptionSet, Equatable {
+    let rawValue: UInt16
+
+    /// Bit 0: the entry is encrypted.
+    static let encrypted = ZipFlags(rawValue: 1 << 0)
+    /// Bit 3: the sizes and CRC-32 follow the data, in a data descriptor.
+    static let dataDescriptor = ZipFlags(rawValue: 1 << 3)
+    /// Bit 6: strong encryption.
+    static let strongEncryption = ZipFlags(rawValue: 1 << 6)
+
+    /// Either kind of encryption: a backup is encrypted as a whole, never by entry.
+    static let encryption: ZipFlags = [.encrypted, .strongEncryption]
+    /// What no entry of a backup has (`Spec/backup-v1.md` §4): encryption and a data descriptor.
+    static let refused: ZipFlags = [.encryption, .dataDescriptor]
+
+    /// The flags `value` holds.
+    init(rawValue value: UInt16) { rawValue = value }
+}
+
+extension ZipRecord {
+    /// A record's signature as the four bytes that start it.
+    static func signatureBytes(_ signature: UInt32) -> [UInt8] {
+        (0..<4).map { UInt8(truncatingIfNeeded: signature >> ($0 * 8)) }
+    }
+
+    /// Whether `bytes` start with `signature`.
+    static func starts(_ bytes: some Collection<UInt8>, with signature: UInt32) -> Bool {
+        bytes.starts(with: signatureBytes(signature))
+    }
+}
+
 /// A local file header (§4.3.7): 30 bytes, then the name and the extra field.
 struct ZipLocalHeader: Equatable {
     static let signature: UInt32 = 0x0403_4B50
@@ -156,6 +189,12 @@ struct ZipEndRecord: Equatable {
 }
 
 extension ZipEndRecord {
+    /// Whether `bytes` are exactly an end record without a comment: what ends a backup's ZIP.
+    static func isCommentlessEnd(_ bytes: [UInt8]) -> Bool {
+        var cursor = ByteCursor(bytes)
+        return bytes.count == fixedLength && ZipEndRecord(&cursor)?.commentLength == 0
+    }
+
     /// The record at the cursor; `nil` when cut or not an end record.
     init?(_ cursor: inout ByteCursor) {
         guard cursor.littleEndian(UInt32.self) == Self.signature, let disk = cursor.littleEndian(UInt16.self),

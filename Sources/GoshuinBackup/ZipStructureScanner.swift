@@ -191,11 +191,11 @@ package enum ZipStructureScanner {
     private static func checkEntryKind(
         name: String, flags: UInt16, method: UInt16, madeBy: UInt16, attributes: UInt32
     ) throws {
-        if flags & 0x0041 != 0 {
+        if !ZipFlags(rawValue: flags).isDisjoint(with: .encryption) {
             throw GoshuinError(
                 .unsupportedEntry, "\(name) is encrypted; backups are encrypted as a whole, never by entry")
         }
-        if flags & 0x0008 != 0 {
+        if ZipFlags(rawValue: flags).contains(.dataDescriptor) {
             throw GoshuinError(.unsupportedEntry, "\(name) uses a data descriptor, which backups do not use")
         }
         guard method == 0 || method == 8 else {
@@ -290,7 +290,8 @@ package enum ZipStructureScanner {
             || (zip64Values?.littleEndian(UInt64.self) == entry.uncompressedSize
                 && zip64Values?.littleEndian(UInt64.self) == entry.compressedSize
                 && zip64Values?.isAtEnd == true)
-        guard header.method == entry.method, header.flags & 0x0049 == 0, header.crc32 == entry.crc32,
+        guard header.method == entry.method, ZipFlags(rawValue: header.flags).isDisjoint(with: .refused),
+            header.crc32 == entry.crc32,
             header.compressedSize == limit || UInt64(header.compressedSize) == entry.compressedSize,
             header.uncompressedSize == limit || UInt64(header.uncompressedSize) == entry.uncompressedSize, zip64Agrees
         else {

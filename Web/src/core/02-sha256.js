@@ -13,59 +13,17 @@ var SHA256_K = new Int32Array([
   0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
 ]);
 
-class Sha256 {
+class Sha256 extends BlockHash {
   constructor() {
+    super();
     this.h = new Int32Array([
       0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
     ]);
     this.w = new Int32Array(64);
-    this.buffer = new Uint8Array(64);
-    this.buffered = 0;
-    this.length = 0;
-  }
-
-  update(bytes) {
-    var at = 0;
-    var count = bytes.length;
-    this.length += count;
-    if (this.buffered > 0) {
-      var take = Math.min(64 - this.buffered, count);
-      this.buffer.set(bytes.subarray(0, take), this.buffered);
-      this.buffered += take;
-      at = take;
-      if (this.buffered < 64) return this;
-      this.blocks(this.buffer, 0, 64);
-      this.buffered = 0;
-    }
-    var whole = (count - at) & ~63;
-    if (whole > 0) {
-      this.blocks(bytes, at, at + whole);
-      at += whole;
-    }
-    if (at < count) {
-      this.buffer.set(bytes.subarray(at), 0);
-      this.buffered = count - at;
-    }
-    return this;
   }
 
   digest() {
-    var bits = this.length * 8;
-    var tail = new Uint8Array(this.buffered < 56 ? 64 : 128);
-    tail.set(this.buffer.subarray(0, this.buffered));
-    tail[this.buffered] = 0x80;
-    var end = tail.length;
-    var high = Math.floor(bits / 4294967296);
-    var low = bits >>> 0;
-    tail[end - 8] = high >>> 24;
-    tail[end - 7] = high >>> 16;
-    tail[end - 6] = high >>> 8;
-    tail[end - 5] = high;
-    tail[end - 4] = low >>> 24;
-    tail[end - 3] = low >>> 16;
-    tail[end - 2] = low >>> 8;
-    tail[end - 1] = low;
-    this.blocks(tail, 0, end);
+    this.finish(true);
     var out = new Uint8Array(32);
     for (var i = 0; i < 8; i++) {
       var v = this.h[i];

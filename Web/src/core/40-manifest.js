@@ -90,12 +90,18 @@ function parseManifest(bytes) {
   return { createdAt: createdAt.value, records: records, photos: photos };
 }
 
-/** The ZIP holds exactly manifest.json and the listed files, each with the listed size. */
-function checkBinding(manifest, entries) {
+/** The files the manifest lists, records.csv and the photos, by name: each { name, size, sha256 }. */
+function listedFiles(manifest) {
   var listed = new Map();
   [manifest.records].concat(manifest.photos).forEach(function (file) {
     listed.set(file.name, file);
   });
+  return listed;
+}
+
+/** The ZIP holds exactly manifest.json and the listed files, each with the listed size. */
+function checkBinding(manifest, entries) {
+  var listed = listedFiles(manifest);
   var present = new Set();
   for (var i = 0; i < entries.length; i++) {
     var entry = entries[i];
@@ -108,4 +114,10 @@ function checkBinding(manifest, entries) {
   }
   for (var name of listed.keys())
     if (!present.has(name)) throw new GoshuinError("manifest_mismatch", name + " is in the manifest but not in the ZIP");
+}
+
+/** §4.1 step 5's last check: a file the manifest lists (`listedFiles`) has the SHA-256 it lists (hex). */
+function checkListedDigest(listed, name, digest) {
+  var file = listed.get(name);
+  if (file && file.sha256 !== digest) throw new GoshuinError("manifest_mismatch", name + " does not have the SHA-256 the manifest lists");
 }

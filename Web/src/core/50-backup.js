@@ -88,14 +88,8 @@ async function readManifest(payload, directory, signal) {
  * where the central directory starts. Returns every entry's SHA-256 (hex) by name.
  */
 async function verifyEntries(container, directory, manifest, options) {
-  var listed = new Map();
-  [manifest.records].concat(manifest.photos).forEach(function (file) {
-    listed.set(file.name, file.sha256);
-  });
-  // By local-header offset; records that claim the same offset in central-directory order (§4.1 step 5).
-  var ordered = directory.entries.slice().sort(function (a, b) {
-    return a.localHeaderOffset < b.localHeaderOffset ? -1 : a.localHeaderOffset > b.localHeaderOffset ? 1 : a.index - b.index;
-  });
+  var listed = listedFiles(manifest);
+  var ordered = inFileOrder(directory.entries);
   var total = directory.directoryOffset;
   var done = 0;
   var progress = options.onProgress || function () {};
@@ -121,8 +115,7 @@ async function verifyEntries(container, directory, manifest, options) {
         },
       })
     );
-    if (listed.has(entry.name) && listed.get(entry.name) !== digest)
-      throw new GoshuinError("manifest_mismatch", entry.name + " does not have the SHA-256 the manifest lists");
+    checkListedDigest(listed, entry.name, digest);
     digests.set(entry.name, digest);
     expected = entry.dataOffset + Number(entry.compressedSize);
   }
@@ -131,55 +124,22 @@ async function verifyEntries(container, directory, manifest, options) {
   return digests;
 }
 
-/** An opened, verified backup. */
-class Backup {
+/** An opened, verified backup: its entries are read (`stream`, `read`) as 45-checked-entries.js reads them. */
+class Backup extends CheckedEntries {
   constructor(container, directory, manifest, digests) {
-    this.container = container;
-    this.header = container.header; // undefined for a payloadSource
-    this.createdAt = manifest.createdAt;
-    this.digests = digests;
     var byName = new Map();
     directory.entries.forEach(function (entry) {
       byName.set(entry.name, entry);
     });
-    this.byName = byName;
+    super(container, byName, digests, "verified when the backup was opened");
+    this.createdAt = manifest.createdAt;
     this.records = { name: RECORDS_NAME, size: manifest.records.size };
     this.photos = manifest.photos.map(function (file) {
       return { name: file.name, size: file.size };
     });
-    /**
-     * Every entry as `goshuin-tool open --extract` writes it: manifest.json, records.csv, the photos; each
-     * with its CRC-32 and its modification time from the central directory (seconds, UTC, or null).
-     */
-    this.files = [{ name: MANIFEST_NAME, size: Number(byName.get(MANIFEST_NAME).uncompressedSize) }, this.records]
-      .concat(this.photos)
-      .map(function (file) {
-        var entry = byName.get(file.name);
-        return { name: file.name, size: file.size, crc32: entry.crc32, modified: entry.modified };
-      });
-  }
-
-  /**
-   * Streams the entry `name` to `sink` and checks it again (size, CRC-32, and the SHA-256 the opening pass
-   * verified): the sink sees bytes before the last check, so a caller keeps nothing until this returns.
-   */
-  async stream(name, sink, signal, onBytes) {
-    var entry = this.byName.get(name);
-    if (!entry) throw new GoshuinError("internal", "no entry " + name);
-    var digest = toHex(await readEntryData(this.container, entry, sink, { signal: signal, onBytes: onBytes }));
-    if (digest !== this.digests.get(name))
-      throw new GoshuinError("manifest_mismatch", name + " no longer has the SHA-256 verified when the backup was opened");
-  }
-
-  /** The entry's bytes, checked again. */
-  async read(name, signal) {
-    var entry = this.byName.get(name);
-    var bytes = new Uint8Array(Number(entry.uncompressedSize));
-    var filled = 0;
-    await this.stream(name, function (piece) {
-      bytes.set(piece, filled);
-      filled += piece.length;
-    }, signal);
-    return bytes;
+    /** Every entry: manifest.json, records.csv, the photos (`describe`). */
+    this.files = this.describe(
+      [{ name: MANIFEST_NAME, size: Number(byName.get(MANIFEST_NAME).uncompressedSize) }, this.records].concat(this.photos)
+    );
   }
 }

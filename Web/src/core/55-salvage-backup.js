@@ -2,8 +2,9 @@
 // (12-salvage-container.js): every entry whose bytes are all intact and that passes every check it can still
 // be given is restored, every other one it knows of is named lost with its reason. Directory mode when the
 // end records, the central directory and manifest.json are intact and pass steps 1–4 of §4.1; otherwise walk
-// mode, the local headers walked from offset 0 through intact bytes only. Names are those of §3 (walk mode:
-// records.csv or a photo name), so nothing restored can name a place outside the destination.
+// mode (56-salvage-walk.js), the local headers walked from offset 0 through intact bytes only. Names are
+// those of §3 (walk mode: records.csv or a photo name), so nothing restored can name a place outside the
+// destination.
 //
 // Also `describeDamage`: the entries whose spans the damaged chunks touch, for the error of a strict reader
 // (§4.2, "A reader that refuses a damaged backup SHOULD…"), whose verdict it never changes.
@@ -14,13 +15,6 @@ var SALVAGE_RUNS_KEPT = 1000;
 /** A fault that sends salvage from directory mode to walk mode, or makes one entry lost. */
 function isSalvageFault(error) {
   return error instanceof GoshuinError && (error.code === "not_intact" || PAYLOAD_FAULTS.indexOf(error.code) >= 0);
-}
-
-/** Entries by local-header offset; records that claim the same offset in central-directory order. */
-function inFileOrder(entries) {
-  return entries.slice().sort(function (a, b) {
-    return a.localHeaderOffset < b.localHeaderOffset ? -1 : a.localHeaderOffset > b.localHeaderOffset ? 1 : a.index - b.index;
-  });
 }
 
 /**
@@ -65,10 +59,7 @@ function entryFaultCode(error) {
  * intact (its state is the reason) or when a check of step 5 fails on it (its code), else restored.
  */
 async function salvageByDirectory(container, found, options) {
-  var listed = new Map();
-  [found.manifest.records].concat(found.manifest.photos).forEach(function (file) {
-    listed.set(file.name, file.sha256);
-  });
+  var listed = listedFiles(found.manifest);
   var directoryOffset = found.directory.directoryOffset;
   var spans = entrySpans(found.directory);
   var restored = [];
@@ -89,8 +80,7 @@ async function salvageByDirectory(container, found, options) {
       if (BigInt(entry.dataOffset) + entry.compressedSize !== span.end)
         throw zipMalformed(entry.name + "'s data does not end where the next entry starts");
       var digest = toHex(await readEntryData(container, entry, null, { signal: options.signal }));
-      if (listed.has(entry.name) && listed.get(entry.name) !== digest)
-        throw new GoshuinError("manifest_mismatch", entry.name + " does not have the SHA-256 the manifest lists");
+      checkListedDigest(listed, entry.name, digest);
       restored.push({ name: entry.name, sha256: digest, entry: entry });
     } catch (error) {
       if (!isSalvageFault(error)) throw error;
@@ -98,188 +88,6 @@ async function salvageByDirectory(container, found, options) {
     }
   }
   return { restored: restored, lost: lost };
-}
-
-/**
- * Walk mode's reading of a local header at `offset` (§4.2): the entry it describes, or null when it is not
- * one (bytes not intact, another signature, a flag, method, size or extra field breaking a rule, a name
- * that is not records.csv or a photo name).
- */
-async function walkHeader(container, offset) {
-  if (container.stateOf(offset, offset + 30) !== "intact") return null;
-  var fixed = await container.read(offset, 30);
-  if (u32le(fixed, 0) !== SIG_LOCAL) return null;
-  var flags = u16le(fixed, 6);
-  var method = u16le(fixed, 8);
-  if ((flags & 0x0049) !== 0 || (method !== 0 && method !== 8)) return null; // encryption (bits 0, 6), data descriptor (3)
-  var nameLength = u16le(fixed, 26);
-  var extraLength = u16le(fixed, 28);
-  var dataOffset = offset + 30 + nameLength + extraLength;
-  if (container.stateOf(offset + 30, dataOffset) !== "intact") return null;
-  var variable = await container.read(offset + 30, nameLength + extraLength);
-  var nameBytes = variable.slice(0, nameLength);
-  if (!isSafeEntryName(nameBytes)) return null;
-  var name = String.fromCharCode.apply(null, nameBytes);
-  if (name !== RECORDS_NAME && !isValidPhotoName(name)) return null;
-  var fields;
-  var zip64;
-  try {
-    fields = extraFields(variable.subarray(nameLength), name);
-    zip64 = zip64Fields(fields, name);
-  } catch (error) {
-    if (error instanceof GoshuinError && error.code === "zip_malformed") return null;
-    throw error;
-  }
-  var compressed = BigInt(u32le(fixed, 18));
-  var uncompressed = BigInt(u32le(fixed, 22));
-  if (compressed === BigInt(U32_MAX) || uncompressed === BigInt(U32_MAX)) {
-    if (zip64 === null || zip64.length !== 16) return null;
-    uncompressed = u64le(zip64, 0);
-    compressed = u64le(zip64, 8);
-  }
-  if (method === 0 ? compressed !== uncompressed : uncompressed > compressed * MAX_RATIO) return null;
-  return {
-    index: -1,
-    name: name,
-    nameBytes: nameBytes,
-    method: method,
-    crc32: u32le(fixed, 14),
-    compressedSize: compressed,
-    uncompressedSize: uncompressed,
-    localHeaderOffset: BigInt(offset),
-    dataOffset: dataOffset,
-    // No central record: the local header's extended timestamp or DOS date, read as §4 reads a central one.
-    modified: entryModified(fields, u16le(fixed, 12), u16le(fixed, 10)),
-  };
-}
-
-/**
- * Walk mode (§4.2): from payload offset 0, an entry's data read when it is all intact and checked for size
- * and CRC-32 (restored, or lost: entry_corrupt, or duplicate_entry after a restored entry of that name,
- * exactly or case-folded), else lost with its state; the walk goes on at the end of its data when that data
- * passed its checks, else after its local header (nothing confirmed the sizes it claims). Where no entry
- * is, it resumes at the next intact local-header signature; it ends where none follows, at an intact
- * central-directory signature met where an entry could start, or after 50,000 entries. manifest.json is no
- * entry here (its name is neither records.csv nor a photo's): it is neither written nor used. Once the walk
- * has resumed it may be inside a photo, whose bytes someone else chose: records.csv is then no entry either.
- * At the end, records.csv is lost (not_found) when the walk did not meet it before resuming and a chunk is
- * lost, and every photo
- * a restored records.csv mentions (photoMentions) that was neither restored nor named lost is lost too.
- */
-async function salvageByWalk(container, options) {
-  var signal = options.signal;
-  var end = container.size === null ? container.presentEnd : Math.min(container.size, container.presentEnd);
-  var restored = [];
-  var lost = [];
-  var exact = new Set();
-  var folded = new Set();
-  var count = 0;
-  var position = 0;
-  var resumed = false;
-  var recordsMet = false;
-  var recordsBytes = null;
-  // Headers nested in one another's claimed data would have the same bytes read once per header: the bytes
-  // of an entry's data before the end of the furthest data read so far are charged, at most `end` of them.
-  var readUpTo = 0n;
-  var readAgainSpent = 0n;
-  function mayRead(start, stop) {
-    start = BigInt(start);
-    var upTo = stop < readUpTo ? stop : readUpTo;
-    var again = upTo > start ? upTo - start : 0n;
-    if (readAgainSpent + again > BigInt(end)) return false;
-    readAgainSpent += again;
-    if (stop > readUpTo) readUpTo = stop;
-    return true;
-  }
-  while (count < ZIP_MAX_ENTRIES) {
-    if (signal && signal.aborted) throw new GoshuinError("interrupted", "stopped");
-    if (options.onEntry) options.onEntry(position, end);
-    var entry = null;
-    if (position + 4 <= end && container.stateOf(position, position + 4) === "intact") {
-      var signature = u32le(await container.read(position, 4), 0);
-      if (signature === SIG_CENTRAL) break;
-      if (signature === SIG_LOCAL) entry = await walkHeader(container, position);
-      if (entry !== null && entry.name === RECORDS_NAME && resumed) entry = null;
-    }
-    if (entry === null) {
-      resumed = true;
-      var next = await container.findSignature(position + 1, SIG_LOCAL, signal);
-      if (next < 0) break;
-      position = next;
-      continue;
-    }
-    count++;
-    var isRecords = entry.name === RECORDS_NAME;
-    if (isRecords) recordsMet = true;
-    var dataEnd = BigInt(entry.dataOffset) + entry.compressedSize;
-    var state = container.stateOf(entry.dataOffset, dataEnd);
-    var dataChecked = false; // only data that passed its checks confirms its header's sizes
-    if (state === "damaged" || state === "missing") {
-      lost.push(lostEntry(container, entry.name, state, entry.dataOffset, dataEnd));
-    } else if (state === "outside") {
-      lost.push({ name: entry.name, reason: "zip_malformed" });
-    } else if (!mayRead(entry.dataOffset, dataEnd)) {
-      lost.push({ name: entry.name, reason: "zip_limit_exceeded" });
-    } else {
-      try {
-        var captured = isRecords ? new MentionsCapture() : null;
-        var digest = toHex(await readEntryData(container, entry, captured && captured.sink, { signal: signal }));
-        dataChecked = true;
-        if (exact.has(entry.name) || folded.has(foldCase(entry.name))) {
-          lost.push({ name: entry.name, reason: "duplicate_entry" });
-        } else {
-          exact.add(entry.name);
-          folded.add(foldCase(entry.name));
-          restored.push({ name: entry.name, sha256: digest, entry: entry });
-          if (isRecords) recordsBytes = captured.bytes();
-        }
-      } catch (error) {
-        if (!isSalvageFault(error)) throw error;
-        lost.push({ name: entry.name, reason: entryFaultCode(error) });
-      }
-    }
-    if (!dataChecked) {
-      // Sizes nothing confirmed (a header inside a photo's data may claim any): resume after this header.
-      resumed = true;
-      var after = await container.findSignature(position + 1, SIG_LOCAL, signal);
-      if (after < 0) break;
-      position = after;
-      continue;
-    }
-    if (dataEnd >= BigInt(end)) break; // nothing intact lies after it
-    position = Number(dataEnd);
-  }
-  // An intact payload without records.csv is no backup, not a damaged one: nothing of it is lost.
-  if (!recordsMet && container.lostCount > 0) lost.unshift({ name: RECORDS_NAME, reason: "not_found" });
-  if (recordsBytes !== null) {
-    var known = new Set(folded);
-    lost.forEach(function (item) {
-      known.add(foldCase(item.name));
-    });
-    photoMentions(recordsBytes).forEach(function (name) {
-      if (known.has(foldCase(name))) return;
-      known.add(foldCase(name));
-      lost.push({ name: name, reason: "not_found" });
-    });
-  }
-  return { restored: restored, lost: lost };
-}
-
-/** The first MENTIONS_MAX_BYTES of an entry's data as it streams: `sink` takes them, `bytes()` gives them. */
-class MentionsCapture {
-  constructor() {
-    var pieces = [];
-    var kept = 0;
-    this.sink = function (piece) {
-      if (kept >= MENTIONS_MAX_BYTES) return;
-      var part = piece.subarray(0, MENTIONS_MAX_BYTES - kept);
-      pieces.push(part.slice());
-      kept += part.length;
-    };
-    this.bytes = function () {
-      return concatBytes(pieces);
-    };
-  }
 }
 
 /**
@@ -322,23 +130,20 @@ function byteOrder(a, b) {
 }
 
 /**
- * What salvage restored, read as a verified Backup is (`files`, `records`, `photos`, `stream`, `read`), and
- * what it says (`salvage`): the mode, each entry restored and lost, whether the manifest is lost, the lost
- * chunks, the bytes ignored after the end.
+ * What salvage restored, read as a verified Backup is (`files`, `records`, `photos`, and `stream`, `read` as
+ * 45-checked-entries.js reads them), and what it says (`salvage`): the mode, each entry restored and lost,
+ * whether the manifest is lost, the lost chunks, the bytes ignored after the end.
  */
-class SalvagedBackup {
+class SalvagedBackup extends CheckedEntries {
   constructor(container, found, result) {
-    this.container = container;
-    this.header = container.header;
-    this.createdAt = found ? found.manifest.createdAt : null;
     var byName = new Map();
     var digests = new Map();
     result.restored.forEach(function (item) {
       byName.set(item.name, item.entry);
       digests.set(item.name, item.sha256);
     });
-    this.byName = byName;
-    this.digests = digests;
+    super(container, byName, digests, "it had when the backup was salvaged");
+    this.createdAt = found ? found.manifest.createdAt : null;
     var size = function (name) {
       return Number(byName.get(name).uncompressedSize);
     };
@@ -354,10 +159,7 @@ class SalvagedBackup {
     var named = [];
     if (byName.has(MANIFEST_NAME)) named.push({ name: MANIFEST_NAME, size: size(MANIFEST_NAME) });
     if (this.records) named.push(this.records);
-    this.files = named.concat(this.photos).map(function (file) {
-      var entry = byName.get(file.name);
-      return { name: file.name, size: file.size, crc32: entry.crc32, modified: entry.modified };
-    });
+    this.files = this.describe(named.concat(this.photos));
     this.salvage = {
       mode: found ? "directory" : "walk",
       restored: result.restored.map(function (item) {
@@ -380,26 +182,6 @@ class SalvagedBackup {
     var total = this.container.lostCount;
     if (total > 1000000) throw new GoshuinError("internal", total + " lost chunks: too many to list one by one");
     return this.container.lostChunks();
-  }
-
-  /** Streams the restored entry `name` to `sink`, checked again: size, CRC-32 and the SHA-256 salvage computed. */
-  async stream(name, sink, signal, onBytes) {
-    var entry = this.byName.get(name);
-    if (!entry) throw new GoshuinError("internal", "no entry " + name);
-    var digest = toHex(await readEntryData(this.container, entry, sink, { signal: signal, onBytes: onBytes }));
-    if (digest !== this.digests.get(name))
-      throw new GoshuinError("manifest_mismatch", name + " no longer has the SHA-256 it had when the backup was salvaged");
-  }
-
-  async read(name, signal) {
-    var entry = this.byName.get(name);
-    var bytes = new Uint8Array(Number(entry.uncompressedSize));
-    var filled = 0;
-    await this.stream(name, function (piece) {
-      bytes.set(piece, filled);
-      filled += piece.length;
-    }, signal);
-    return bytes;
   }
 }
 

@@ -1,0 +1,22 @@
+// What this browser can do: without WebCrypto, DecompressionStream('deflate-raw') or IntersectionObserver,
+// the page says so and Open stays disabled. It runs as the script loads, last.
+//
+// Uses:
+//   01-page-state.js       openButton
+//   11-errors.js           showError
+//   GoshuinCore            GoshuinError
+
+(function checkSupport() {
+  var missing = [];
+  if (!(window.crypto && window.crypto.subtle)) missing.push("WebCrypto");
+  try {
+    new DecompressionStream("deflate-raw");
+  } catch (error) {
+    missing.push("DecompressionStream('deflate-raw')");
+  }
+  if (typeof IntersectionObserver !== "function") missing.push("IntersectionObserver");
+  if (missing.length > 0) {
+    showError(new core.GoshuinError("browser_unsupported", "missing: " + missing.join(", ")));
+    openButton.disabled = true;
+  }
+})();
