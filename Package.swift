@@ -5,6 +5,7 @@ import PackageDescription
 //   goshuin-tool, goshuin-vectors       the command-line tools
 //   GoshuinVectors                      known-answer vectors: format, checker, generator
 //   GoshuinBackup                       the backup payload: manifest, names, ZIP records, scan, read and write
+//   GoshuinRecovery                     PAR 2.0 recovery sets beside a file: protect, verify, repair
 //   GoshuinFormat                       the container; its internals (Crypto, Encoding) at package access
 //   GoshuinSystem                       descriptors, atomic output, threads, signals, terminals, the one
 //                                       error type: thin forwarders over the C library, at package access
@@ -13,6 +14,7 @@ let package = Package(
     products: [
         .library(name: "GoshuinFormat", targets: ["GoshuinFormat"]),
         .library(name: "GoshuinBackup", targets: ["GoshuinBackup"]),
+        .library(name: "GoshuinRecovery", targets: ["GoshuinRecovery"]),
         .library(name: "GoshuinVectors", targets: ["GoshuinVectors"]),
         .executable(name: "goshuin-tool", targets: ["goshuin-tool"]),
         // The fuzz harness bodies, shared by the fuzzers in Fuzz/ and the regression tests.
@@ -32,8 +34,8 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
-        // libdeflate from Debian's libdeflate-dev: its CRC-32 (Spec/decisions/0016). Only GoshuinBackup
-        // imports it.
+        // libdeflate from Debian's libdeflate-dev: its CRC-32 (Spec/decisions/0016), of ZIP entries and of PAR 2.0
+        // slices. Only Sources/GoshuinFormat/Encoding/CRC32_libdeflate.swift imports it.
         .systemLibrary(
             name: "CDeflate",
             pkgConfig: "libdeflate",
@@ -42,6 +44,10 @@ let package = Package(
         // The C library declarations Swift's Glibc module lacks (prctl, extended attributes). Only
         // Sources/GoshuinSystem/SystemCall*_glibc.swift import it.
         .systemLibrary(name: "CSystem"),
+        // GF(2^16) region multiply-accumulate for PAR 2.0's Reed-Solomon code: portable C, SSSE3 and AVX2
+        // split-table kernels, chosen at run time. Only
+        // Sources/GoshuinRecovery/RegionKernel_galoisregion.swift imports it.
+        .target(name: "CGaloisRegion"),
         .target(
             name: "GoshuinSystem",
             dependencies: ["CSystem"],
@@ -51,11 +57,15 @@ let package = Package(
         ),
         .target(
             name: "GoshuinFormat",
-            dependencies: ["GoshuinSystem", "COpenSSL"]
+            dependencies: ["GoshuinSystem", "COpenSSL", "CDeflate"]
+        ),
+        .target(
+            name: "GoshuinRecovery",
+            dependencies: ["GoshuinSystem", "GoshuinFormat", "CGaloisRegion"]
         ),
         .target(
             name: "GoshuinBackup",
-            dependencies: ["GoshuinSystem", "GoshuinFormat", "CZlib", "CDeflate"]
+            dependencies: ["GoshuinSystem", "GoshuinFormat", "GoshuinRecovery", "CZlib"]
         ),
         .target(
             name: "GoshuinVectors",
@@ -74,15 +84,19 @@ let package = Package(
         // the public API.
         .executableTarget(
             name: "goshuin-readme-example",
-            dependencies: ["GoshuinFormat", "GoshuinBackup"]
+            dependencies: ["GoshuinFormat", "GoshuinBackup", "GoshuinRecovery"]
         ),
         .target(
             name: "GoshuinFuzzTargets",
-            dependencies: ["GoshuinSystem", "GoshuinFormat", "GoshuinBackup", "GoshuinVectors"]
+            dependencies: ["GoshuinSystem", "GoshuinFormat", "GoshuinBackup", "GoshuinRecovery", "GoshuinVectors"]
         ),
         .testTarget(
             name: "GoshuinFormatTests",
             dependencies: ["GoshuinSystem", "GoshuinFormat", "GoshuinBackup", "GoshuinVectors", "GoshuinFuzzTargets"]
+        ),
+        .testTarget(
+            name: "GoshuinRecoveryTests",
+            dependencies: ["GoshuinFormat", "GoshuinRecovery", "GoshuinBackup"]
         ),
         .testTarget(
             name: "GoshuinToolTests",

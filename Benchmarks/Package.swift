@@ -11,5 +11,12 @@ let package = Package(
             name: "goshuin-bench",
             dependencies: [.product(name: "GoshuinFormat", package: "goshuin-toolkit"), "CBenchCrypto"]
         ),
+        .executableTarget(
+            name: "goshuin-recovery-bench",
+            dependencies: [
+                .product(name: "GoshuinFormat", package: "goshuin-toolkit"),
+                .product(name: "GoshuinRecovery", package: "goshuin-toolkit"),
+            ]
+        ),
     ]
 )

@@ -15,6 +15,7 @@ let harnesses = [
     "decrypting-reader",
     "container-v2-open",
     "sealed-container-v2-mutation",
+    "recovery-packets",
 ]
 
 let package = Package(

@@ -18,6 +18,7 @@
         .decryptingReader,
         .containerV2Open,
         .sealedContainerV2Mutation,
+        .recoveryPackets,
     ]
 
     /// The name of the harness's executable in `Fuzz/` and of its folders and dictionary there.

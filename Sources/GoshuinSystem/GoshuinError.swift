@@ -16,6 +16,9 @@ public struct GoshuinError: Error, Equatable, CustomStringConvertible, Sendable 
             /// The payload is not a backup the rules accept, or a folder is not one to seal
             /// (`Spec/backup-v1.md`).
             case backup
+            /// A PAR 2.0 recovery set beside a file (`Spec/recovery-par2.md`): none is there, it is malformed or
+            /// for another file, or it cannot repair the damage found.
+            case recovery
             /// How the caller asked: an argument, a passphrase, a destination.
             case usage
             /// The operating system: reading, writing, space, memory, a stop on request.
@@ -94,8 +97,10 @@ public struct GoshuinError: Error, Equatable, CustomStringConvertible, Sendable 
     }
 
     /// Whether the error says the input is malformed or not authentic (as opposed to a problem of the
-    /// caller or the operating system): its code is of the container or the backup category.
-    package var isInputRejection: Bool { code.category == .container || code.category == .backup }
+    /// caller or the operating system): its code is of the container, the backup or the recovery category.
+    package var isInputRejection: Bool {
+        code.category == .container || code.category == .backup || code.category == .recovery
+    }
 }
 
 /// The codes of one module: a case each, its raw value the stable code, with its category. A module's list

@@ -1,5 +1,6 @@
 import GoshuinBackup
 import GoshuinFormat
+import GoshuinRecovery
 
 // Between paths: the input and the destination are checked before the passphrase is asked for
 // (askPassphrase() is the program's prompt), and the output appears only once it is complete.
@@ -34,3 +35,10 @@ try folder.seal(to: "backup.goshuin", passphrase: askPassphrase())
 let listing = try BackupFile.list(inputPath: "backup.goshuin", passphrase: askPassphrase())
 print("backup.goshuin: made \(listing.manifest.createdAt), \(listing.entries.count) entries")
 try BackupFile.extract(inputPath: "backup.goshuin", into: "restored", passphrase: askPassphrase())
+
+// Recovery sets, no passphrase: backup.goshuin.par2 and backup.goshuin.vol00+20.par2 beside the backup, which
+// par2cmdline and par2cmdline-turbo read too; where it is damaged; a repair, checked before it goes out.
+try RecoverySet.protect(filePath: "backup.goshuin", redundancy: try RecoveryRedundancy(percent: 5))
+let found = try RecoverySet.verify(filePath: "backup.goshuin")
+print("backup.goshuin: \(found.damagedSliceCount) damaged slices, repairable: \(found.isRepairable)")
+try RecoverySet.repair(filePath: "backup.goshuin", to: .newFile("fixed.goshuin"))  // or .inPlace

@@ -98,7 +98,7 @@ struct ToolError: Error {
         default: break
         }
         switch code.category {
-        case .container, .backup: return .dataError
+        case .container, .backup, .recovery: return .dataError
         case .usage: return .usage
         case .system: return .ioError
         }

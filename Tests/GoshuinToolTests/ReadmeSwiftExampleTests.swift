@@ -35,12 +35,15 @@ import Testing
         let cModules = try FileManager.default.contentsOfDirectory(atPath: ToolRunner.packageRoot + "/Sources").filter {
             FileManager.default.fileExists(atPath: ToolRunner.packageRoot + "/Sources/\($0)/module.modulemap")
         }
-        let arguments =
-            ["swiftc", "-typecheck", "-I", modules.path]
-            + cModules.flatMap {
-                ["-Xcc", "-fmodule-map-file=\(ToolRunner.packageRoot)/Sources/\($0)/module.modulemap"]
-            }
-            + sources.map { Self.source + "/" + $0 }
+        // The C targets built by the package (CGaloisRegion) have module maps SwiftPM writes into the build.
+        let builtMaps = try FileManager.default.contentsOfDirectory(atPath: Self.buildFolder.path)
+            .map { Self.buildFolder.path + "/" + $0 + "/module.modulemap" }
+            .filter { $0.hasSuffix(".build/module.modulemap") && FileManager.default.fileExists(atPath: $0) }
+        let maps: [String] =
+            cModules.map { "\(ToolRunner.packageRoot)/Sources/\($0)/module.modulemap" } + builtMaps
+        var arguments: [String] = ["swiftc", "-typecheck", "-I", modules.path]
+        for map in maps { arguments += ["-Xcc", "-fmodule-map-file=" + map] }
+        arguments += sources.map { Self.source + "/" + $0 }
         let (status, output) = try ToolRunner.runCommand("/usr/bin/env", arguments)
         #expect(status == 0, "\(output)")
         #expect(cModules.count >= 4, "the C modules' maps were found: \(cModules)")

@@ -1,0 +1,101 @@
+import GoshuinFormat
+
+/// `protect`: a recovery set for a file that exists (`Spec/recovery-par2.md` §5). The file is read three
+/// ways at once by the workers of one pool: block after block for the whole-file MD5 (a sequential chain, on
+/// whichever core is free), slice by slice for the slices' MD5 and CRC-32, and in strips of every slice for
+/// the Reed-Solomon encoding, within the memory budget of ``StripCombiner``.
+enum FileProtection {
+    /// Protects the file at `path`.
+    static func protect(
+        path: String, redundancy: RecoveryRedundancy, replaceExisting: Bool, workers: Int,
+        kernel: RegionKernel = .best, sliceSize: UInt64? = nil, progress: RecoveryProgressHandler?
+    ) throws -> RecoverySetFiles {
+        let input = try FileSystem.openRegularFile(path)
+        return try input.closeAfter {
+            let before = try describingFailure("cannot examine \(DisplayText.quoted(path))") { try input.status() }
+            let length = UInt64(before.size)
+            guard length > 0 else {
+                throw GoshuinError(
+                    .invalidArgument, "\(DisplayText.quoted(path)) is empty: there is nothing to protect")
+            }
+            let plan =
+                try sliceSize.map { RecoveryPlan(fileLength: length, sliceSize: $0, redundancy: redundancy) }
+                ?? RecoveryPlan(
+                    fileLength: length, recordLength: try recordLength(of: input, fileSize: length),
+                    redundancy: redundancy)
+            let hash16k = try MD5Hasher.hash(
+                try ContainerStructure.readAt(input, offset: 0, count: FileDescriptionPacket.hash16kLength)[...])
+            let layout = RecoverySetLayout(plan: plan, fileName: Array(FileSystem.lastComponent(of: path).utf8))
+            let output = try RecoverySetOutput(protecting: path, layout: layout, replaceExisting: replaceExisting)
+            do {
+                try output.start(identity: try layout.identity(hash16k: hash16k))
+                let (fileHash, checksums) = try encode(
+                    input, name: path, layout: layout, output: output, workers: workers, kernel: kernel,
+                    progress: progress)
+                let after = try describingFailure("cannot examine \(DisplayText.quoted(path))") { try input.status() }
+                guard after.size == before.size, after.modified == before.modified,
+                    after.modifiedNanoseconds == before.modifiedNanoseconds
+                else {
+                    throw GoshuinError(
+                        .io, "\(DisplayText.quoted(path)) changed while it was being protected; protect it again")
+                }
+                return try output.finish(fileHash: fileHash, checksums: checksums)
+            } catch {
+                output.discard()
+                throw error
+            }
+        }
+    }
+
+    /// The record length of the `.goshuin` file open at `input`, when its header and size pass the checks
+    /// that need no key; `nil` for any other file (it is protected in units of 4 KiB).
+    static func recordLength(of input: FileDescriptor, fileSize: UInt64) throws -> Int? {
+        let start = try ContainerStructure.readAt(input, offset: 0, count: ContainerStructure.headerReadLength)
+        guard let header = try? ContainerStructure.validate(headerBytes: start, fileSize: fileSize) else { return nil }
+        return header.layout.geometry.fullRecordLength
+    }
+
+    /// Reads the file once for each of the three kinds of work and writes the recovery data; returns the
+    /// file's MD5 and its slices' checksums.
+    static func encode(
+        _ input: FileDescriptor, name: String, layout: RecoverySetLayout, output: RecoverySetOutput, workers: Int,
+        kernel: RegionKernel, progress: RecoveryProgressHandler?
+    ) throws -> (fileHash: [UInt8], checksums: [SliceChecksumPacket.Checksum]) {
+        let plan = layout.plan
+        let length = plan.fileLength
+        let regions = (0..<plan.inputSliceCount).map { index in
+            SliceRegion(
+                file: input, start: UInt64(index) * plan.sliceSize, available: plan.length(ofSlice: index), name: name)
+        }
+        let chain = try SequentialHashChain(length: length) { offset, buffer in
+            let received = try describingFailure("cannot read \(DisplayText.quoted(name))") {
+                try input.readFully(into: buffer, atOffset: Int64(offset))
+            }
+            guard received == buffer.count else {
+                throw GoshuinError(.io, "\(DisplayText.quoted(name)) shrank while being protected")
+            }
+        }
+        let slices = SliceHashing(regions: regions, sliceSize: Int(plan.sliceSize), toleratingShortFiles: false)
+        let combiner = try StripCombiner(
+            sources: regions, outputCount: plan.recoverySliceCount, sliceSize: Int(plan.sliceSize),
+            coefficients: { source in
+                (0..<plan.recoverySliceCount).map {
+                    InputSliceConstants.coefficient(ofSlice: source, exponent: UInt32($0))
+                }
+            },
+            delivery: { exponent, offset, bytes in
+                try output.writeRecovery(exponent: exponent, offset: offset, bytes: bytes)
+            },
+            kernel: kernel)
+        progress?(.protecting(bytesDone: 0, bytesTotal: length))
+        try WorkPool.run(ComponentSchedule([chain, combiner, slices]), workers: workers) {
+            let done =
+                chain.bytesDone.load(ordering: .relaxed) + slices.bytesDone.load(ordering: .relaxed)
+                + min(length, combiner.bytesDone.load(ordering: .relaxed))
+            // Each of the three kinds of work reads the whole file once: their mean is the part done.
+            progress?(.protecting(bytesDone: done / 3, bytesTotal: length))
+        }
+        progress?(.protecting(bytesDone: length, bytesTotal: length))
+        return (try chain.digest(), slices.checksums())
+    }
+}

@@ -1,0 +1,140 @@
+import GoshuinFormat
+
+/// One recovery set as it applies to one file: its slice size, the recoverable files in the order of their
+/// slices (so the global index of each slice is known), the file's own place among them with its checksums,
+/// and the recovery slices whose data has the slice size, by exponent (`Spec/recovery-par2.md` §6–7).
+struct RecoveryIndex {
+    /// A recoverable file of the set.
+    struct File {
+        /// Its description.
+        let description: FileDescriptionPacket
+        /// Its slice checksums, when the set has them.
+        let checksums: SliceChecksumPacket?
+        /// The global index of its first slice.
+        let firstSlice: Int
+        /// Its number of slices.
+        let sliceCount: Int
+    }
+
+    /// The set's ID.
+    let setID: RecoverySetID
+    /// The slice size.
+    let sliceSize: UInt64
+    /// The recoverable files, in the main packet's order.
+    let files: [File]
+    /// The index in ``files`` of the file being verified or repaired.
+    let target: Int
+    /// The usable recovery slices, by increasing exponent.
+    let recoverySlices: [RecoverySliceLocation]
+    /// The recovery files read (``RecoverySliceLocation/file`` indexes this).
+    let recoveryFiles: [String]
+    /// The creator texts of the set.
+    let creators: [[UInt8]]
+    /// Recovery files whose scan stopped early.
+    let filesNotReadToTheEnd: [String]
+
+    /// The file being verified or repaired.
+    var targetFile: File { files[target] }
+    /// Every slice of every recoverable file.
+    var totalSliceCount: Int { files.last.map { $0.firstSlice + $0.sliceCount } ?? 0 }
+
+    /// The best set in `catalog` for the file named `fileName` whose first 16 KiB hash to `hash16k` and whose
+    /// length is `length`: among the sets whose main packet lists a file of that name, one that describes this
+    /// very file (its 16 KiB hash and length) if there is one, then the one with the most recovery slices.
+    ///
+    /// - Throws: `recovery_set_invalid` when no set is usable (nothing verified, or what the file needs is
+    ///   missing or past a limit), `recovery_set_mismatch` when the sets describe only other files.
+    static func select(
+        from catalog: RecoveryCatalog, fileName: [UInt8], hash16k: [UInt8], length: UInt64, setFiles: String
+    ) throws -> RecoveryIndex {
+        guard !catalog.sets.isEmpty else {
+            throw GoshuinError(
+                .recoverySetInvalid,
+                "no packet of \(setFiles) verifies: the recovery files are damaged beyond use, or are not PAR 2.0"
+                    + " files")
+        }
+        var problems: [String] = []
+        var candidates: [RecoveryIndex] = []
+        var namesSeen: [[UInt8]] = []
+        for (setID, packets) in catalog.sets.sorted(by: { $0.key.description < $1.key.description }) {
+            guard let main = packets.main else {
+                problems.append("set \(setID) has no main packet that verifies")
+                continue
+            }
+            let names = main.recoverableFiles.compactMap { packets.descriptions[$0]?.name }
+            namesSeen += names
+            guard let target = main.recoverableFiles.firstIndex(where: { packets.descriptions[$0]?.name == fileName })
+            else { continue }
+            do {
+                candidates.append(
+                    try RecoveryIndex(setID: setID, main: main, packets: packets, target: target, catalog: catalog))
+            } catch let error as GoshuinError {
+                problems.append(error.message)
+            }
+        }
+        let best = candidates.max { lhs, rhs in
+            let lhsOwn = lhs.targetFile.description.hash16k == hash16k && lhs.targetFile.description.length == length
+            let rhsOwn = rhs.targetFile.description.hash16k == hash16k && rhs.targetFile.description.length == length
+            return (lhsOwn ? 1 : 0, lhs.recoverySlices.count) < (rhsOwn ? 1 : 0, rhs.recoverySlices.count)
+        }
+        if let best { return best }
+        if !problems.isEmpty {
+            throw GoshuinError(
+                .recoverySetInvalid, "\(setFiles) cannot be used: " + problems.joined(separator: "; "),
+                details: problems)
+        }
+        let shown = namesSeen.prefix(3).map { DisplayText.quoted(String(decoding: $0, as: UTF8.self)) }
+        throw GoshuinError(
+            .recoverySetMismatch,
+            "\(setFiles) is a recovery set for "
+                + (shown.isEmpty ? "other files" : shown.joined(separator: ", ") + (namesSeen.count > 3 ? ", …" : ""))
+                + ", not for \(DisplayText.quoted(String(decoding: fileName, as: UTF8.self)))")
+    }
+
+    private init(
+        setID: RecoverySetID, main: MainPacket, packets: RecoveryCatalog.SetPackets, target: Int,
+        catalog: RecoveryCatalog
+    ) throws {
+        guard main.sliceSize <= RecoverySlicePacket.maximumSliceSize else {
+            throw GoshuinError(
+                .recoverySetInvalid,
+                "set \(setID) has slices of \(main.sliceSize) bytes, more than the"
+                    + " \(RecoverySlicePacket.maximumSliceSize) this reader accepts")
+        }
+        var files: [File] = []
+        var next = 0
+        for fileID in main.recoverableFiles {
+            guard let description = packets.descriptions[fileID] else {
+                throw GoshuinError(
+                    .recoverySetInvalid,
+                    "set \(setID) lacks the description of one of its \(main.recoverableFiles.count) files, so its"
+                        + " slices cannot be placed")
+            }
+            let limit = InputSliceConstants.maximumCount - next
+            guard let count = description.sliceCount(sliceSize: main.sliceSize, limit: limit) else {
+                throw GoshuinError(
+                    .recoverySetInvalid,
+                    "set \(setID) has more than \(InputSliceConstants.maximumCount) slices, the most PAR 2.0 allows")
+            }
+            let checksums = packets.checksums[fileID].flatMap { $0.checksums.count == count ? $0 : nil }
+            files.append(File(description: description, checksums: checksums, firstSlice: next, sliceCount: count))
+            next += count
+        }
+        guard files[target].checksums != nil else {
+            throw GoshuinError(
+                .recoverySetInvalid,
+                "set \(setID) has no slice checksums for the file (or not one per slice), so its damage cannot be found"
+            )
+        }
+        self.setID = setID
+        sliceSize = main.sliceSize
+        self.files = files
+        self.target = target
+        recoverySlices = packets.recoverySlices.values.filter { $0.length == main.sliceSize }.map(\.location).sorted {
+            $0.exponent < $1.exponent
+        }
+        recoveryFiles = catalog.files
+        creators = packets.creators
+        filesNotReadToTheEnd = catalog.filesNotReadToTheEnd
+    }
+}

@@ -1,0 +1,231 @@
+import GoshuinFormat
+
+/// A recovery set made while its file is written (`seal --recovery`): fed the file's bytes in order as a
+/// sealer writes them, it computes the whole-file MD5, the MD5 of the first 16 KiB, every slice's MD5 and
+/// CRC-32 and the recovery slices without reading the file back, then writes the set beside the file
+/// (`Spec/recovery-par2.md` §5, `Spec/decisions/0042`).
+///
+/// The recovery slices are sums over every slice, so the accumulators are the whole recovery data at once:
+/// when they fit in ``accumulatorBudget`` they are computed as the bytes come; when they do not (a large file
+/// at a high redundancy), the bytes are still hashed as they come, and ``finish()`` computes the recovery
+/// slices in strips from the finished file, on every core (``encodesWhileWriting`` says which).
+///
+/// The work runs on threads of its own while the caller goes on writing; ``append(_:)`` waits only when the
+/// pieces it has handed over are not yet hashed. Call it from one thread at a time.
+public final class RecoveryWriter {
+    /// The memory the accumulators may take when they are computed as the bytes come.
+    public static let accumulatorBudget = 24 << 20
+    /// The bytes handed over at a time.
+    static let pieceSize = 1 << 20
+    /// The pieces in flight.
+    static let pieceCount = 4
+
+    /// Whether the recovery slices are computed as the bytes come (`false`: by ``finish()``, from the file).
+    public let encodesWhileWriting: Bool
+    /// Where the file is written.
+    public let filePath: String
+    private let plan: RecoveryPlan
+    private let layout: RecoverySetLayout
+    private let output: RecoverySetOutput
+    private let schedule: StreamingSchedule
+    private let control = WorkPoolControl()
+    private let workers: Int
+    private var thread: WorkerThreads.Started?
+    private var current: (slot: Int, filled: Int, fileOffset: UInt64)?
+    private var received: UInt64 = 0
+    private var finished = false
+
+    /// A writer for the file that will be written at `path`, `fileLength` bytes long, whose records are
+    /// `recordLength` bytes (`nil` for a file that is not a `.goshuin` file).
+    ///
+    /// - Throws: `invalid_argument` for a length of 0; `output_exists` when a set of `path` is there and
+    ///   `replaceExisting` is false; `no_space`; `io`; `out_of_memory`.
+    public convenience init(
+        protecting path: String, fileLength: UInt64, recordLength: Int? = nil,
+        redundancy: RecoveryRedundancy = .default, replaceExisting: Bool = false
+    ) throws {
+        try self.init(
+            protecting: path, fileLength: fileLength, recordLength: recordLength, redundancy: redundancy,
+            replaceExisting: replaceExisting, accumulatorBudget: Self.accumulatorBudget,
+            workers: WorkPool.defaultWorkerCount, kernel: .best)
+    }
+
+    /// A writer for the `.goshuin` file with `header` that will be written at `path`.
+    public convenience init(
+        protecting path: String, header: Header, redundancy: RecoveryRedundancy = .default,
+        replaceExisting: Bool = false
+    ) throws {
+        try self.init(
+            protecting: path, fileLength: header.fileSize, recordLength: header.layout.geometry.fullRecordLength,
+            redundancy: redundancy, replaceExisting: replaceExisting)
+    }
+
+    init(
+        protecting path: String, fileLength: UInt64, recordLength: Int?, redundancy: RecoveryRedundancy,
+        replaceExisting: Bool, accumulatorBudget: Int, workers: Int, kernel: RegionKernel
+    ) throws {
+        guard fileLength > 0 else {
+            throw GoshuinError(.invalidArgument, "an empty file has nothing to protect")
+        }
+        filePath = path
+        plan = RecoveryPlan(fileLength: fileLength, recordLength: recordLength, redundancy: redundancy)
+        layout = RecoverySetLayout(plan: plan, fileName: Array(FileSystem.lastComponent(of: path).utf8))
+        encodesWhileWriting = plan.recoveryBytes <= UInt64(accumulatorBudget)
+        output = try RecoverySetOutput(protecting: path, layout: layout, replaceExisting: replaceExisting)
+        self.workers = workers
+        do {
+            schedule = try StreamingSchedule(plan: plan, encoding: encodesWhileWriting, kernel: kernel)
+        } catch {
+            output.discard()
+            throw error
+        }
+        let (schedule, control) = (self.schedule, self.control)
+        guard
+            let thread = WorkerThreads.start(
+                {
+                    do {
+                        try WorkPool.run(schedule, workers: workers, control: control)
+                    } catch {
+                        control.lock.withLock { control.failure = control.failure ?? error }
+                    }
+                })
+        else {
+            output.discard()
+            throw GoshuinError(.outOfMemory, "the system refused to start a thread to compute the recovery set with")
+        }
+        self.thread = thread
+    }
+
+    deinit {
+        if !finished { cancel() }
+    }
+
+    /// The next bytes of the file.
+    ///
+    /// - Throws: `invalid_argument` past the length given; the error of the work, if it failed
+    ///   (`interrupted` on a stop request).
+    public func append(_ bytes: [UInt8]) throws {
+        try bytes.withUnsafeBytes { try append($0) }
+    }
+
+    /// The next bytes of the file.
+    package func append(_ bytes: UnsafeRawBufferPointer) throws {
+        precondition(!finished, "a finished writer takes no more bytes")
+        guard UInt64(bytes.count) <= plan.fileLength - received else {
+            throw GoshuinError(
+                .invalidArgument,
+                "the file is longer than the \(plan.fileLength) bytes its recovery set was started for")
+        }
+        var offset = 0
+        while offset < bytes.count {
+            if current == nil { current = (try takeSlot(), 0, received) }
+            guard var piece = current else { preconditionFailure("a piece is being filled") }
+            let room = pieceLength(startingAt: piece.fileOffset) - piece.filled
+            let count = min(room, bytes.count - offset)
+            schedule.copy(
+                UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + count)]), into: piece.slot, at: piece.filled)
+            piece.filled += count
+            offset += count
+            received += UInt64(count)
+            if piece.filled == pieceLength(startingAt: piece.fileOffset) {
+                hand(piece)
+                current = nil
+            } else {
+                current = piece
+            }
+        }
+    }
+
+    /// Writes the set once every byte came: waits for the work, computes the recovery slices from the file
+    /// at ``filePath`` when they were not computed as the bytes came, and moves the set's files into place.
+    ///
+    /// - Throws: `invalid_argument` when fewer bytes came than the length given; the work's error; `io` when
+    ///   the file read back is not as long as it should be; `output_exists`, `no_space`, `interrupted`.
+    public func finish() throws -> RecoverySetFiles {
+        precondition(!finished, "a writer finishes once")
+        finished = true
+        do {
+            guard received == plan.fileLength else {
+                throw GoshuinError(
+                    .invalidArgument,
+                    "the file ended after \(received) of the \(plan.fileLength) bytes its recovery set was started for")
+            }
+            if let piece = current {
+                hand(piece)
+                current = nil
+            }
+            control.lock.withLock { schedule.endOfInput() }
+            thread?.join()
+            thread = nil
+            if let failure = control.failure { throw failure }
+            let identity = try layout.identity(hash16k: try schedule.hash16k())
+            try output.start(identity: identity)
+            if encodesWhileWriting {
+                try schedule.deliverRecovery(to: output)
+            } else {
+                try encodeFromFile()
+            }
+            return try output.finish(fileHash: try schedule.fileHash(), checksums: schedule.checksums())
+        } catch {
+            output.discard()
+            throw error
+        }
+    }
+
+    /// Stops the work and removes what was started of the set.
+    public func cancel() {
+        finished = true
+        control.lock.withLock {
+            control.failure = control.failure ?? GoshuinError(.interrupted, "the recovery set was cancelled")
+        }
+        thread?.join()
+        thread = nil
+        output.discard()
+    }
+
+    private func pieceLength(startingAt offset: UInt64) -> Int {
+        let toSliceEnd = plan.sliceSize - offset % plan.sliceSize
+        return Int(min(UInt64(Self.pieceSize), toSliceEnd, plan.fileLength - offset))
+    }
+
+    private func takeSlot() throws -> Int {
+        let slot = control.lock.wait(until: { control.failure != nil || schedule.hasFreeSlot }) {
+            control.failure == nil ? schedule.takeFreeSlot() : nil
+        }
+        guard let slot else { throw control.lock.withLock { control.failure ?? Interruption.error } }
+        return slot
+    }
+
+    private func hand(_ piece: (slot: Int, filled: Int, fileOffset: UInt64)) {
+        control.lock.withLock { schedule.enqueue(slot: piece.slot, length: piece.filled, fileOffset: piece.fileOffset) }
+    }
+
+    /// The honest alternative when the accumulators do not fit: the finished file read back in strips.
+    private func encodeFromFile() throws {
+        let file = try FileSystem.openRegularFile(filePath)
+        try file.closeAfter {
+            let size = try ContainerStructure.regularFileSize(of: file)
+            guard size == plan.fileLength else {
+                throw GoshuinError(
+                    .io,
+                    "\(DisplayText.quoted(filePath)) has \(size) bytes, not the \(plan.fileLength) that were written")
+            }
+            let regions = (0..<plan.inputSliceCount).map { index in
+                SliceRegion(
+                    file: file, start: UInt64(index) * plan.sliceSize, available: plan.length(ofSlice: index),
+                    name: filePath)
+            }
+            let recoveryCount = plan.recoverySliceCount
+            let output = self.output
+            let combiner = try StripCombiner(
+                sources: regions, outputCount: recoveryCount, sliceSize: Int(plan.sliceSize),
+                coefficients: { source in
+                    (0..<recoveryCount).map { InputSliceConstants.coefficient(ofSlice: source, exponent: UInt32($0)) }
+                },
+                delivery: { exponent, offset, bytes in
+                    try output.writeRecovery(exponent: exponent, offset: offset, bytes: bytes)
+                })
+            try WorkPool.run(ComponentSchedule([combiner]), workers: workers)
+        }
+    }
+}

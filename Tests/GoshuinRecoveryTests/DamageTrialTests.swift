@@ -1,0 +1,189 @@
+import Foundation
+import GoshuinFormat
+import Testing
+
+@testable import GoshuinRecovery
+
+/// Random damage, trial after trial, on sealed backups of several sizes and chunk sizes: bits flipped, a 4 KiB
+/// sector zeroed, 1 MiB zeroed, 1% cut off the end, the recovery set itself damaged. The oracle is computed
+/// here from the bytes, not by the library: a trial is within the budget when no more slices differ from the
+/// original than recovery slices survive intact (and one copy of each critical packet does). Every trial
+/// within the budget must repair byte for byte; every other must fail with `not_repairable` (or, with the
+/// critical packets gone, `recovery_set_invalid`) and say how many slices are damaged and how many recovery
+/// slices are available, leaving the damaged file as it was.
+///
+/// `GOSHUIN_RECOVERY_TRIALS` sets the trials of each kind per backup (2 by default; the slow tier runs 1,000:
+/// `GOSHUIN_RECOVERY_TRIALS=1000 swift test -c release --filter DamageTrialTests`).
+@Suite(.serialized) struct DamageTrialTests {
+    static var trialsPerKind: Int {
+        ProcessInfo.processInfo.environment["GOSHUIN_RECOVERY_TRIALS"].flatMap(Int.init) ?? 2
+    }
+
+    enum Damage: String, CaseIterable, Sendable {
+        case flipBits = "flip 1-64 bits"
+        case zeroSector = "zero 4 KiB"
+        case zeroMebibyte = "zero 1 MiB"
+        case cutOnePercent = "cut 1% off the end"
+        case damageTheSet = "damage the recovery set"
+    }
+
+    struct Backup: CustomTestStringConvertible, Sendable {
+        let payload: Int
+        let chunkSize: UInt32
+        let version: FormatVersion
+        var testDescription: String { "\(payload) bytes in \(chunkSize)-byte chunks, version \(version.rawValue)" }
+    }
+
+    static let backups = [
+        Backup(payload: 300_000, chunkSize: 1_024, version: .v1),
+        Backup(payload: 2_000_000, chunkSize: 4_096, version: .v2),
+        Backup(payload: 6_000_000, chunkSize: 65_536, version: .v2),
+        Backup(payload: 16_000_000, chunkSize: 1 << 20, version: .v1),
+    ]
+
+    /// A packet of the set as written: which file, where, what.
+    struct PacketPlace {
+        let inIndex: Bool
+        let range: Range<Int>
+        let type: PacketType?
+    }
+
+    @Test(arguments: backups)
+    func everyTrialRepairsOrSaysWhy(backup: Backup) throws {
+        let folder = ScratchFolder()
+        let path = folder.file("backup.goshuin")
+        let original = try Recovery.seal(
+            Recovery.noise(backup.payload, seed: UInt64(backup.payload)), to: path, chunkSize: backup.chunkSize,
+            version: backup.version)
+        let set = try RecoverySet.protect(filePath: path)
+        let index = Recovery.read(set.indexPath)
+        let volume = Recovery.read(set.volumePath)
+        var places: [PacketPlace] = []
+        for (bytes, inIndex) in [(index, true), (volume, false)] {
+            var offset = 0
+            for packet in HostileSetTests.packets(of: bytes) {
+                places.append(
+                    PacketPlace(
+                        inIndex: inIndex, range: offset..<(offset + packet.count),
+                        type: HostileSetTests.type(of: packet)))
+                offset += packet.count
+            }
+        }
+        let sliceSize = Int(set.sliceSize)
+        var random = GaloisFieldTests.Random(state: UInt64(backup.payload) &* 31 &+ UInt64(backup.chunkSize))
+        var tally: [String: (repaired: Int, refused: Int)] = [:]
+        for damage in Damage.allCases {
+            for trial in 0..<Self.trialsPerKind {
+                folder.write("backup.goshuin", original)
+                folder.write(FileSystem.lastComponent(of: set.indexPath), index)
+                folder.write(FileSystem.lastComponent(of: set.volumePath), volume)
+                var file = original
+                var damagedPlaces: [Range<Int>] = []
+                var indexDeleted = false
+                switch damage {
+                case .flipBits:
+                    for _ in 0..<(1 + random.below(64)) {
+                        let bit = random.below(file.count * 8)
+                        file[bit / 8] ^= 1 << (bit % 8)
+                    }
+                case .zeroSector, .zeroMebibyte:
+                    let count = min(file.count, damage == .zeroSector ? 4_096 : 1 << 20)
+                    let start = random.below(file.count - count + 1)
+                    file.replaceSubrange(start..<(start + count), with: [UInt8](repeating: 0, count: count))
+                case .cutOnePercent:
+                    file.removeLast(max(1, file.count / 100))
+                case .damageTheSet:
+                    file[random.below(file.count)] ^= 0x40
+                    if random.below(3) == 0 {
+                        indexDeleted = true
+                        try FileManager.default.removeItem(atPath: set.indexPath)
+                    }
+                    let count = min(volume.count, 4_096)
+                    let start = random.below(volume.count - count + 1)
+                    var damagedVolume = volume
+                    damagedVolume.replaceSubrange(start..<(start + count), with: [UInt8](repeating: 0, count: count))
+                    folder.write(FileSystem.lastComponent(of: set.volumePath), damagedVolume)
+                    damagedPlaces.append(start..<(start + count))
+                }
+                folder.write("backup.goshuin", file)
+
+                // The oracle, from the bytes.
+                var damagedSlices = 0
+                for slice in 0..<set.inputSlices {
+                    let range = (slice * sliceSize)..<min(original.count, (slice + 1) * sliceSize)
+                    if range.upperBound > file.count || file[range] != original[range] { damagedSlices += 1 }
+                }
+                func survives(_ place: PacketPlace) -> Bool {
+                    if place.inIndex { return !indexDeleted }
+                    return !damagedPlaces.contains { $0.overlaps(place.range) }
+                }
+                let recoverySurviving = places.filter { $0.type == .recoverySlice && survives($0) }.count
+                let criticalSurvive = [PacketType.main, .fileDescription, .sliceChecksums].allSatisfy { type in
+                    places.contains { $0.type == type && survives($0) }
+                }
+                let withinBudget = criticalSurvive && damagedSlices <= recoverySurviving
+                let context =
+                    "\(damage.rawValue), trial \(trial): \(damagedSlices) slices damaged,"
+                    + " \(recoverySurviving) recovery slices intact"
+
+                let output = folder.file("repaired.goshuin")
+                try? FileManager.default.removeItem(atPath: output)
+                do {
+                    let result = try RecoverySet.repair(filePath: path, to: .newFile(output))
+                    #expect(withinBudget, "repaired although beyond the budget: \(context)")
+                    if damagedSlices == 0 {
+                        #expect(result.wasIntact, "\(context)")
+                    } else {
+                        #expect(Recovery.read(output) == original, "byte for byte: \(context)")
+                        #expect(result.verification.damagedSliceCount == damagedSlices, "\(context)")
+                    }
+                    tally[damage.rawValue, default: (0, 0)].repaired += 1
+                } catch let error as GoshuinError {
+                    #expect(!withinBudget, "refused within the budget: \(context): \(error)")
+                    if criticalSurvive {
+                        #expect(error.code == .notRepairable, "\(context): \(error)")
+                        #expect(
+                            error.message.contains("\(damagedSlices) of the \(set.inputSlices) slices")
+                                && error.message.contains("\(recoverySurviving) recovery slices are available"),
+                            "it says why in numbers: \(error.message)")
+                    } else {
+                        #expect(error.code == .recoverySetInvalid, "\(context): \(error)")
+                    }
+                    #expect(Recovery.read(path) == file, "the damaged file is left as it was")
+                    #expect(!FileManager.default.fileExists(atPath: output))
+                    tally[damage.rawValue, default: (0, 0)].refused += 1
+                }
+            }
+        }
+        print(
+            "damage trials, \(backup.testDescription), \(set.inputSlices) slices of \(set.sliceSize) bytes,"
+                + " \(set.recoverySlices) recovery slices: "
+                + Damage.allCases.map {
+                    "\($0.rawValue) \(tally[$0.rawValue]?.repaired ?? 0) repaired / \(tally[$0.rawValue]?.refused ?? 0) refused"
+                }
+                .joined(separator: "; "))
+    }
+}
+
+/// The damage a trial does not make: a file longer than it was (bytes appended, a copy that went on too far).
+@Suite struct LongerFileTests {
+    @Test func aLongerFileIsRepairedToItsLength() throws {
+        let folder = ScratchFolder()
+        let path = folder.file("backup.goshuin")
+        let original = try Recovery.seal(Recovery.noise(100_000, seed: 21), to: path, chunkSize: 1_024, version: .v1)
+        try RecoverySet.protect(filePath: path)
+        folder.write("backup.goshuin", original + Recovery.noise(5_000, seed: 22))
+        let verification = try RecoverySet.verify(filePath: path)
+        #expect(!verification.isIntact && verification.damagedSliceCount == 0 && verification.isRepairable)
+        #expect(verification.actualLength == UInt64(original.count + 5_000) && verification.fileHashMatches == nil)
+        let result = try RecoverySet.repair(filePath: path, to: .inPlace)
+        #expect(result.recoverySlicesUsed == 0)
+        #expect(folder.read("backup.goshuin") == original)
+        // Longer and damaged.
+        var damaged = original + [1, 2, 3]
+        damaged[50_000] ^= 4
+        folder.write("backup.goshuin", damaged)
+        try RecoverySet.repair(filePath: path, to: .inPlace)
+        #expect(folder.read("backup.goshuin") == original)
+    }
+}

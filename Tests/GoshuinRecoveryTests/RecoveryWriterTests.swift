@@ -1,0 +1,77 @@
+import Foundation
+import GoshuinFormat
+import Testing
+
+@testable import GoshuinRecovery
+
+/// The streaming writer makes, from the bytes fed in order, the very set `protect` makes from the file: byte
+/// for byte, whether it computes the recovery slices as the bytes come or, past its memory budget, from the
+/// finished file.
+@Suite struct RecoveryWriterTests {
+    static func feed(_ bytes: [UInt8], to writer: RecoveryWriter, seed: UInt64) throws {
+        var random = GaloisFieldTests.Random(state: seed)
+        var offset = 0
+        while offset < bytes.count {
+            let count = min(bytes.count - offset, 1 + random.below(random.below(4) == 0 ? 3_000_000 : 70_000))
+            try writer.append(Array(bytes[offset..<(offset + count)]))
+            offset += count
+        }
+    }
+
+    @Test(arguments: [
+        (3_000_000, 1_024, true), (2_500_001, 4_096, false), (1_401, 1_024, true), (70_000, 65_536, false),
+    ])
+    func theWriterMakesTheSetProtectMakes(length: Int, chunkSize: Int, fitsInMemory: Bool) throws {
+        let folder = ScratchFolder()
+        let path = folder.file("backup.goshuin")
+        let bytes = try Recovery.seal(
+            Recovery.noise(length, seed: UInt64(length)), to: path, chunkSize: UInt32(chunkSize))
+        let header = try Header.decode(bytes.prefix(77), fileSize: UInt64(bytes.count))
+        let plan = RecoveryPlan(
+            fileLength: UInt64(bytes.count), recordLength: header.layout.geometry.fullRecordLength,
+            redundancy: .default)
+        let writer = try RecoveryWriter(
+            protecting: path, fileLength: UInt64(bytes.count), recordLength: header.layout.geometry.fullRecordLength,
+            redundancy: .default, replaceExisting: false,
+            accumulatorBudget: fitsInMemory ? Int(plan.recoveryBytes) : Int(plan.recoveryBytes) - 1, workers: 2,
+            kernel: .best)
+        #expect(writer.encodesWhileWriting == fitsInMemory)
+        try Self.feed(bytes, to: writer, seed: UInt64(chunkSize))
+        let streamed = try writer.finish()
+        let streamedBytes = (Recovery.read(streamed.indexPath), Recovery.read(streamed.volumePath))
+        try FileManager.default.removeItem(atPath: streamed.indexPath)
+        try FileManager.default.removeItem(atPath: streamed.volumePath)
+        let protected = try RecoverySet.protect(filePath: path)
+        #expect(protected == streamed)
+        #expect(Recovery.read(protected.indexPath) == streamedBytes.0, "the index files are the same bytes")
+        #expect(Recovery.read(protected.volumePath) == streamedBytes.1, "the volume files are the same bytes")
+        let verification = try RecoverySet.verify(filePath: path)
+        #expect(verification.isIntact && verification.fileHashMatches == true)
+    }
+
+    @Test func aWriterFedTooFewOrTooManyBytesWritesNothing() throws {
+        let folder = ScratchFolder()
+        let path = folder.write("file.bin", Recovery.noise(10_000))
+        let short = try RecoveryWriter(protecting: path, fileLength: 10_000)
+        try short.append(Array(Recovery.noise(10_000)[0..<9_999]))
+        #expect(throws: GoshuinError(.invalidArgument, "")) { try short.finish() }
+        let long = try RecoveryWriter(protecting: path, fileLength: 10_000)
+        #expect(throws: GoshuinError(.invalidArgument, "")) { try long.append(Recovery.noise(10_001)) }
+        long.cancel()
+        #expect(folder.entries == ["file.bin"], "no set file and no temporary file is left")
+    }
+
+    @Test func aCancelledWriterLeavesNothing() throws {
+        let folder = ScratchFolder()
+        let path = folder.write("file.bin", Recovery.noise(5_000_000))
+        do {
+            let writer = try RecoveryWriter(protecting: path, fileLength: 5_000_000)
+            try writer.append(Recovery.noise(2_000_000))
+        }
+        #expect(folder.entries == ["file.bin"], "released unfinished: cancelled")
+        let writer = try RecoveryWriter(protecting: path, fileLength: 5_000_000)
+        try writer.append(Recovery.noise(1_000))
+        writer.cancel()
+        #expect(folder.entries == ["file.bin"])
+    }
+}
