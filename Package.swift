@@ -90,17 +90,25 @@ let package = Package(
             name: "GoshuinFuzzTargets",
             dependencies: ["GoshuinSystem", "GoshuinFormat", "GoshuinBackup", "GoshuinRecovery", "GoshuinVectors"]
         ),
+        // What the test targets share: the slow tier's trait (README, "Developing").
+        .target(name: "GoshuinTestSupport", path: "Tests/GoshuinTestSupport"),
         .testTarget(
             name: "GoshuinFormatTests",
-            dependencies: ["GoshuinSystem", "GoshuinFormat", "GoshuinBackup", "GoshuinVectors", "GoshuinFuzzTargets"]
+            dependencies: [
+                "GoshuinSystem", "GoshuinFormat", "GoshuinBackup", "GoshuinVectors", "GoshuinFuzzTargets",
+                "GoshuinTestSupport",
+            ]
         ),
         .testTarget(
             name: "GoshuinRecoveryTests",
-            dependencies: ["GoshuinFormat", "GoshuinRecovery", "GoshuinBackup"]
+            dependencies: ["GoshuinFormat", "GoshuinRecovery", "GoshuinBackup", "GoshuinTestSupport"]
         ),
         .testTarget(
             name: "GoshuinToolTests",
-            dependencies: ["GoshuinSystem", "GoshuinFormat", "GoshuinBackup", "goshuin-tool", "goshuin-readme-example"]
+            dependencies: [
+                "GoshuinSystem", "GoshuinFormat", "GoshuinBackup", "GoshuinTestSupport", "goshuin-tool",
+                "goshuin-readme-example",
+            ]
         ),
     ]
 )
