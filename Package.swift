@@ -90,14 +90,26 @@ let package = Package(
             name: "GoshuinFuzzTargets",
             dependencies: ["GoshuinSystem", "GoshuinFormat", "GoshuinBackup", "GoshuinRecovery", "GoshuinVectors"]
         ),
-        // What the test targets share: the slow tier's trait (README, "Developing").
-        .target(name: "GoshuinTestSupport", path: "Tests/GoshuinTestSupport"),
+        // What the test targets share: fixtures, a temporary directory, ZIPs built byte by byte, and the slow
+        // tier's trait (README, "Developing").
+        .target(name: "GoshuinTestSupport", dependencies: ["GoshuinFormat"], path: "Tests/GoshuinTestSupport"),
+        // One test target per library module; the tool's tests and the project-wide checks in GoshuinToolTests
+        // and GoshuinFormatTests (error code lists, fuzz regressions, the decisions index).
+        .testTarget(
+            name: "GoshuinSystemTests",
+            dependencies: ["GoshuinSystem", "GoshuinFormat", "GoshuinBackup", "GoshuinTestSupport"]
+        ),
         .testTarget(
             name: "GoshuinFormatTests",
-            dependencies: [
-                "GoshuinSystem", "GoshuinFormat", "GoshuinBackup", "GoshuinVectors", "GoshuinFuzzTargets",
-                "GoshuinTestSupport",
-            ]
+            dependencies: ["GoshuinFormat", "GoshuinBackup", "GoshuinFuzzTargets", "GoshuinTestSupport"]
+        ),
+        .testTarget(
+            name: "GoshuinBackupTests",
+            dependencies: ["GoshuinFormat", "GoshuinBackup", "GoshuinTestSupport"]
+        ),
+        .testTarget(
+            name: "GoshuinVectorsTests",
+            dependencies: ["GoshuinFormat", "GoshuinVectors", "GoshuinTestSupport"]
         ),
         .testTarget(
             name: "GoshuinRecoveryTests",

@@ -1,5 +1,6 @@
 import Foundation
 import GoshuinFormat
+import GoshuinTestSupport
 import Testing
 
 /// Container version 2 (`Spec/container-v2.md`) through the library's real readers and writers: the

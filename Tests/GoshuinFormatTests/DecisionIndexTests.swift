@@ -1,4 +1,5 @@
 import Foundation
+import GoshuinTestSupport
 import Testing
 
 /// `Spec/decisions/README.md` is the index of the decisions: every file listed once, in order, each with

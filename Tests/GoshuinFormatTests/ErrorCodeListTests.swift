@@ -1,6 +1,7 @@
 import Foundation
 import GoshuinBackup
 import GoshuinFormat
+import GoshuinTestSupport
 import Testing
 
 /// The error codes are data (`GoshuinError.Code`, each with its category, each module declaring its own);

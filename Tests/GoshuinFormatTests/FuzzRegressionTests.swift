@@ -1,12 +1,13 @@
 import Foundation
 @_spi(Fuzzing) import GoshuinFuzzTargets
+import GoshuinTestSupport
 import Testing
 
 /// Replays `Fuzz/Regressions/<harness>/` (every input a fuzzer ever found, and hand-made edge inputs) through
 /// the same harness bodies the fuzzers run. A broken invariant traps, as the fuzzers need; so each harness
 /// replays in a child process of its own (an exit test), and a trap there is this harness's failing test,
 /// with the harness's message, while every other test runs on.
-@Suite struct FuzzRegressionTests {
+@Suite(.slowTier) struct FuzzRegressionTests {
     static let regressionsDirectory = Fixtures.packageRoot + "/Fuzz/Regressions"
 
     static func inputNames(in directory: String) throws -> [String] {

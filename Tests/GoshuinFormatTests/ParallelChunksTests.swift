@@ -1,5 +1,6 @@
 import Foundation
 import GoshuinFormat
+import GoshuinTestSupport
 import Testing
 
 /// The parallel path gives the bytes and the errors of the streaming one.

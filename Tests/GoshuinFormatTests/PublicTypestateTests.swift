@@ -1,5 +1,6 @@
 import Foundation
 import GoshuinFormat
+import GoshuinTestSupport
 import Testing
 
 /// The public typestate (`Spec/decisions/0035`): a file checked, then unlocked, then read; a header

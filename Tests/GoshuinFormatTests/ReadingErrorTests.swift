@@ -1,4 +1,5 @@
 import GoshuinFormat
+import GoshuinTestSupport
 import Testing
 
 /// Every reading error of `Spec/container-v1.md` §7, each from a real crafted file.

@@ -1,4 +1,5 @@
 import GoshuinFormat
+import GoshuinTestSupport
 import Testing
 
 @Suite struct StrictJSONTests {

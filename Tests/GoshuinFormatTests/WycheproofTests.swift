@@ -1,5 +1,6 @@
 import Foundation
 import GoshuinFormat
+import GoshuinTestSupport
 import Testing
 
 /// The Wycheproof AES-GCM (256-bit key, 96-bit IV, 128-bit tag) and PBKDF2-HMAC-SHA256 vectors against the

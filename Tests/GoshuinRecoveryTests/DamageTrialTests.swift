@@ -1,5 +1,6 @@
 import Foundation
 import GoshuinFormat
+import GoshuinTestSupport
 import Testing
 
 @testable import GoshuinRecovery
@@ -14,7 +15,7 @@ import Testing
 ///
 /// `GOSHUIN_RECOVERY_TRIALS` sets the trials of each kind per backup (2 by default; the slow tier runs 1,000:
 /// `GOSHUIN_RECOVERY_TRIALS=1000 swift test -c release --filter DamageTrialTests`).
-@Suite(.serialized) struct DamageTrialTests {
+@Suite(.serialized, .slowTier) struct DamageTrialTests {
     static var trialsPerKind: Int {
         ProcessInfo.processInfo.environment["GOSHUIN_RECOVERY_TRIALS"].flatMap(Int.init) ?? 2
     }

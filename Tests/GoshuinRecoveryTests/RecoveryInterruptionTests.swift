@@ -1,5 +1,6 @@
 import Foundation
 import GoshuinFormat
+import GoshuinTestSupport
 import Testing
 
 @testable import GoshuinRecovery
@@ -7,7 +8,7 @@ import Testing
 /// A stop request (`Interruption.request()`, what a signal handler calls) ends protect, repair and the
 /// streaming writer at their next task with `interrupted`, leaving nothing behind and the damaged file as it
 /// was. Each runs in a child process of its own (an exit test): the request is process-wide.
-@Suite struct RecoveryInterruptionTests {
+@Suite(.slowTier) struct RecoveryInterruptionTests {
     /// Exits 0 when `body` throws `interrupted` and the folder then holds exactly what it held, with the
     /// bytes they had; otherwise 2 when `body` finished, 3 when the folder changed, 4 when it failed otherwise
     /// (the exit code is what the parent's expectation shows).

@@ -1,6 +1,7 @@
 import Foundation
 import GoshuinBackup
 import GoshuinFormat
+import GoshuinTestSupport
 import Testing
 
 @testable import GoshuinRecovery
@@ -10,7 +11,7 @@ import Testing
 /// `cases.txt` says, and par2cmdline 0.8.1 and par2cmdline-turbo agree with every case.
 ///
 /// `GOSHUIN_WRITE_RECOVERY_VECTORS=1 swift test --filter RecoveryKnownAnswerTests` writes the vectors afresh.
-@Suite(.serialized) struct RecoveryKnownAnswerTests {
+@Suite(.serialized, .slowTier) struct RecoveryKnownAnswerTests {
     static let folder = Recovery.packageRoot + "/KnownAnswer/recovery"
 
     /// One line of `cases.txt`: a damaged copy, the volume file to use, and what repairing gives.

@@ -75,6 +75,20 @@ import Testing
         let result = try run(["inspect", "plain.goshuin", "--list"])
         #expect(result.status == 65 && result.stderr.contains("error: zip_malformed:"))
     }
+
+    /// A records file that deflates more than the reader's ratio limit is stored, so the backup seals and
+    /// extracts instead of being refused by the tool's own reader as a ZIP bomb.
+    @Test func recordsThatCompressVeryWellStillSeal() throws {
+        let plain = try SealedPlainFile()
+        let directory = plain.directory
+        try FileManager.default.createDirectory(atPath: directory.path + "/in", withIntermediateDirectories: false)
+        let records = Array(("date,shrine,note,photo\n" + String(repeating: "2026-01-01,,,\n", count: 500_000)).utf8)
+        directory.write("in/records.csv", records)
+        let sealed = try plain.run(["seal", "in", "-o", "backup.goshuin", "--iterations", "1000"])
+        #expect(sealed.status == 0, "\(sealed.stderr)")
+        #expect(try plain.run(["open", "backup.goshuin", "--extract", "restored"]).status == 0)
+        #expect(directory.bytes("restored/records.csv") == records)
+    }
 }
 
 /// Free space is checked against the header before anything is written: a sparse file whose header

@@ -152,4 +152,48 @@ import Testing
         #expect(inClone.status == 0 && inClone.stdout.contains("ok success-four-chunks"), "\(inClone.stderr)")
         #expect(!inClone.stdout.contains("success-1-byte"))
     }
+
+    /// `check` on someone else's folder: a named file that is a device or a pipe makes the vector
+    /// malformed at once; it is never read forever or waited on.
+    @Test func checkRefusesDevicesAndPipes() throws {
+        let plain = try SealedPlainFile()
+        let directory = plain.directory
+        let vectors = directory.path + "/vectors"
+        try FileManager.default.createDirectory(atPath: vectors, withIntermediateDirectories: false)
+        let knownAnswer = ToolRunner.packageRoot + "/KnownAnswer/"
+        for suffix in [".json", ".goshuin"] {
+            try FileManager.default.copyItem(
+                atPath: knownAnswer + "success-257-chunks" + suffix, toPath: vectors + "/success-257-chunks" + suffix)
+        }
+        try FileManager.default.createSymbolicLink(
+            atPath: vectors + "/success-257-chunks.plaintext", withDestinationPath: "/dev/zero")
+        #expect(mkfifo(vectors + "/pipe.json", 0o600) == 0)
+        let checked = try plain.run(["check", "vectors"], shell: "exec timeout 60 \"$@\"")
+        #expect(checked.status == 1, "\(checked.stdout) \(checked.stderr)")
+        #expect(
+            checked.stdout.contains("MALFORMED pipe: ") && checked.stdout.contains("a named pipe"), "\(checked.stdout)")
+        // The link to the device is never followed: the vector is malformed for holding a link.
+        #expect(
+            checked.stdout.contains("MALFORMED success-257-chunks: ") && checked.stdout.contains("a symbolic link"))
+    }
+
+    /// A signal stops `check` with 130; no vector is judged on a run that was cut short.
+    @Test func aSignalStopsCheckWithoutFailingAnyVector() throws {
+        let plain = try SealedPlainFile()
+        let directory = plain.directory
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: ToolRunner.toolPath)
+        process.arguments = ["check", ToolRunner.packageRoot + "/KnownAnswer"]
+        process.currentDirectoryURL = URL(fileURLWithPath: directory.path)
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        usleep(1_500_000)
+        kill(process.processIdentifier, SIGTERM)
+        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 130, "\(printed)")
+        #expect(!printed.contains("FAIL") && !printed.contains("MALFORMED"), "\(printed)")
+    }
 }

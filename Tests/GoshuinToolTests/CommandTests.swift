@@ -1,4 +1,5 @@
 import Foundation
+import GoshuinTestSupport
 import Testing
 
 /// End-to-end: the built tool run as a user would, on real files.
@@ -193,7 +194,7 @@ import Testing
         #expect(short.status == 65 && short.stdout.contains("short_header"))
     }
 
-    @Test func checkReportsEachVectorAndFails1() throws {
+    @Test(.slowTier) func checkReportsEachVectorAndFails1() throws {
         let committed = try run(["check", ToolRunner.packageRoot + "/KnownAnswer"])
         #expect(committed.status == 0, "\(committed.stdout.suffix(500))")
         let lines = committed.stdout.split(separator: "\n")
@@ -206,6 +207,27 @@ import Testing
             bad.stdout.contains("MALFORMED bad-vector:") && bad.stdout.hasSuffix("1 malformed\n0 passed, 0 failed\n"))
         let missing = try run(["check", "nowhere"])
         #expect(missing.status == 66)
+    }
+
+    /// A name that is not UTF-8 is refused as given, never repaired into another name (U+FFFD) that the
+    /// tool would then read or write.
+    @Test func argumentsThatAreNotUTF8AreRefusedNotRepaired() throws {
+        let plain = try SealedPlainFile()
+        let directory = plain.directory
+        let output = try plain.run(["open", "plain.goshuin", "-o"], shell: "exec \"$@\" \"$(printf 'out\\351.bin')\"")
+        #expect(output.status == 64, "\(output.stderr)")
+        #expect(output.stderr.contains("\\xe9") && output.stderr.contains("not valid UTF-8"), "\(output.stderr)")
+        let input = try plain.run(["verify"], shell: "exec \"$@\" \"$(printf 'in\\351.goshuin')\"")
+        #expect(input.status == 64)
+        #expect(directory.entries == ["plain.bin", "plain.goshuin"], "nothing written under another name")
+    }
+
+    /// `--json` asks for a JSON error wherever it stands, also after an argument that is refused.
+    @Test func jsonAfterAnArgumentThatIsNotUTF8StillGetsJSON() throws {
+        let plain = try SealedPlainFile()
+        let output = try plain.run(["seal", "plain.bin", "-o"], shell: "exec \"$@\" \"$(printf 'z\\377')\" --json")
+        #expect(output.status == 64)
+        #expect(output.stdout.contains("\"ok\"") && output.stdout.contains("not valid UTF-8"), "\(output.stdout)")
     }
 }
 

@@ -1,6 +1,7 @@
 import Foundation
 import GoshuinBackup
 import GoshuinFormat
+import GoshuinTestSupport
 import Testing
 
 /// Every example in the README, the man page and `--help` runs, as written, in a folder holding what the
@@ -98,30 +99,34 @@ import Testing
         #expect(Self.examples.count >= 25)
     }
 
-    @Test func everyExampleRuns() throws {
-        let fixture = try Self.makeFixture()
+    /// One documented example: where it comes from and the command line as written.
+    struct Example: CustomTestStringConvertible, Sendable {
+        let source: String
+        let command: String
+        var testDescription: String { "\(source): \(command)" }
+    }
+
+    /// Each example is a test case of its own, so they run in parallel and a failure names its example.
+    @Test(.slowTier, arguments: examples.map { Example(source: $0.source, command: $0.command) })
+    func theExampleRuns(_ example: Example) throws {
+        let (source, command) = (example.source, example.command)
         let toolDirectory = URL(fileURLWithPath: ToolRunner.toolPath).deletingLastPathComponent().path
-        for (source, command) in Self.examples {
-            // Each in a copy of the fixture without what the example writes, as a reader would start.
-            let scratch = Scratch()
-            try FileManager.default.removeItem(atPath: scratch.path)
-            try FileManager.default.copyItem(atPath: fixture.path, toPath: scratch.path)
-            let words = command.split(separator: " ").map(String.init)
-            for (index, word) in words.enumerated() where ["-o", "--extract"].contains(word) && index + 1 < words.count
-            {
-                try? FileManager.default.removeItem(atPath: scratch.path + "/" + words[index + 1])
-            }
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/bin/bash")
-            process.arguments = ["-o", "pipefail", "-c", command]
-            process.currentDirectoryURL = URL(fileURLWithPath: scratch.path)
-            process.environment = ["PATH": toolDirectory + ":/usr/bin:/bin", "GOSHUIN_PASSPHRASE": Self.passphrase]
-            let result = try ToolRunner.execute(process, stdin: [])
-            // Salvaging the damaged backup restores what is whole and, honestly, exits 65: a photo is lost.
-            let salvagesDamage = command.contains("damaged.goshuin") && command.contains("--salvage")
-            #expect(result.status == (salvagesDamage ? 65 : 0), "\(source): \(command)\n\(result.stderr)")
-            if salvagesDamage { #expect(result.stderr.contains("restored records.csv and 5 of 6 photos")) }
+        // In a fixture of its own without what the example writes, as a reader would start.
+        let scratch = try Self.makeFixture()
+        let words = command.split(separator: " ").map(String.init)
+        for (index, word) in words.enumerated() where ["-o", "--extract"].contains(word) && index + 1 < words.count {
+            try? FileManager.default.removeItem(atPath: scratch.path + "/" + words[index + 1])
         }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        process.arguments = ["-o", "pipefail", "-c", command]
+        process.currentDirectoryURL = URL(fileURLWithPath: scratch.path)
+        process.environment = ["PATH": toolDirectory + ":/usr/bin:/bin", "GOSHUIN_PASSPHRASE": Self.passphrase]
+        let result = try ToolRunner.execute(process, stdin: [])
+        // Salvaging the damaged backup restores what is whole and, honestly, exits 65: a photo is lost.
+        let salvagesDamage = command.contains("damaged.goshuin") && command.contains("--salvage")
+        #expect(result.status == (salvagesDamage ? 65 : 0), "\(source): \(command)\n\(result.stderr)")
+        if salvagesDamage { #expect(result.stderr.contains("restored records.csv and 5 of 6 photos")) }
     }
 
     @Test func theManPageListsEveryCodeTheToolPrints() throws {

@@ -1,4 +1,5 @@
 import Foundation
+import GoshuinTestSupport
 import Testing
 
 /// Help, version, and the man page and completions kept in step with the commands.
@@ -27,7 +28,7 @@ import Testing
 
     /// After the install (its layout: PREFIX/bin and PREFIX/share/bash-completion/completions), a new login
     /// shell completes the commands on <Tab><Tab>, through Debian's bash-completion.
-    @Test func tabTabCompletesTheCommandsInANewLoginShell() throws {
+    @Test(.slowTier) func tabTabCompletesTheCommandsInANewLoginShell() throws {
         let prefix = directory.path + "/prefix"
         let completions = prefix + "/share/bash-completion/completions"
         try FileManager.default.createDirectory(atPath: prefix + "/bin", withIntermediateDirectories: true)

@@ -1,4 +1,5 @@
 import Foundation
+import GoshuinTestSupport
 import Testing
 
 /// A run killed at any step of putting its output in place (syncing, linking or renaming, unlinking the
@@ -8,7 +9,7 @@ import Testing
 ///
 /// The kills are real SIGKILLs, delivered by `strace -e inject=SYSCALL:signal=KILL:when=N` at the entry of
 /// the N-th call of each system call of that sequence, so every instant between two of those calls is hit.
-@Suite struct KillWhilePlacingOutputTests {
+@Suite(.slowTier) struct KillWhilePlacingOutputTests {
     static let strace = "/usr/bin/strace"
     /// The system calls between the last write and the end of a run.
     static let placingCalls = ["fsync", "fdatasync", "linkat", "unlinkat", "renameat", "renameat2", "fremovexattr"]

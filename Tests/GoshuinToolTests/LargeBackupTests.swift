@@ -1,9 +1,10 @@
 import Foundation
+import GoshuinTestSupport
 import Testing
 
 /// Backups at the sizes a photo library reaches: past 4 GiB (ZIP64 sizes, offsets and end records), and
 /// the 50,000 entries a backup may hold. On `/dev/shm` where it has room, so the gigabytes stay in memory.
-@Suite(.serialized) struct LargeBackupTests {
+@Suite(.serialized, .slowTier) struct LargeBackupTests {
     let environment = ["GOSHUIN_PASSPHRASE": "a large library"]
 
     func run(_ arguments: [String], in directory: String) throws -> ToolRunner.Result {

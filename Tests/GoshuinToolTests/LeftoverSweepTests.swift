@@ -1,4 +1,5 @@
 import Foundation
+import GoshuinTestSupport
 import Testing
 
 /// A run killed with SIGKILL (or a power loss) leaves its temporaries; a later run writing into the same
@@ -49,7 +50,7 @@ import Testing
         #expect(utimensat(AT_FDCWD, directory.path + "/" + name, &times, AT_SYMLINK_NOFOLLOW) == 0)
     }
 
-    @Test func aKilledSealsTemporaryIsRemovedByTheNextRun() throws {
+    @Test(.slowTier) func aKilledSealsTemporaryIsRemovedByTheNextRun() throws {
         directory.write("big.bin", [UInt8](repeating: 1, count: 64 << 20))
         // 2,000,000 iterations: the temporary exists for the whole key derivation.
         let leftover = try killWhenPresent(
@@ -73,7 +74,7 @@ import Testing
         #expect(quiet.status == 0 && quiet.stderr.isEmpty)
     }
 
-    @Test func aKilledExtractionsFolderIsRemovedByTheNextRun() throws {
+    @Test(.slowTier) func aKilledExtractionsFolderIsRemovedByTheNextRun() throws {
         try FileManager.default.createDirectory(atPath: directory.path + "/in", withIntermediateDirectories: false)
         directory.write("in/records.csv", Array("a\n".utf8))
         directory.write("in/IMG_0001.jpg", [UInt8](repeating: 9, count: 256 << 20))
@@ -193,5 +194,26 @@ import Testing
             #expect(refused.stderr.contains("temporary names"), "\(refused.stderr)")
         }
         #expect(!directory.entries.contains { $0.hasPrefix(".notes") || $0.hasPrefix(".photos") })
+    }
+
+    /// The sweep removes only a flat folder of regular files, whole; a leftover holding a subfolder is
+    /// left as it is, not emptied in part.
+    @Test func theSweepNeverEmptiesAFolderInPart() throws {
+        let plain = try SealedPlainFile()
+        let directory = plain.directory
+        let leftover = directory.path + "/.album.goshuin-tmp-1a2b"
+        try FileManager.default.createDirectory(atPath: leftover + "/sub", withIntermediateDirectories: true)
+        for name in ["a", "b", "c", "d", "e", "f", "g", "h"] {
+            directory.write(".album.goshuin-tmp-1a2b/IMG_\(name).jpg", [1, 2, 3])
+        }
+        let old = Date(timeIntervalSinceNow: -600)
+        try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: leftover)
+        #expect(try plain.run(["open", "plain.goshuin", "-o", "out.bin"]).status == 0)
+        let remaining = try FileManager.default.contentsOfDirectory(atPath: leftover).sorted()
+        #expect(
+            remaining == [
+                "IMG_a.jpg", "IMG_b.jpg", "IMG_c.jpg", "IMG_d.jpg", "IMG_e.jpg", "IMG_f.jpg", "IMG_g.jpg", "IMG_h.jpg",
+                "sub",
+            ])
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import GoshuinTestSupport
 import Testing
 
 /// What the tool writes, where, and with what code, when its outputs and descriptors are not what a
@@ -145,7 +146,7 @@ import Testing
     }
 
     /// Under a virtual-memory limit, 64 MiB chunks run with fewer workers, or fail cleanly: never a trap.
-    @Test func aMemoryLimitIsNeverACrash() throws {
+    @Test(.slowTier) func aMemoryLimitIsNeverACrash() throws {
         directory.write("big.bin", [UInt8](repeating: 0x5A, count: 150_000_000))
         let limited = "ulimit -v 150000 && exec \"$@\""
         let sealed = try run(
@@ -166,7 +167,7 @@ import Testing
 
     /// Near the limit where a worker thread's stack no longer fits, a run finishes (with fewer workers) or
     /// fails with 71: it never waits forever for a thread the system will not start.
-    @Test func aMemoryLimitNeverHangs() throws {
+    @Test(.slowTier) func aMemoryLimitNeverHangs() throws {
         directory.write("ten.bin", (0..<10_000_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
         #expect(try run(["seal", "ten.bin", "-o", "ten.goshuin", "--iterations", "1000"]).status == 0)
         for limit in stride(from: 30_000, through: 45_000, by: 3_000) {
@@ -180,5 +181,35 @@ import Testing
             if opened.status == 0 { #expect(directory.bytes("out-\(limit)") == directory.bytes("ten.bin")) }
         }
         #expect(directory.entries.filter { $0.contains("goshuin-tmp") }.isEmpty)
+    }
+
+    /// Exit codes that say what happened: a missing folder is 73 for every output, a name too long is a
+    /// usage error for every output, a full standard output is `no_space`, and help or the version printed
+    /// nowhere is a failure.
+    @Test func outputFailuresHaveTheirOwnCodes() throws {
+        let plain = try SealedPlainFile()
+        let directory = plain.directory
+        #expect(try plain.run(["open", "plain.goshuin", "-o", "nowhere/x.bin"]).status == 73)
+        let missingFolder = try plain.run(["open", "plain.goshuin", "--extract", "nowhere/x"])
+        #expect(missingFolder.status == 73 && missingFolder.stderr.contains("cannot_create_output"))
+        let longName = String(repeating: "n", count: 256)
+        #expect(try plain.run(["open", "plain.goshuin", "-o", longName]).status == 64)
+        #expect(try plain.run(["seal", "plain.bin", "-o", longName, "--iterations", "1000"]).status == 64)
+        #expect(try plain.run(["open", "plain.goshuin", "--extract", longName]).status == 64)
+        let full = try plain.run(["verify", "plain.goshuin", "--json"], shell: "exec \"$@\" > /dev/full")
+        #expect(full.status == 74 && full.stderr.contains("no_space"), "\(full.stderr)")
+        #expect(try plain.run(["--help"], shell: "exec \"$@\" > /dev/full").status == 74)
+        #expect(try plain.run(["--version"], shell: "exec \"$@\" >&-").status == 74)
+        #expect(directory.entries == ["plain.bin", "plain.goshuin"])
+    }
+
+    /// `--force` does not replace what is not a regular file, and the message does not suggest it would.
+    @Test func forceIsNotSuggestedWhenItCannotHelp() throws {
+        let plain = try SealedPlainFile()
+        let directory = plain.directory
+        try FileManager.default.createDirectory(atPath: directory.path + "/folder", withIntermediateDirectories: false)
+        let refused = try plain.run(["open", "plain.goshuin", "-o", "folder", "--force"])
+        #expect(refused.status == 73)
+        #expect(!refused.stderr.contains("use --force"), "\(refused.stderr)")
     }
 }

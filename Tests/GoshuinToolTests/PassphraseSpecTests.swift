@@ -130,4 +130,36 @@ import Testing
         let v2 = try Self.spec("container-v2.md", section: "## 6. Writing")
         #expect(v2.contains("`empty_payload`") && v2.contains("`empty_passphrase`"), "\(v2)")
     }
+
+    /// A passphrase file of the longest passphrase with a CRLF line end is the passphrase, as with LF.
+    @Test func theLongestPassphraseMayEndWithCRLF() throws {
+        let plain = try SealedPlainFile()
+        let directory = plain.directory
+        let longest = String(repeating: "p", count: 4_096)
+        directory.write("lf.txt", Array((longest + "\n").utf8))
+        directory.write("crlf.txt", Array((longest + "\r\n").utf8))
+        let sealed = try ToolRunner.run(
+            ["seal", "plain.bin", "-o", "long.goshuin", "--iterations", "1000", "--passphrase-file", "lf.txt"],
+            in: directory.path)
+        #expect(sealed.status == 0, "\(sealed.stderr)")
+        let opened = try ToolRunner.run(
+            ["open", "long.goshuin", "-o", "-", "--passphrase-file", "crlf.txt"], in: directory.path)
+        #expect(opened.status == 0, "\(opened.stderr)")
+    }
+
+    /// Standard input, output or error closed at start points at /dev/null, so that no file the tool opens
+    /// takes its number; named by `--passphrase-fd`, it is still a closed descriptor, never an empty
+    /// passphrase read from /dev/null.
+    @Test func aStandardDescriptorClosedAtStartIsNoPassphrase() throws {
+        let plain = try SealedPlainFile()
+        let directory = plain.directory
+        for (number, redirection) in [("0", "<&-"), ("1", ">&-")] {
+            let output = try plain.run(
+                ["open", "plain.goshuin", "-o", "q.bin", "--passphrase-fd", number],
+                shell: "exec \"$@\" \(redirection)")
+            #expect(output.status == 64, "\(output.stderr)")
+            #expect(output.stderr.contains("no file descriptor \(number) is open"), "\(output.stderr)")
+        }
+        #expect(directory.entries == ["plain.bin", "plain.goshuin"])
+    }
 }

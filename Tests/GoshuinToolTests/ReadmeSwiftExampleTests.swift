@@ -1,4 +1,5 @@
 import Foundation
+import GoshuinTestSupport
 import Testing
 
 /// The README's Swift example is `Sources/goshuin-readme-example/main.swift`, character for character: built
@@ -51,7 +52,7 @@ import Testing
 
     /// A file sealed, opened, verified, streamed and read at random; a journal sealed as it is made; a
     /// backup folder sealed, listed and extracted: every file the example writes holds what it should.
-    @Test func exampleRuns() throws {
+    @Test(.slowTier) func exampleRuns() throws {
         let directory = Scratch()
         let notes = Array("PK\u{3}\u{4}".utf8) + (0..<50_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
         directory.write("notes.zip", notes)

@@ -1,4 +1,5 @@
 import Foundation
+import GoshuinTestSupport
 import Testing
 
 /// Sealing a folder in one pass: the free space needed is the backup's size, photos keep their dates, and
@@ -18,7 +19,7 @@ import Testing
 
     /// A file system with room for the backup and one page more: the seal writes the backup alone there,
     /// with no packed ZIP beside it (before, it needed room for the backup twice and failed with no_space).
-    @Test func aFolderSealsOntoAFileSystemWithRoomForTheBackupAlone() throws {
+    @Test(.slowTier) func aFolderSealsOntoAFileSystemWithRoomForTheBackupAlone() throws {
         try makeFolder()
         let probe = try ToolRunner.run(
             ["seal", "folder", "-o", "probe.goshuin", "--iterations", "1000"], in: directory.path,
@@ -42,7 +43,7 @@ import Testing
 
     /// The folder check says what it found before the passphrase is asked; the restored photos have the
     /// folder's modification times.
-    @Test func photosKeepTheirDatesAndTheCheckSpeaksFirst() throws {
+    @Test(.slowTier) func photosKeepTheirDatesAndTheCheckSpeaksFirst() throws {
         try makeFolder()
         var times = [timespec(tv_sec: 1_600_000_000, tv_nsec: 0), timespec(tv_sec: 1_600_000_000, tv_nsec: 0)]
         #expect(utimensat(AT_FDCWD, directory.path + "/folder/IMG_0002.jpg", &times, 0) == 0)

@@ -1,4 +1,5 @@
 import Foundation
+import GoshuinTestSupport
 import Testing
 
 /// Nothing from a file reaches the terminal raw: a crafted manifest cannot clear the line, print a fake
@@ -28,7 +29,7 @@ import Testing
         "re\u{200B}cords", "\u{FEFF}format", "a\u{2028}b\u{2029}c", "join\u{200D}\u{2060}ed",
     ]
 
-    @Test(arguments: hostile)
+    @Test(.slowTier, arguments: hostile)
     func aManifestKeyIsEscaped(key: String) throws {
         let keyJSON = String(decoding: try JSONSerialization.data(withJSONObject: [key], options: []), as: UTF8.self)
             .dropFirst().dropLast()

@@ -1,4 +1,5 @@
 import Foundation
+import GoshuinTestSupport
 import Testing
 
 /// The passphrase prompt on a real pseudo-terminal (script(1)), and the terminal refusals.
@@ -59,6 +60,27 @@ import Testing
             ["open", "long.goshuin", "-o", "out.bin", "--passphrase-file", "long.txt"], in: directory.path)
         #expect(opened.status == 0, "\(opened.stderr)")
     }
+
+    /// A signal at the prompt comes after the output's temporary was made (the passphrase is asked after
+    /// every check): it is removed, and the terminal gets its echo back, for Ctrl-C and for Ctrl-\ alike.
+    @Test(arguments: [UInt8(0x03), 0x1C])
+    func aSignalAtThePromptLeavesNothingAndTheTerminalAsItWas(key: UInt8) throws {
+        let plain = try SealedPlainFile()
+        let directory = plain.directory
+        let echo = "stty -a | grep -qw -- -echo && echo ECHO-OFF || echo ECHO-ON"
+        let opening = try ToolRunner.runOnTerminal(
+            ["open", "plain.goshuin", "-o", "out.bin"], in: directory.path, answers: [],
+            interruptWhenShown: "Passphrase: ", key: key, thenShow: echo)
+        #expect(opening.status == 130, "\(opening.screen)")
+        #expect(opening.screen.contains("error: interrupted: stopped at the passphrase prompt"), "\(opening.screen)")
+        #expect(opening.screen.contains("ECHO-ON"), "\(opening.screen)")
+        let sealing = try ToolRunner.runOnTerminal(
+            ["seal", "plain.bin", "-o", "again.goshuin", "--iterations", "1000"], in: directory.path,
+            answers: ["a passphrase long enough"], interruptWhenShown: "Passphrase again: ", key: key, thenShow: echo)
+        #expect(sealing.status == 130, "\(sealing.screen)")
+        #expect(sealing.screen.contains("ECHO-ON"), "\(sealing.screen)")
+        #expect(directory.entries == ["plain.bin", "plain.goshuin"], "no output and no temporary left")
+    }
 }
 
 /// Progress appears on a terminal's standard error, and only there.
@@ -71,7 +93,7 @@ import Testing
         directory.write("large.bin", [UInt8](repeating: 0x42, count: 65 * 1_048_576))
     }
 
-    @Test func progressOnATerminalAndQuietSilencesIt() throws {
+    @Test(.slowTier) func progressOnATerminalAndQuietSilencesIt() throws {
         let shown = try ToolRunner.runOnTerminal(
             ["seal", "large.bin", "-o", "large.goshuin", "--passphrase-file", "pw.txt", "--iterations", "120000"],
             in: directory.path, answers: [])

@@ -101,4 +101,25 @@ import Testing
         }
         #expect(!directory.exists("payload.zip") && !directory.exists("restored"))
     }
+
+    /// `verify --backup` passes only a backup that `open --extract` restores, failing with its error.
+    @Test func verifyBackupRequiresWhatExtractingRequires() throws {
+        let plain = try SealedPlainFile()
+        let directory = plain.directory
+        try FileManager.default.createDirectory(atPath: directory.path + "/in", withIntermediateDirectories: false)
+        directory.write("in/records.csv", Array("id\n1\n".utf8))
+        #expect(try plain.run(["seal", "in", "-o", "backup.goshuin", "--iterations", "1000"]).status == 0)
+        #expect(try plain.run(["verify", "backup.goshuin", "--backup"]).status == 0)
+        // The backup's ZIP with one byte after it, sealed again: not a ZIP to the spotting rule.
+        #expect(try plain.run(["open", "backup.goshuin", "-o", "backup.zip"]).status == 0)
+        directory.write("trailer.zip", directory.bytes("backup.zip") + [0])
+        #expect(try plain.run(["seal", "trailer.zip", "-o", "trailer.goshuin", "--iterations", "1000"]).status == 0)
+        #expect(try plain.run(["verify", "trailer.goshuin"]).status == 0, "without --backup, only the chunks")
+        let trailer = try plain.run(["verify", "trailer.goshuin", "--backup", "--json"])
+        let extracted = try plain.run(["open", "trailer.goshuin", "--extract", "restored"])
+        #expect(trailer.status == 65 && extracted.status == 65)
+        #expect(trailer.stdout.contains("\"code\":\"zip_malformed\"") && extracted.stderr.contains("zip_malformed"))
+        let notAZip = try plain.run(["verify", "plain.goshuin", "--backup"])
+        #expect(notAZip.status == 65 && notAZip.stderr.contains("zip_malformed"), "\(notAZip.stderr)")
+    }
 }

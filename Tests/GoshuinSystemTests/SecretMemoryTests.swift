@@ -1,5 +1,6 @@
 import Foundation
 import GoshuinFormat
+import GoshuinTestSupport
 import Testing
 
 /// Secrets live on pages that a core dump leaves out (`MADV_DONTDUMP`: "dd" in `/proc/self/smaps`).

@@ -1,6 +1,7 @@
 import Foundation
 import GoshuinBackup
 import GoshuinFormat
+import GoshuinTestSupport
 import Testing
 
 /// Every archive attack of issue 5, each from a ZIP built here, refused with its code; and the round trips.

@@ -1,6 +1,7 @@
 import Foundation
 import GoshuinBackup
 import GoshuinFormat
+import GoshuinTestSupport
 import Testing
 
 /// The ZIP is read at the offsets the structure scan verified, by one parser: ZIP64 from other writers,

@@ -2,26 +2,26 @@ import GoshuinFormat
 
 /// Builds ZIP files byte by byte, including the malformed ones real writers never make, for the archive
 /// attack tests.
-struct ZipFixture {
-    struct Entry {
-        var name: [UInt8]
+package struct ZipFixture {
+    package struct Entry {
+        package var name: [UInt8]
         /// The bytes stored in the archive (already deflated for method 8).
-        var data: [UInt8]
-        var method: UInt16 = 0
-        var flags: UInt16 = 0
-        var crc: UInt32
-        var compressedSize: UInt32
-        var uncompressedSize: UInt32
-        var madeBy: UInt16 = 3 << 8 | 20
-        var externalAttributes: UInt32 = 0o100644 << 16
+        package var data: [UInt8]
+        package var method: UInt16 = 0
+        package var flags: UInt16 = 0
+        package var crc: UInt32
+        package var compressedSize: UInt32
+        package var uncompressedSize: UInt32
+        package var madeBy: UInt16 = 3 << 8 | 20
+        package var externalAttributes: UInt32 = 0o100644 << 16
         /// A different name for the local header, for the mismatch attack.
-        var localName: [UInt8]?
+        package var localName: [UInt8]?
 
-        init(_ name: String, _ data: [UInt8]) {
+        package init(_ name: String, _ data: [UInt8]) {
             self.init(nameBytes: Array(name.utf8), data)
         }
 
-        init(nameBytes: [UInt8], _ data: [UInt8]) {
+        package init(nameBytes: [UInt8], _ data: [UInt8]) {
             name = nameBytes
             self.data = data
             crc = ZipFixture.crc32(data)
@@ -30,17 +30,19 @@ struct ZipFixture {
         }
     }
 
-    var entries: [Entry]
-    var prepended: [UInt8] = []
-    var appended: [UInt8] = []
+    package var entries: [Entry]
+    package var prepended: [UInt8] = []
+    package var appended: [UInt8] = []
     /// Overrides of a central record's local-header offset, by entry index.
-    var offsetOverrides: [Int: UInt32] = [:]
+    package var offsetOverrides: [Int: UInt32] = [:]
     /// Entries whose local header and data are not written (they point into another entry's data).
-    var omitLocal: Set<Int> = []
+    package var omitLocal: Set<Int> = []
     /// The order of the central directory's records, by entry index (the file order when `nil`).
-    var centralOrder: [Int]?
+    package var centralOrder: [Int]?
 
-    static func localHeader(_ entry: Entry) -> [UInt8] {
+    package init(entries: [Entry]) { self.entries = entries }
+
+    package static func localHeader(_ entry: Entry) -> [UInt8] {
         let name = entry.localName ?? entry.name
         var bytes: [UInt8] = []
         bytes.le32(0x0403_4B50)
@@ -51,7 +53,7 @@ struct ZipFixture {
     }
 
     /// Flags, method, time, date, CRC, sizes and name length: the fields both headers share.
-    static func commonFields(_ entry: Entry, nameLength: Int) -> [UInt8] {
+    package static func commonFields(_ entry: Entry, nameLength: Int) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.le16(entry.flags)
         bytes.le16(entry.method)
@@ -64,7 +66,7 @@ struct ZipFixture {
         return bytes
     }
 
-    func build() -> [UInt8] {
+    package func build() -> [UInt8] {
         var bytes = prepended
         var offsets: [UInt32] = []
         for (index, entry) in entries.enumerated() {
@@ -113,7 +115,7 @@ struct ZipFixture {
     }
 
     /// Where each entry's local header is in what ``build()`` makes (an omitted one: where it would be).
-    static func localOffsets(of fixture: ZipFixture) -> [UInt32] {
+    package static func localOffsets(of fixture: ZipFixture) -> [UInt32] {
         var offset = fixture.prepended.count
         return fixture.entries.enumerated().map { index, entry in
             defer { if !fixture.omitLocal.contains(index) { offset += localHeader(entry).count + entry.data.count } }
@@ -121,7 +123,7 @@ struct ZipFixture {
         }
     }
 
-    static func crc32(_ bytes: [UInt8]) -> UInt32 {
+    package static func crc32(_ bytes: [UInt8]) -> UInt32 {
         var crc: UInt32 = 0xFFFF_FFFF
         for byte in bytes {
             crc ^= UInt32(byte)
@@ -131,7 +133,7 @@ struct ZipFixture {
     }
 
     /// A valid backup: records, photos and a manifest describing them.
-    static func backup(
+    package static func backup(
         records: [UInt8] = Array("id,text\n1,hello\n".utf8),
         photos: [(String, [UInt8])] = [("IMG_0001.jpg", [0xFF, 0xD8, 0xFF, 1, 2, 3])],
         manifestText: String? = nil
@@ -143,7 +145,7 @@ struct ZipFixture {
         return ZipFixture(entries: entries)
     }
 
-    static func manifestJSON(records: [UInt8], photos: [(String, [UInt8])], extra: String = "") -> String {
+    package static func manifestJSON(records: [UInt8], photos: [(String, [UInt8])], extra: String = "") -> String {
         func file(_ name: String, _ data: [UInt8]) -> String {
             "{\"name\":\"\(name)\",\"size\":\(data.count),\"sha256\":\"\(Hex.encode((try? SHA256Hasher.hash(data)) ?? []))\"}"
         }
@@ -154,11 +156,11 @@ struct ZipFixture {
 }
 
 extension Array where Element == UInt8 {
-    mutating func le16(_ value: UInt16) { append(contentsOf: [UInt8(value & 0xFF), UInt8(value >> 8)]) }
-    mutating func le32(_ value: UInt32) {
+    package mutating func le16(_ value: UInt16) { append(contentsOf: [UInt8(value & 0xFF), UInt8(value >> 8)]) }
+    package mutating func le32(_ value: UInt32) {
         for shift in stride(from: 0, to: 32, by: 8) { append(UInt8(truncatingIfNeeded: value >> shift)) }
     }
-    mutating func le64(_ value: UInt64) {
+    package mutating func le64(_ value: UInt64) {
         for shift in stride(from: 0, to: 64, by: 8) { append(UInt8(truncatingIfNeeded: value >> shift)) }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import GoshuinBackup
 import GoshuinFormat
+import GoshuinTestSupport
 import Testing
 
 /// Salvage on real damage (`Spec/backup-v1.md` §4.2): which photos come back, byte-identical, and which are
@@ -129,7 +130,7 @@ import Testing
 
     /// 64 MiB chunks: chunk 0 damaged, chunk 1 authenticates, so the passphrase is right and the photo
     /// wholly in chunk 1 comes back; the one that starts in chunk 0 is lost.
-    @Test func aBackupIn64MiBChunks() throws {
+    @Test(.slowTier) func aBackupIn64MiBChunks() throws {
         let (files, backup) = try makeBackup(sizes: [65 << 20, 1 << 20], chunkSize: 64 << 20)
         let report = try salvage(backup.flippingBit(at: 45 + 100), files)
         #expect(report.damagedChunks == [0])

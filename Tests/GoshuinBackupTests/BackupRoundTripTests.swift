@@ -1,6 +1,7 @@
 import Foundation
 import GoshuinBackup
 import GoshuinFormat
+import GoshuinTestSupport
 import Testing
 
 /// A folder of photos survives pack → seal → open → extract unchanged; other ZIP readers accept what we write.
@@ -151,6 +152,9 @@ import Testing
 @Suite struct ChangedWhileSealingTests {
     let directory = TemporaryDirectory()
 
+    /// A photo read once; in the slow tier also one read twice (over 16 MiB).
+    static let photoSizes = TestTier.includesSlowTier ? [1_000, 17 << 20] : [1_000]
+
     func seal(_ change: (String) throws -> Void, photoSize: Int = 1_000) throws -> GoshuinError? {
         let folder = directory.file("folder")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -171,7 +175,7 @@ import Testing
         return nil
     }
 
-    @Test(arguments: [1_000, 17 << 20])
+    @Test(arguments: ChangedWhileSealingTests.photoSizes)
     func aPhotoChangedAfterTheCheckIsRefused(photoSize: Int) throws {
         #expect(try seal({ _ in }, photoSize: photoSize) == nil, "unchanged, it seals")
         let grown = try seal(
@@ -200,7 +204,7 @@ import Testing
     /// A photo rewritten in place at the same size with its modification time put back (`touch -r`, `cp -p`,
     /// `rsync -t`), or deleted and made again under the same inode number and time: size, inode and
     /// modification time all match the check; the status change time does not (backup-v1.md §5).
-    @Test(arguments: [1_000, 17 << 20])
+    @Test(arguments: ChangedWhileSealingTests.photoSizes)
     func aPhotoRewrittenWithItsTimePutBackIsRefused(photoSize: Int) throws {
         func restoringTime(_ path: String, _ rewrite: () throws -> Void) throws {
             var before = stat()
@@ -237,7 +241,7 @@ import Testing
 
     /// An empty photo and records.csv too large to hold in memory (stored, read as it is written) seal and
     /// extract whole.
-    @Test func anEmptyPhotoAndLargeRecordsRoundTrip() throws {
+    @Test(.slowTier) func anEmptyPhotoAndLargeRecordsRoundTrip() throws {
         let folder = directory.file("folder")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let records = Fixtures.payload((16 << 20) + 5)

@@ -1,5 +1,6 @@
 import Foundation
 import GoshuinFormat
+import GoshuinTestSupport
 import GoshuinVectors
 import Testing
 
@@ -7,7 +8,7 @@ import Testing
 @Suite struct KnownAnswerTests {
     static let directory = Fixtures.packageRoot + "/KnownAnswer"
 
-    @Test func committedVectorsAllPass() throws {
+    @Test(.slowTier) func committedVectorsAllPass() throws {
         let results = try VectorChecker.check(directory: Self.directory)
         #expect(results.count >= 50)
         for result in results where result.outcome != .passed {

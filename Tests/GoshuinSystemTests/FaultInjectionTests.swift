@@ -2,6 +2,7 @@ import Foundation
 import GoshuinBackup
 import GoshuinFormat
 import GoshuinSystem
+import GoshuinTestSupport
 import Testing
 
 /// The paths that handle a system call's failure, met through the fault seam of debug builds

@@ -1,5 +1,6 @@
 import GoshuinBackup
 import GoshuinFormat
+import GoshuinTestSupport
 import Testing
 
 /// A file with a fault in its container and one in its payload gets the container's error from every

@@ -1,5 +1,6 @@
 import Foundation
 import GoshuinFormat
+import GoshuinTestSupport
 import Testing
 
 /// The archive corpus shared with the browser page (`Tests/ArchiveCorpus/`, written by

@@ -1,5 +1,6 @@
 import Foundation
 import GoshuinFormat
+import GoshuinTestSupport
 import Testing
 
 /// The output rules: nothing partial, nothing left behind, nothing replaced unless asked.

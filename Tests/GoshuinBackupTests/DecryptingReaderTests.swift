@@ -1,6 +1,7 @@
 import Foundation
 import GoshuinBackup
 import GoshuinFormat
+import GoshuinTestSupport
 import Testing
 
 /// The random-access decrypting reader: exact bytes at any offset, failures as the spec says, and a
