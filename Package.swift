@@ -3,7 +3,8 @@ import PackageDescription
 
 // One module per layer, each looking only down (Spec/decisions/0013):
 //   goshuin-tool, goshuin-vectors       the command-line tools
-//   GoshuinVectors                      known-answer vectors: format, checker, generator
+//   GoshuinVectors                      known-answer vectors: format, checker, generator (package access:
+//                                       goshuin-tool check and goshuin-vectors are its programs)
 //   GoshuinBackup                       the backup payload: manifest, names, ZIP records, scan, read and write
 //   GoshuinRecovery                     PAR 2.0 recovery sets beside a file: protect, verify, repair
 //   GoshuinFormat                       the container; its internals (Crypto, Encoding) at package access
@@ -15,7 +16,6 @@ let package = Package(
         .library(name: "GoshuinFormat", targets: ["GoshuinFormat"]),
         .library(name: "GoshuinBackup", targets: ["GoshuinBackup"]),
         .library(name: "GoshuinRecovery", targets: ["GoshuinRecovery"]),
-        .library(name: "GoshuinVectors", targets: ["GoshuinVectors"]),
         .executable(name: "goshuin-tool", targets: ["goshuin-tool"]),
         // The fuzz harness bodies, shared by the fuzzers in Fuzz/ and the regression tests.
         .library(name: "GoshuinFuzzTargets", targets: ["GoshuinFuzzTargets"]),

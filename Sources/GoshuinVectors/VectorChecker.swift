@@ -2,9 +2,9 @@ import GoshuinFormat
 
 /// The verdict on one known-answer vector, with everything a person debugging another implementation
 /// needs: each problem with what the vector says and what this implementation computed.
-public struct VectorCheckResult: Sendable {
+package struct VectorCheckResult: Sendable {
     /// How the vector fared.
-    public enum Outcome: String, Sendable {
+    package enum Outcome: String, Sendable {
         /// Every check of `Spec/vectors-v1.md` §3 held.
         case passed
         /// The vector is well-formed but a check failed: the implementation that made it disagrees.
@@ -16,19 +16,19 @@ public struct VectorCheckResult: Sendable {
     }
 
     /// The vector's name (its file name without `.json`).
-    public let name: String
+    package let name: String
     /// The outcome.
-    public let outcome: Outcome
+    package let outcome: Outcome
     /// For a pass, what was expected (`success`, `chunk_damaged at chunk 2`, …) and what ran; otherwise the
     /// first problem.
-    public let detail: String
+    package let detail: String
     /// Every problem found (empty for a pass), each once: readers or sealers that computed the same are one
     /// problem, naming them.
-    public let problems: [VectorProblem]
+    package let problems: [VectorProblem]
     /// The known mistakes of another implementation that the vector's file shows, for a vector that failed.
-    public let likelyCauses: [VectorDiagnosis]
+    package let likelyCauses: [VectorDiagnosis]
     /// What was not checked, and why (a success vector whose passphrase this toolkit does not seal with).
-    public let notes: [String]
+    package let notes: [String]
     /// What this implementation computed, for a vector that could be read.
     package let computed: VectorComputation?
 
@@ -47,20 +47,20 @@ public struct VectorCheckResult: Sendable {
 }
 
 /// One disagreement between a vector and this implementation.
-public struct VectorProblem: Error, Sendable {
+package struct VectorProblem: Error, Sendable {
     /// What was checked, naming the readers or sealers that computed it: `key (…)`, `every reader (…)`,
     /// `re-seal by the parallel sealer of …`, …
-    public let check: String
+    package let check: String
     /// What the vector says.
-    public let expected: String
+    package let expected: String
     /// What this implementation computed.
-    public let computed: String
+    package let computed: String
     /// Where two hex values of the same length (the last word of each) first differ, counting hex digits
     /// from 1; `nil` when they are not two such values.
-    public let firstDifferentHexDigit: Int?
+    package let firstDifferentHexDigit: Int?
     /// The readers or sealers that computed it, in the order they ran; empty for a problem of the vector's
     /// own values (its key, its files).
-    public let by: [String]
+    package let by: [String]
 
     /// A problem; where `expected` and `computed` end in hex values of one length, where they first differ.
     package init(check: String, expected: String, computed: String, by: [String] = []) {
@@ -72,7 +72,7 @@ public struct VectorProblem: Error, Sendable {
     }
 
     /// `check: expected …, computed …`.
-    public var description: String {
+    package var description: String {
         "\(check): expected \(expected), computed \(computed)"
             + (firstDifferentHexDigit.map { " (they differ from hex digit \($0))" } ?? "")
     }
@@ -116,7 +116,7 @@ package struct VectorComputation: Sendable {
 
 /// Checks known-answer vectors against this implementation (`Spec/vectors-v1.md` §3), running every vector
 /// through every reader and sealer of the toolkit and reporting every problem it finds.
-public enum VectorChecker {
+package enum VectorChecker {
     /// The readers every vector goes through, by the names its problems give them.
     package static var readerNames: [String] { VectorRun.readerNames }
     /// The sealers every success vector is sealed again with, by the names its problems give them.
@@ -132,7 +132,7 @@ public enum VectorChecker {
     ///
     /// - Throws: only when the directory cannot be listed, or `interrupted` when a stop was requested
     ///   (no vector is judged on a run that was cut short).
-    public static func check(directory: String) throws -> [VectorCheckResult] {
+    package static func check(directory: String) throws -> [VectorCheckResult] {
         let folder = try VectorFolder(path: directory)
         let vectors = try folder.names().filter { $0.hasSuffix(".json") }.map { try check(folder, $0) }
         return vectors + (HKDFCases.check(in: folder).map { [$0] } ?? [])
@@ -142,7 +142,7 @@ public enum VectorChecker {
     /// be regular files there.
     ///
     /// - Throws: `interrupted` when a stop was requested; every problem of the vector is in the result.
-    public static func check(vectorAt path: String) throws -> VectorCheckResult {
+    package static func check(vectorAt path: String) throws -> VectorCheckResult {
         try check(try VectorFolder(path: FileSystem.parentDirectory(of: path)), FileSystem.lastComponent(of: path))
     }
 

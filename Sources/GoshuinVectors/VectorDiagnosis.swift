@@ -3,9 +3,9 @@ import GoshuinFormat
 /// A mistake that another implementation's sealer is known to make, recognised in a vector's file: the
 /// first record that does not authenticate as the spec says does authenticate when opened the mistaken way,
 /// so it was sealed that way (making it authenticate otherwise would need the key and a forgery).
-public struct VectorDiagnosis: Sendable, Equatable {
+package struct VectorDiagnosis: Sendable, Equatable {
     /// The mistakes recognised, by identifiers that stay the same for programs to compare.
-    public enum Cause: String, Sendable, CaseIterable {
+    package enum Cause: String, Sendable, CaseIterable {
         /// The chunk index is written little-endian in the nonce.
         case nonceByteOrder = "nonce_byte_order"
         /// Version 2: the last record is sealed without the final flag.
@@ -22,9 +22,9 @@ public struct VectorDiagnosis: Sendable, Equatable {
     }
 
     /// The mistake.
-    public let cause: Cause
+    package let cause: Cause
     /// What was found, and what the spec says instead.
-    public let explanation: String
+    package let explanation: String
 }
 
 /// Tries the known mistakes (``VectorDiagnosis/Cause``) on a vector's file under the key its passphrase
