@@ -99,8 +99,8 @@ async function rebuildFromIntactSlices(check, slots, rows, rebuilt, pieceSize, s
  * The repaired backup from a check: { outcome: "intact" | "repaired", blob, … } (see repairBackup).
  * `options.onProgress(stage, done, total)` with "recovery-slices" (the recovery slices checked as they are
  * taken), "recovery-rebuild" (bytes read), "recovery-check" (bytes of the repaired file hashed). Throws
- * recovery_insufficient (more damage than recovery data), recovery_failed (the recovery data cannot
- * rebuild the backup as it was), browser_limit (more to hold than the page allows), interrupted, io.
+ * not_repairable (more damage than independent recovery slices), repair_check_failed (what was rebuilt
+ * does not match the set's checksums: nothing is handed out), browser_limit (more to hold than the page allows), interrupted, io.
  */
 async function rebuildWithRecovery(check, options) {
   options = options || {};
@@ -155,7 +155,7 @@ async function rebuildWithRecovery(check, options) {
     var usable = target.exponents.length - solution.damagedRecovery;
     if (usable < u) throw insufficient(check, usable, solution.damagedRecovery); // a packet changed since it was checked
     throw new GoshuinError(
-      "recovery_failed",
+      "not_repairable",
       "the " + usable + " recovery slices cannot rebuild these " + u + " slices: " + solution.passedOver +
         " of them depend on the others (PAR 2.0's matrix is not always invertible)"
     );
@@ -198,7 +198,7 @@ async function rebuildWithRecovery(check, options) {
   for (var r = 0; r < k; r++) {
     var bytesOf = rebuilt[r];
     if (!sliceMatches(target.checksums, ours[r], md5(bytesOf), crc32Update(0, bytesOf)))
-      throw new GoshuinError("recovery_failed", "slice " + ours[r] + " was rebuilt but does not match its checksum: the recovery data does not fit this backup");
+      throw new GoshuinError("repair_check_failed", "slice " + ours[r] + " was rebuilt but does not match its checksum: the recovery data does not fit this backup");
   }
   var rebuildMs = now() - started;
 
@@ -230,7 +230,7 @@ async function rebuildWithRecovery(check, options) {
     progress("recovery-check", part.offset + part.bytes.length - from, length - from);
   }
   if (!bytesEqual(fileDigest.digest(), target.description.md5))
-    throw new GoshuinError("recovery_failed", "the repaired file's MD5 is not the one the recovery set gives: nothing was repaired");
+    throw new GoshuinError("repair_check_failed", "the repaired file's MD5 is not the one the recovery set gives: nothing was repaired");
   return Object.assign(base, {
     outcome: "repaired",
     blob: repaired,
@@ -249,8 +249,9 @@ async function rebuildWithRecovery(check, options) {
  *     recoverySlicesUsed, otherFileSlices, match ("exact", "start", "size", "sole"), name and creator (escaped
  *     text from the set, for messages), skipped ({ damaged, unknown, duplicates, otherSets } packets),
  *     scanMs, verifyMs, rebuildMs, checkMs }.
- * Throws GoshuinError: recovery_set_invalid, recovery_set_mismatch, recovery_insufficient (with
- * damagedSlices, recoverySlices, neededSlices), recovery_failed, browser_limit, interrupted, io.
+ * Throws GoshuinError: recovery_set_not_found, recovery_set_invalid, recovery_set_mismatch, not_repairable
+ * (with damagedSlices, recoverySlices, neededSlices when the recovery slices are too few),
+ * repair_check_failed, browser_limit, interrupted, io.
  * `options`: { signal, onProgress(stage, done, total) } with the stages of the three steps.
  */
 async function repairBackup(backup, recoveryFiles, options) {
