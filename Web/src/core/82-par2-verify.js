@@ -276,7 +276,7 @@ function insufficient(check, available, damagedRecovery) {
       (target.otherSlices.length ? " (and the set protects " + target.otherSlices.length + " slices of other files, which count as missing here)" : "") +
       ", and the recovery files hold " + available + " usable recovery slice" + (available === 1 ? "" : "s") +
       (damagedRecovery ? " (" + damagedRecovery + " more are damaged)" : "") +
-      ": " + check.unknowns + " are needed"
+      ": " + check.unknowns + (check.unknowns === 1 ? " is" : " are") + " needed"
   );
   if (check.intact === 0 && target.match !== "exact" && target.match !== "start")
     error.detail += "; no slice of the backup matches the set either: if these recovery files are another file's, pick the backup's";

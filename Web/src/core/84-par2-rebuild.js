@@ -241,6 +241,29 @@ async function rebuildWithRecovery(check, options) {
 }
 
 /**
+ * What a repair found in the picked files, for the page to say before the result: { name and creator
+ * (escaped text from the set), size (of the file the set protects), sliceSize, sliceCount, recoverySlices
+ * (present, not yet checked), otherFiles (the set's other files), match, files (picked), skipped }.
+ */
+function recoverySetSummary(recovery) {
+  var target = recovery.target;
+  var set = target.set;
+  var scan = recovery.scan;
+  return {
+    name: target.description.name,
+    creator: set.creators.length ? set.creators[0] : "",
+    size: target.description.length,
+    sliceSize: target.sliceSize,
+    sliceCount: target.sliceCount,
+    recoverySlices: target.exponents.length,
+    otherFiles: set.main.fileIds.length - 1,
+    match: target.match,
+    files: recovery.sources.length,
+    skipped: { damaged: scan.damaged, unknown: scan.unknown, duplicates: scan.duplicates, otherSets: scan.otherSets },
+  };
+}
+
+/**
  * Repairs `backup` (a Blob or File) with its PAR 2.0 recovery files `recoveryFiles` (Blobs or Files), in
  * memory, without a passphrase. Resolves to
  *   { outcome: "intact" | "repaired", blob (exactly the protected file's bytes: the original itself when
@@ -252,19 +275,21 @@ async function rebuildWithRecovery(check, options) {
  * Throws GoshuinError: recovery_set_not_found, recovery_set_invalid, recovery_set_mismatch, not_repairable
  * (with damagedSlices, recoverySlices, neededSlices when the recovery slices are too few),
  * repair_check_failed, browser_limit, interrupted, io.
- * `options`: { signal, onProgress(stage, done, total) } with the stages of the three steps.
+ * `options`: { signal, onProgress(stage, done, total), onRecoverySet(summary) } with the stages of the three
+ * steps; onRecoverySet gets recoverySetSummary's once the set is read, before the backup is checked.
  */
 async function repairBackup(backup, recoveryFiles, options) {
+  options = options || {};
   var recovery = await readRecoverySet(backup, recoveryFiles, options);
+  var summary = recoverySetSummary(recovery);
+  if (options.onRecoverySet) options.onRecoverySet(summary);
   var check = await verifyWithRecovery(recovery, options);
   var result = await rebuildWithRecovery(check, options);
-  var set = recovery.target.set;
-  var scan = recovery.scan;
   return Object.assign(result, {
-    match: recovery.target.match,
-    name: recovery.target.description.name,
-    creator: set.creators.length ? set.creators[0] : "",
-    skipped: { damaged: scan.damaged, unknown: scan.unknown, duplicates: scan.duplicates, otherSets: scan.otherSets },
+    match: summary.match,
+    name: summary.name,
+    creator: summary.creator,
+    skipped: summary.skipped,
     scanMs: recovery.scanMs,
   });
 }
