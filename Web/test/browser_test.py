@@ -2165,7 +2165,8 @@ def main():
     parser.add_argument("--webkit-driver", default=os.environ.get("WEBKIT_WEBDRIVER", "WebKitWebDriver"))
     parser.add_argument("--screenshots", type=pathlib.Path, default=os.environ.get("SCREENSHOTS") or None,
                         help="the folder for the screenshots of every engine at every step (default: a new temporary folder)")
-    parser.add_argument("--screenshot", default=None, help="where to copy Chromium's screenshot of the opened page (the README's)")
+    parser.add_argument("--screenshot", default=None,
+                        help="where to copy Chromium's screenshot of the opened page (the README's); its repaired page goes beside it, as screenshot-repaired.png")
     parser.add_argument("--big-mib", type=int, default=1024, help="size of the large backup, Chromium only (0: skip that case)")
     parser.add_argument("--keep", action="store_true", help="keep the scratch folder")
     parser.add_argument("--vectors", type=pathlib.Path, default=REPOSITORY / "KnownAnswer", help="the known-answer vectors")
@@ -2229,6 +2230,12 @@ def main():
             if opened:
                 shutil.copyfile(opened[0], args.screenshot)
                 print("wrote %s from %s" % (args.screenshot, opened[0]), flush=True)
+            # The README's second picture: a backup repaired with its recovery files, beside the first.
+            repaired = sorted((shots_dir / "chromium").glob("*-repaired.png"))
+            if repaired:
+                target = pathlib.Path(args.screenshot).with_name("screenshot-repaired.png")
+                shutil.copyfile(repaired[0], target)
+                print("wrote %s from %s" % (target, repaired[0]), flush=True)
     finally:
         if args.keep:
             print("scratch kept in %s" % scratch)

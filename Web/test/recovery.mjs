@@ -31,7 +31,7 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, openAsBlob, readFileS
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import vm from "node:vm";
+import { assert, equal, hex, loadPageCore, testRunner } from "./page-harness.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repository = join(here, "..", "..");
@@ -45,39 +45,11 @@ const trialsPerKind = Number(option("--trials", "12"));
 const bigMib = Number(option("--big-mib", "0"));
 let seed = Number(option("--seed", String(Date.now() % 1000000)));
 
-// ---- the page's script
+// ---- the page's script and the runner
 
-const page = readFileSync(join(here, "..", "goshuin-open.html"), "utf8");
-const scriptMatch = /<script>([\s\S]*)<\/script>/.exec(page);
-if (!scriptMatch) throw new Error("no script in goshuin-open.html");
-vm.runInThisContext(scriptMatch[1], { filename: "goshuin-open.html" });
-const core = globalThis.GoshuinCore;
-
-// ---- a minimal runner
-
-let passed = 0;
-let failed = 0;
-const failures = [];
-const verbose = argv.includes("--verbose");
-async function test(name, body) {
-  const began = Date.now();
-  try {
-    await body();
-    passed++;
-    if (verbose) console.log(`ok   ${name} (${((Date.now() - began) / 1000).toFixed(1)} s)`);
-  } catch (error) {
-    failed++;
-    failures.push(name);
-    console.log(`FAIL ${name}: ${error && error.stack ? error.stack : error}`);
-  }
-}
-function assert(condition, message) {
-  if (!condition) throw new Error(message || "assertion failed");
-}
-function equal(actual, expected, message) {
-  if (actual !== expected) throw new Error(`${message || "values differ"}: got ${String(actual)}, expected ${String(expected)}`);
-}
-const hex = (bytes) => Buffer.from(bytes).toString("hex");
+const core = loadPageCore();
+const runner = testRunner({ verbose: argv.includes("--verbose") });
+const test = runner.test;
 const md5Hex = (bytes) => createHash("md5").update(bytes).digest("hex");
 
 // A seeded generator (xorshift32), so that a failing trial can be run again with --seed.
@@ -849,6 +821,29 @@ async function stopAndProgress() {
       equal(last.done, last.total, `${stage} finished`);
     }
   });
+  await test("onRecoverySet: what the set holds, said once, before the backup is checked", async () => {
+    const said = [];
+    let checkedBefore = false;
+    const result = await repair(damaged, set.files, {
+      onRecoverySet: (summary) => said.push(summary),
+      onProgress: (stage) => {
+        if (stage === "recovery-verify" && said.length === 0) checkedBefore = true;
+      },
+    });
+    equal(result.code, undefined, result.detail);
+    equal(said.length, 1, "said once");
+    assert(!checkedBefore, "the backup was checked before the set was said");
+    const summary = said[0];
+    equal(summary.name, "p.goshuin", "name");
+    equal(summary.size, backup.length, "size");
+    equal(summary.sliceSize, 1040, "slice size");
+    equal(summary.sliceCount, Math.ceil(backup.length / 1040), "slices");
+    equal(summary.recoverySlices, result.recoverySlices, "recovery slices");
+    equal(summary.otherFiles, 0, "other files");
+    equal(summary.files, Object.keys(set.files).length, "files picked");
+    assert(summary.creator.includes("par2cmdline-turbo"), summary.creator);
+    equal(summary.match, "exact", "match");
+  });
   for (const stopAt of ["recovery-scan", "recovery-verify", "recovery-slices", "recovery-rebuild", "recovery-check"]) {
     await test(`Stop during ${stopAt}: interrupted`, async () => {
       const controller = new AbortController();
@@ -904,6 +899,4 @@ if (bigMib > 0 && tool) await bigTest();
 console.log(
   `trials: ${trialCounts.repaired} repaired byte-identically, ${trialCounts.insufficient} beyond the recovery data and said, ${trialCounts.invalid} without an intact index, ${trialCounts.unproved} with every slice lost and nothing to prove the set the backup's; ${trialCounts.turboChecked} also repaired by par2cmdline-turbo, in agreement; ${((Date.now() - started) / 1000).toFixed(1)} s`
 );
-if (failures.length) console.log(`failed: ${failures.join("; ")}`);
-console.log(`web-recovery: ${passed} passed, ${failed} failed`);
-process.exit(failed ? 1 : 0);
+runner.finish("web-recovery");
