@@ -71,8 +71,8 @@ import Testing
             #expect(code.category.rawValue == category, "\(name): the page says \(category)")
         }
         // The page reads every file and every backup, so it meets every reading code and every backup code
-        // but the one of sealing a folder.
-        let met = Self.codes.filter { $0.category == .container || $0.category == .backup }.filter {
+        // but the one of sealing a folder; and it repairs with recovery files, so it meets every recovery code.
+        let met = Self.codes.filter { [.container, .backup, .recovery].contains($0.category) }.filter {
             $0 != .unexpectedFile
         }
         for code in met { #expect(pageCategories[code.rawValue] != nil, "the page gives \(code.rawValue)") }

@@ -12,12 +12,11 @@
 // made by Web/test/archive-cases.mjs (deterministic: writing twice gives the same files), every one of
 // them decided by the spec. --check also fails when the committed files are not what --write makes. The code under test is the script inside the committed Web/goshuin-open.html.
 import { existsSync, mkdirSync, readFileSync, readdirSync, unlinkSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import vm from "node:vm";
+import { loadPageCore } from "./page-harness.mjs";
 import { archiveCases } from "./archive-cases.mjs";
 
-const here = dirname(fileURLToPath(import.meta.url));
 const FORMAT = "goshuin-archive-corpus";
 const CODES = new Set([
   "zip_malformed", "unsafe_entry_name", "duplicate_entry", "unsupported_entry", "zip_limit_exceeded",
@@ -47,13 +46,6 @@ function write(directory) {
   console.log(`wrote ${cases.length} cases (${bytes} bytes of ZIPs) and index.json to ${directory}`);
 }
 
-function loadPage() {
-  const page = readFileSync(join(here, "..", "goshuin-open.html"), "utf8");
-  const match = /<script>([\s\S]*)<\/script>/.exec(page);
-  if (!match) throw new Error("no script in goshuin-open.html");
-  vm.runInThisContext(match[1], { filename: "goshuin-open.html" });
-  return globalThis.GoshuinCore;
-}
 
 /** The code the page's reading (steps 1–6 of §4.1) gives for `zip`: "ok" or an error code. */
 export async function pageCode(core, zip, pieceSize) {
@@ -92,7 +84,7 @@ async function check(directory) {
   }
 
   // Every committed case through the page's code: buffered and incremental SHA-256, two piece sizes.
-  const core = loadPage();
+  const core = loadPageCore();
   const bufferedDigest = core.limits.bufferedDigest;
   for (const c of index.cases) {
     const path = join(directory, `${c.name}.zip`);

@@ -49,6 +49,11 @@ class EngineUnavailable(Exception):
     pass
 
 
+def paths_of(path):
+    """A path, or a list of paths, as a list."""
+    return list(path) if isinstance(path, (list, tuple)) else [path]
+
+
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -201,7 +206,8 @@ class ChromiumPage(Page):
             raise
 
     def set_files(self, selector, path):
-        self.page.set_input_files(selector, str(path))
+        """Sets a file input's files: one path, or a list of them (an input with `multiple`)."""
+        self.page.set_input_files(selector, [str(p) for p in paths_of(path)])
 
     def click(self, selector):
         self.page.click(selector)
@@ -445,7 +451,7 @@ class FirefoxPage(Page):
         return {"sharedId": value["sharedId"]}
 
     def set_files(self, selector, path):
-        self.bidi.send("input.setFiles", {"context": self.context, "element": self.node(selector), "files": [str(path)]})
+        self.bidi.send("input.setFiles", {"context": self.context, "element": self.node(selector), "files": [str(p) for p in paths_of(path)]})
 
     def actions(self, actions):
         self.bidi.send("input.performActions", {"context": self.context, "actions": actions})
@@ -628,7 +634,8 @@ class WebKitPage(Page):
         return self.driver.find_element(By.CSS_SELECTOR, selector)
 
     def set_files(self, selector, path):
-        self.element(selector).send_keys(str(path))
+        # WebDriver's Element Send Keys: several files, one a line, for an input with `multiple`.
+        self.element(selector).send_keys("\n".join(str(p) for p in paths_of(path)))
 
     def click(self, selector):
         self.element(selector).click()

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // The page's PAR 2.0 repair under Node 20 (Web/src/core/04-md5.js, 05-gf16.js, 80-par2-packets.js,
-// 82-par2-repair.js), the script taken from the committed Web/goshuin-open.html:
+// 82-par2-verify.js to 84-par2-rebuild.js), the script taken from the committed Web/goshuin-open.html
+// (page-harness.mjs):
 //
 //   node Web/test/recovery.mjs [--tool .build/debug/goshuin-tool] [--trials N] [--seed N] [--big-mib N] [--verbose]
 //
@@ -13,7 +14,7 @@
 //    redundancies and volume layouts; then damaged: bits flipped, 4 KiB and 1 MiB zeroed, the end cut, bytes
 //    appended, recovery files damaged or left out. The oracle is the damage itself (which slices differ
 //    from the original, which recovery packets are intact, read by a parser written here): within the
-//    budget the repair must be byte-identical to the original, beyond it recovery_insufficient with the
+//    budget the repair must be byte-identical to the original, beyond it not_repairable with the
 //    numbers. A sample of trials is also repaired by par2cmdline-turbo, which must agree.
 // 3. A set whose first two recovery slices make a singular matrix (par2cmdline's -f: exponents 0, 257,
 //    300 for slices 0 and 128, whose constants' ratio has order 257): par2cmdline cannot repair it, the
@@ -31,7 +32,7 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, openAsBlob, readFileS
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import vm from "node:vm";
+import { assert, equal, hex, loadPageCore, testRunner } from "./page-harness.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repository = join(here, "..", "..");
@@ -45,39 +46,11 @@ const trialsPerKind = Number(option("--trials", "12"));
 const bigMib = Number(option("--big-mib", "0"));
 let seed = Number(option("--seed", String(Date.now() % 1000000)));
 
-// ---- the page's script
+// ---- the page's script and the runner
 
-const page = readFileSync(join(here, "..", "goshuin-open.html"), "utf8");
-const scriptMatch = /<script>([\s\S]*)<\/script>/.exec(page);
-if (!scriptMatch) throw new Error("no script in goshuin-open.html");
-vm.runInThisContext(scriptMatch[1], { filename: "goshuin-open.html" });
-const core = globalThis.GoshuinCore;
-
-// ---- a minimal runner
-
-let passed = 0;
-let failed = 0;
-const failures = [];
-const verbose = argv.includes("--verbose");
-async function test(name, body) {
-  const began = Date.now();
-  try {
-    await body();
-    passed++;
-    if (verbose) console.log(`ok   ${name} (${((Date.now() - began) / 1000).toFixed(1)} s)`);
-  } catch (error) {
-    failed++;
-    failures.push(name);
-    console.log(`FAIL ${name}: ${error && error.stack ? error.stack : error}`);
-  }
-}
-function assert(condition, message) {
-  if (!condition) throw new Error(message || "assertion failed");
-}
-function equal(actual, expected, message) {
-  if (actual !== expected) throw new Error(`${message || "values differ"}: got ${String(actual)}, expected ${String(expected)}`);
-}
-const hex = (bytes) => Buffer.from(bytes).toString("hex");
+const core = loadPageCore();
+const runner = testRunner({ verbose: argv.includes("--verbose") });
+const test = runner.test;
 const md5Hex = (bytes) => createHash("md5").update(bytes).digest("hex");
 
 // A seeded generator (xorshift32), so that a failing trial can be run again with --seed.
@@ -435,7 +408,7 @@ async function damageTrials() {
               equal(result.damagedSlices, bad, `${where}: slices found damaged`);
               trialCounts.repaired++;
             } else {
-              equal(result.code, "recovery_insufficient", where);
+              equal(result.code, "not_repairable", where);
               equal(result.error.damagedSlices, bad, `${where}: the count said`);
               equal(result.error.recoverySlices, intact.exponents, `${where}: the recovery slices said`);
               assert(result.detail.includes(`${bad} slice`), result.detail);
@@ -485,7 +458,7 @@ async function singularTest() {
     assert(oracle.status !== 0, "par2cmdline 0.8.1 repaired the singular case; the test no longer shows the flaw");
     // Without exponent 300 the two slices cannot be rebuilt: the page says so.
     const without = await repair(damaged, Object.fromEntries(Object.entries(set.files).filter(([n]) => !n.includes("vol300"))));
-    equal(without.code, "recovery_failed", "0 and 257 alone");
+    equal(without.code, "not_repairable", "0 and 257 alone");
     assert(without.detail.includes("depend"), without.detail);
   });
   await test("one slice to rebuild while the recovery slice of exponent 0 is damaged: exponent 1 used, the intact slices read again", async () => {
@@ -538,10 +511,10 @@ async function limitTests() {
     const vol = Buffer.concat(Array.from({ length: unknowns + 10 }, (_, e) => packet(setId, TYPE.recovery, Buffer.concat([u32(e), randomBytes(sliceSize)]))));
     return { "i.par2": index, "v.par2": vol };
   }
-  await test("512 slices to rebuild (the page's most) from forged recovery data: solved in seconds, recovery_failed", async () => {
+  await test("512 slices to rebuild (the page's most) from forged recovery data: solved in seconds, repair_check_failed", async () => {
     const started = Date.now();
     const result = await repair(backup, forged(512));
-    equal(result.code, "recovery_failed", result.detail);
+    equal(result.code, "repair_check_failed", result.detail);
     assert((Date.now() - started) / 1000 < 20, `took ${(Date.now() - started) / 1000} s`);
   });
   await test("513 slices to rebuild: browser_limit at once, the tool named", async () => {
@@ -654,8 +627,8 @@ async function hostileTests() {
   const sliceSize = 1044;
   const { setId, fileId, index } = indexFor(backup, sliceSize);
 
-  await refused("no file", {}, "recovery_set_invalid");
-  await refused("random bytes, an empty file, the backup itself", { a: randomBytes(300000), b: new Uint8Array(0), c: backup }, "recovery_set_invalid", (r) =>
+  await refused("no file", {}, "recovery_set_not_found");
+  await refused("random bytes, an empty file, the backup itself", { a: randomBytes(300000), b: new Uint8Array(0), c: backup }, "recovery_set_not_found", (r) =>
     assert(r.detail.includes("no PAR 2.0 packet"), r.detail)
   );
   {
@@ -692,7 +665,7 @@ async function hostileTests() {
   {
     // Forged recovery slices: 32 headers (4 copies of 8 exponents) with wrong MD5s, and no real one.
     const eight = Buffer.concat(Array.from({ length: 64 }, (_, i) => packet(setId, TYPE.recovery, Buffer.concat([u32(i % 8), Buffer.alloc(sliceSize)]), { brokenHash: true })));
-    await refused("recovery slices whose MD5s fail", { "b.goshuin.par2": index, "forged.par2": eight }, "recovery_insufficient", (r) => {
+    await refused("recovery slices whose MD5s fail", { "b.goshuin.par2": index, "forged.par2": eight }, "not_repairable", (r) => {
       equal(r.error.recoverySlices, 0, "usable");
       assert(r.detail.includes("8 more are damaged"), r.detail);
     });
@@ -704,10 +677,10 @@ async function hostileTests() {
     await refused("60,000 overlapping forged recovery slices of 1 MiB", { "b.goshuin.par2": big.index, "forged.par2": forged }, "recovery_set_invalid", (r) =>
       assert(r.detail.includes("too many damaged recovery slices"), r.detail)
     );
-    await test("hostile: forged recovery slices with right MD5s but wrong data: recovery_failed, nothing handed out", async () => {
+    await test("hostile: forged recovery slices with right MD5s but wrong data: repair_check_failed, nothing handed out", async () => {
       const vol = Buffer.concat([0, 1, 2].map((e) => packet(setId, TYPE.recovery, Buffer.concat([u32(e), randomBytes(sliceSize)]))));
       const result = await repair(damaged, { "b.goshuin.par2": index, "b.vol.par2": vol });
-      equal(result.code, "recovery_failed", result.detail);
+      equal(result.code, "repair_check_failed", result.detail);
       assert(result.detail.includes("does not match its checksum"), result.detail);
     });
   }
@@ -717,7 +690,7 @@ async function hostileTests() {
       packet(setId, TYPE.recovery, Buffer.concat([u32(65536), Buffer.alloc(sliceSize)])),
       packet(setId, TYPE.recovery, Buffer.concat([u32(1), Buffer.alloc(sliceSize - 4)])),
     ]);
-    await refused("recovery slices with the exponent 65,536 or the wrong length", { "b.par2": index, "v.par2": vol }, "recovery_insufficient", (r) =>
+    await refused("recovery slices with the exponent 65,536 or the wrong length", { "b.par2": index, "v.par2": vol }, "not_repairable", (r) =>
       equal(r.error.recoverySlices, 0, "none usable")
     );
   }
@@ -756,7 +729,7 @@ async function hostileTests() {
     await refused("a set for another file of the same length, able to rebuild every slice", { "b.par2": impostor.index, "v.par2": slices }, "recovery_set_mismatch", (r) =>
       assert(r.detail.includes("no slice"), r.detail)
     );
-    await refused("a set for another file of the same length, without recovery slices", { "b.par2": impostor.index }, "recovery_insufficient", (r) =>
+    await refused("a set for another file of the same length, without recovery slices", { "b.par2": impostor.index }, "not_repairable", (r) =>
       assert(r.detail.includes("no slice of the backup matches"), r.detail)
     );
   }
@@ -814,9 +787,9 @@ async function hostileTests() {
     moreDamage[9000] ^= 1;
     moreDamage[12000] ^= 1;
     moreDamage[15000] ^= 1;
-    await test("the same set with 4 damaged slices: 4 + 3 unknowns for 6 recovery slices: recovery_insufficient, said", async () => {
+    await test("the same set with 4 damaged slices: 4 + 3 unknowns for 6 recovery slices: not_repairable, said", async () => {
       const result = await repair(moreDamage, set.files);
-      equal(result.code, "recovery_insufficient", result.detail);
+      equal(result.code, "not_repairable", result.detail);
       assert(result.detail.includes("other files"), result.detail);
       equal(result.error.neededSlices, 7, "needed");
     });
@@ -848,6 +821,29 @@ async function stopAndProgress() {
       assert(last, `no ${stage}`);
       equal(last.done, last.total, `${stage} finished`);
     }
+  });
+  await test("onRecoverySet: what the set holds, said once, before the backup is checked", async () => {
+    const said = [];
+    let checkedBefore = false;
+    const result = await repair(damaged, set.files, {
+      onRecoverySet: (summary) => said.push(summary),
+      onProgress: (stage) => {
+        if (stage === "recovery-verify" && said.length === 0) checkedBefore = true;
+      },
+    });
+    equal(result.code, undefined, result.detail);
+    equal(said.length, 1, "said once");
+    assert(!checkedBefore, "the backup was checked before the set was said");
+    const summary = said[0];
+    equal(summary.name, "p.goshuin", "name");
+    equal(summary.size, backup.length, "size");
+    equal(summary.sliceSize, 1040, "slice size");
+    equal(summary.sliceCount, Math.ceil(backup.length / 1040), "slices");
+    equal(summary.recoverySlices, result.recoverySlices, "recovery slices");
+    equal(summary.otherFiles, 0, "other files");
+    equal(summary.files, Object.keys(set.files).length, "files picked");
+    assert(summary.creator.includes("par2cmdline-turbo"), summary.creator);
+    equal(summary.match, "exact", "match");
   });
   for (const stopAt of ["recovery-scan", "recovery-verify", "recovery-slices", "recovery-rebuild", "recovery-check"]) {
     await test(`Stop during ${stopAt}: interrupted`, async () => {
@@ -904,6 +900,4 @@ if (bigMib > 0 && tool) await bigTest();
 console.log(
   `trials: ${trialCounts.repaired} repaired byte-identically, ${trialCounts.insufficient} beyond the recovery data and said, ${trialCounts.invalid} without an intact index, ${trialCounts.unproved} with every slice lost and nothing to prove the set the backup's; ${trialCounts.turboChecked} also repaired by par2cmdline-turbo, in agreement; ${((Date.now() - started) / 1000).toFixed(1)} s`
 );
-if (failures.length) console.log(`failed: ${failures.join("; ")}`);
-console.log(`web-recovery: ${passed} passed, ${failed} failed`);
-process.exit(failed ? 1 : 0);
+runner.finish("web-recovery");

@@ -25,7 +25,7 @@ import { createCipheriv, createHash, pbkdf2Sync } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, readdirSync, unlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import vm from "node:vm";
+import { loadPageCore } from "./page-harness.mjs";
 import { buildZip, bytesOf, crc32, deflateRaw, le, pseudoRandom, sha256hex } from "./archive-cases.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -649,13 +649,6 @@ function write(directory) {
 
 // ---- --check: every case through the page's code
 
-function loadPage() {
-  const page = readFileSync(join(here, "..", "goshuin-open.html"), "utf8");
-  const match = /<script>([\s\S]*)<\/script>/.exec(page);
-  if (!match) throw new Error("no script in goshuin-open.html");
-  vm.runInThisContext(match[1], { filename: "goshuin-open.html" });
-  return globalThis.GoshuinCore;
-}
 
 /** What the page gives for a case: the strict verdict, and salvage's result in index.json's shape. */
 export async function pageResults(core, bytes, passphrase) {
@@ -721,7 +714,7 @@ async function check(directory) {
   }
   const seen = new Set(index.cases.map((c) => c.name));
   for (const file of readdirSync(directory)) if (file.endsWith(".goshuin") && !seen.has(file.slice(0, -8))) problems.push(`${file} is not in index.json`);
-  const core = loadPage();
+  const core = loadPageCore();
   const bufferedDigest = core.limits.bufferedDigest;
   for (const c of index.cases) {
     const path = join(directory, `${c.name}.goshuin`);

@@ -33,8 +33,9 @@ export const MAX_LINES = 400;
 
 /** The globals of the browser (and of the language) that src/ui/ may use. */
 const BROWSER_GLOBALS = new Set([
-  "AbortController", "Array", "Blob", "Date", "DecompressionStream", "GoshuinCore", "Image", "IntersectionObserver",
-  "Map", "Math", "MessageChannel", "Number", "Object", "Promise", "Set", "String", "TextDecoder", "URL",
+  "AbortController", "Array", "Blob", "DataTransfer", "Date", "DecompressionStream", "Event", "GoshuinCore", "Image",
+  "IntersectionObserver", "Map", "Math", "MessageChannel", "Node", "Number", "Object", "Promise", "Set", "String",
+  "TextDecoder", "URL",
   "console", "createImageBitmap", "document", "performance", "scheduler", "setTimeout", "undefined", "window",
 ]);
 

@@ -16,9 +16,9 @@ import { createCipheriv, createHash, createHmac, hkdfSync, pbkdf2Sync, randomByt
 import { mkdirSync, openAsBlob, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import vm from "node:vm";
 import zlib from "node:zlib";
 import { backup as salvageBackupZip, expectations as salvageExpectations, pageResults as salvagePageResults, salvageExpectation, seal as sealNamed } from "./salvage-corpus.mjs";
+import { assert, equal, hex, loadPageCore, testRunner } from "./page-harness.mjs";
 import { PHOTOS, RECORDS, archiveCases, backupEntries, buildZip, bytesOf, crc32, deflateRaw, le, makeZip, manifestFor, png } from "./archive-cases.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -30,38 +30,11 @@ const writeCasesAt = argv.includes("--write-cases") ? argv.splice(argv.indexOf("
 const vectorDir = argv[0] || join(repository, "KnownAnswer");
 const writtenCases = [];
 
-// ---- the page's script
+// ---- the page's script and the runner
 
-const page = readFileSync(join(here, "..", "goshuin-open.html"), "utf8");
-const scriptMatch = /<script>([\s\S]*)<\/script>/.exec(page);
-if (!scriptMatch) throw new Error("no script in goshuin-open.html");
-vm.runInThisContext(scriptMatch[1], { filename: "goshuin-open.html" });
-const core = globalThis.GoshuinCore;
-
-// ---- a minimal runner
-
-let passed = 0;
-let failed = 0;
-const failures = [];
-let prefix = "";
-async function test(name, body) {
-  name = prefix + name;
-  try {
-    await body();
-    passed++;
-  } catch (error) {
-    failed++;
-    failures.push(name);
-    console.log(`FAIL ${name}: ${error && error.stack ? error.stack : error}`);
-  }
-}
-function assert(condition, message) {
-  if (!condition) throw new Error(message || "assertion failed");
-}
-function equal(actual, expected, message) {
-  if (actual !== expected) throw new Error(`${message || "values differ"}: got ${String(actual)}, expected ${String(expected)}`);
-}
-const hex = (bytes) => Buffer.from(bytes).toString("hex");
+const core = loadPageCore();
+const runner = testRunner();
+const test = runner.test;
 
 // ---- a sealer written from container-v1.md, for fixtures
 
@@ -138,7 +111,7 @@ async function openZip(zip, options) {
 async function expectZip(name, zip, code, options) {
   await test(name, async () => {
     const file = sealer(zip, PASSPHRASE, options);
-    if (writeCasesAt && prefix === "") writtenCases.push({ name, code, file });
+    if (writeCasesAt && runner.prefix === "") writtenCases.push({ name, code, file });
     const result = await openBytes(file);
     equal(result.code, code, `${name} (${result.detail || ""})`);
   });
@@ -473,7 +446,7 @@ async function verdictTests() {
         assert(count >= 6, `only ${count} chunks`);
         const file = sealed.slice();
         for (const i of set) file[45 + i * 1044 + 4 + 10] ^= 1;
-        if (writeCasesAt && prefix === "") writtenCases.push({ name, code: want.code, file });
+        if (writeCasesAt && runner.prefix === "") writtenCases.push({ name, code: want.code, file });
         const stages = new Set();
         let result;
         try {
@@ -1026,15 +999,15 @@ if (!writeCasesAt) {
   // Again with every entry hashed by the page's incremental SHA-256 (entries above limits.bufferedDigest).
   const bufferedDigest = core.limits.bufferedDigest;
   core.limits.bufferedDigest = 0;
-  prefix = "[incremental SHA-256] ";
+  runner.prefix = "[incremental SHA-256] ";
   await zipTests();
   core.limits.bufferedDigest = bufferedDigest;
   // Again with every backup sealed as version 2.
   sealer = sealV2;
-  prefix = "[version 2] ";
+  runner.prefix = "[version 2] ";
   await zipTests();
   sealer = seal;
-  prefix = "";
+  runner.prefix = "";
   await salvageTests();
   await unitTests();
 }
@@ -1047,6 +1020,4 @@ if (writeCasesAt) {
   });
   writeFileSync(join(writeCasesAt, "cases.json"), JSON.stringify({ passphrase: PASSPHRASE, cases: index }, null, 1));
 }
-if (failures.length) console.log(`failed: ${failures.join("; ")}`);
-console.log(`web-node: ${passed} passed, ${failed} failed`);
-process.exit(failed ? 1 : 0);
+runner.finish("web-node");

@@ -46,15 +46,17 @@ var ADVICE = {
   browser_unsupported: "This browser lacks what the page needs (WebCrypto, DecompressionStream). Use a current Chrome, Edge, Firefox or Safari.",
   interrupted: "Stopped. Nothing was kept.",
   internal: "Something unexpected went wrong in this page. Nothing from the backup is shown. Try again, or another browser.",
+  recovery_set_not_found: "None of the files picked as recovery files is a PAR 2.0 recovery file. Pick the .par2 files made for this backup (the small one and the .vol files), from where you keep them.",
   recovery_set_invalid: "The recovery files could not be used: they hold no intact PAR 2.0 recovery set. Pick the .par2 files made for this backup, all of them (the small one and the .vol files), from where you keep them.",
   recovery_set_mismatch: "These recovery files were made for another file, not for this backup. Pick the .par2 files made for this backup: their names start with the backup's name.",
-  recovery_insufficient: "The backup is damaged more than its recovery files can repair. Pick every .par2 file of the backup (each .vol file holds more recovery data); if there are no more, Show what is intact.",
-  recovery_failed: "The recovery files could not rebuild the backup as it was, so nothing was repaired. Try the .par2 files of another copy, or Show what is intact.",
+  not_repairable: "The backup is damaged more than its recovery files can repair. Pick every .par2 file of the backup (each .vol file holds more recovery data); if there are no more, Show what is intact.",
+  repair_check_failed: "The recovery files could not rebuild the backup exactly as it was, so nothing was repaired. Try the .par2 files of another copy, or Show what is intact.",
 };
 
 /**
  * Every code the page gives, with its category: "container" (the .goshuin file is malformed or not authentic),
- * "backup" (the payload is not a backup the rules accept), "usage", "system", and "page" for the page's own.
+ * "backup" (the payload is not a backup the rules accept), "recovery" (PAR 2.0 recovery files: Spec/recovery-par2.md
+ * §8), "usage", "system", and "page" for the page's own.
  * The Swift library declares the same codes in the same categories (a Swift test keeps the two in step).
  */
 var CODE_CATEGORY = {
@@ -67,9 +69,8 @@ var CODE_CATEGORY = {
   invalid_argument: "usage",
   io: "system", no_space: "system", interrupted: "system",
   browser_limit: "page", browser_unsupported: "page", internal: "page",
-  // Repair with PAR 2.0 recovery files (80-par2-packets.js to 84-par2-rebuild.js): the page's own until the
-  // library declares them.
-  recovery_set_invalid: "page", recovery_set_mismatch: "page", recovery_insufficient: "page", recovery_failed: "page",
+  recovery_set_not_found: "recovery", recovery_set_invalid: "recovery", recovery_set_mismatch: "recovery",
+  not_repairable: "recovery", repair_check_failed: "recovery",
 };
 
 /** The faults of a backup's payload (Spec/backup-v1.md §4.1 step 0: reported only if every chunk authenticates). */

@@ -298,10 +298,10 @@ function recoveryTarget(scan, target) {
         best = { set: set, position: position, description: description, rank: rank, slices: slices };
     });
   });
+  if (scan.sets.size === 0 && scan.damaged === 0 && scan.unknown === 0 && scan.otherSets === 0)
+    throw new GoshuinError("recovery_set_not_found", "the files picked hold no PAR 2.0 packet: none of them is a recovery file");
   if (scan.sets.size === 0)
-    throw recoveryInvalid(
-      "the files picked hold no PAR 2.0 packet" + (scan.damaged ? " that is intact (" + scan.damaged + " damaged)" : "")
-    );
+    throw recoveryInvalid("the files picked hold no PAR 2.0 packet that is intact (" + (scan.damaged + scan.unknown) + " damaged or of unknown types)");
   if (best === null) {
     var mains = 0;
     scan.sets.forEach(function (set) {

@@ -101,7 +101,8 @@ function damagedRuns(status) {
 /**
  * The recovery set of `backup` (a Blob or File) among `recoveryFiles` (Blobs or Files: the .par2 files
  * picked; any others are scanned and hold no packet). `options.onProgress("recovery-scan", done, total)`.
- * Throws recovery_set_invalid (no usable set) or recovery_set_mismatch (a set for another file).
+ * Throws recovery_set_not_found (no file picked holds a PAR 2.0 packet, intact or not), recovery_set_invalid
+ * (no usable set) or recovery_set_mismatch (a set for another file).
  */
 async function readRecoverySet(backup, recoveryFiles, options) {
   options = options || {};
@@ -270,12 +271,12 @@ function insufficient(check, available, damagedRecovery) {
   var target = check.recovery.target;
   var bad = check.damaged + check.missing;
   var error = new GoshuinError(
-    "recovery_insufficient",
+    "not_repairable",
     bad + " slice" + (bad === 1 ? " is" : "s are") + " damaged or missing" +
       (target.otherSlices.length ? " (and the set protects " + target.otherSlices.length + " slices of other files, which count as missing here)" : "") +
       ", and the recovery files hold " + available + " usable recovery slice" + (available === 1 ? "" : "s") +
       (damagedRecovery ? " (" + damagedRecovery + " more are damaged)" : "") +
-      ": " + check.unknowns + " are needed"
+      ": " + check.unknowns + (check.unknowns === 1 ? " is" : " are") + " needed"
   );
   if (check.intact === 0 && target.match !== "exact" && target.match !== "start")
     error.detail += "; no slice of the backup matches the set either: if these recovery files are another file's, pick the backup's";

@@ -99,8 +99,8 @@ async function rebuildFromIntactSlices(check, slots, rows, rebuilt, pieceSize, s
  * The repaired backup from a check: { outcome: "intact" | "repaired", blob, … } (see repairBackup).
  * `options.onProgress(stage, done, total)` with "recovery-slices" (the recovery slices checked as they are
  * taken), "recovery-rebuild" (bytes read), "recovery-check" (bytes of the repaired file hashed). Throws
- * recovery_insufficient (more damage than recovery data), recovery_failed (the recovery data cannot
- * rebuild the backup as it was), browser_limit (more to hold than the page allows), interrupted, io.
+ * not_repairable (more damage than independent recovery slices), repair_check_failed (what was rebuilt
+ * does not match the set's checksums: nothing is handed out), browser_limit (more to hold than the page allows), interrupted, io.
  */
 async function rebuildWithRecovery(check, options) {
   options = options || {};
@@ -155,7 +155,7 @@ async function rebuildWithRecovery(check, options) {
     var usable = target.exponents.length - solution.damagedRecovery;
     if (usable < u) throw insufficient(check, usable, solution.damagedRecovery); // a packet changed since it was checked
     throw new GoshuinError(
-      "recovery_failed",
+      "not_repairable",
       "the " + usable + " recovery slices cannot rebuild these " + u + " slices: " + solution.passedOver +
         " of them depend on the others (PAR 2.0's matrix is not always invertible)"
     );
@@ -198,7 +198,7 @@ async function rebuildWithRecovery(check, options) {
   for (var r = 0; r < k; r++) {
     var bytesOf = rebuilt[r];
     if (!sliceMatches(target.checksums, ours[r], md5(bytesOf), crc32Update(0, bytesOf)))
-      throw new GoshuinError("recovery_failed", "slice " + ours[r] + " was rebuilt but does not match its checksum: the recovery data does not fit this backup");
+      throw new GoshuinError("repair_check_failed", "slice " + ours[r] + " was rebuilt but does not match its checksum: the recovery data does not fit this backup");
   }
   var rebuildMs = now() - started;
 
@@ -230,7 +230,7 @@ async function rebuildWithRecovery(check, options) {
     progress("recovery-check", part.offset + part.bytes.length - from, length - from);
   }
   if (!bytesEqual(fileDigest.digest(), target.description.md5))
-    throw new GoshuinError("recovery_failed", "the repaired file's MD5 is not the one the recovery set gives: nothing was repaired");
+    throw new GoshuinError("repair_check_failed", "the repaired file's MD5 is not the one the recovery set gives: nothing was repaired");
   return Object.assign(base, {
     outcome: "repaired",
     blob: repaired,
@@ -238,6 +238,29 @@ async function rebuildWithRecovery(check, options) {
     rebuildMs: rebuildMs,
     checkMs: now() - checkStarted,
   });
+}
+
+/**
+ * What a repair found in the picked files, for the page to say before the result: { name and creator
+ * (escaped text from the set), size (of the file the set protects), sliceSize, sliceCount, recoverySlices
+ * (present, not yet checked), otherFiles (the set's other files), match, files (picked), skipped }.
+ */
+function recoverySetSummary(recovery) {
+  var target = recovery.target;
+  var set = target.set;
+  var scan = recovery.scan;
+  return {
+    name: target.description.name,
+    creator: set.creators.length ? set.creators[0] : "",
+    size: target.description.length,
+    sliceSize: target.sliceSize,
+    sliceCount: target.sliceCount,
+    recoverySlices: target.exponents.length,
+    otherFiles: set.main.fileIds.length - 1,
+    match: target.match,
+    files: recovery.sources.length,
+    skipped: { damaged: scan.damaged, unknown: scan.unknown, duplicates: scan.duplicates, otherSets: scan.otherSets },
+  };
 }
 
 /**
@@ -249,21 +272,24 @@ async function rebuildWithRecovery(check, options) {
  *     recoverySlicesUsed, otherFileSlices, match ("exact", "start", "size", "sole"), name and creator (escaped
  *     text from the set, for messages), skipped ({ damaged, unknown, duplicates, otherSets } packets),
  *     scanMs, verifyMs, rebuildMs, checkMs }.
- * Throws GoshuinError: recovery_set_invalid, recovery_set_mismatch, recovery_insufficient (with
- * damagedSlices, recoverySlices, neededSlices), recovery_failed, browser_limit, interrupted, io.
- * `options`: { signal, onProgress(stage, done, total) } with the stages of the three steps.
+ * Throws GoshuinError: recovery_set_not_found, recovery_set_invalid, recovery_set_mismatch, not_repairable
+ * (with damagedSlices, recoverySlices, neededSlices when the recovery slices are too few),
+ * repair_check_failed, browser_limit, interrupted, io.
+ * `options`: { signal, onProgress(stage, done, total), onRecoverySet(summary) } with the stages of the three
+ * steps; onRecoverySet gets recoverySetSummary's once the set is read, before the backup is checked.
  */
 async function repairBackup(backup, recoveryFiles, options) {
+  options = options || {};
   var recovery = await readRecoverySet(backup, recoveryFiles, options);
+  var summary = recoverySetSummary(recovery);
+  if (options.onRecoverySet) options.onRecoverySet(summary);
   var check = await verifyWithRecovery(recovery, options);
   var result = await rebuildWithRecovery(check, options);
-  var set = recovery.target.set;
-  var scan = recovery.scan;
   return Object.assign(result, {
-    match: recovery.target.match,
-    name: recovery.target.description.name,
-    creator: set.creators.length ? set.creators[0] : "",
-    skipped: { damaged: scan.damaged, unknown: scan.unknown, duplicates: scan.duplicates, otherSets: scan.otherSets },
+    match: summary.match,
+    name: summary.name,
+    creator: summary.creator,
+    skipped: summary.skipped,
     scanMs: recovery.scanMs,
   });
 }

@@ -1,5 +1,5 @@
-// The page's interface, in the files of src/ui/: the form and the drop zone, progress, errors, the records
-// table, the photo grid, the photo viewer, saving. Text from the backup reaches the DOM only through
+// The page's interface, in the files of src/ui/: the form and the drop zone, the recovery files and the
+// repair, progress, errors, the records table, the photo grid, the photo viewer, saving. Text from the backup reaches the DOM only through
 // textContent and attributes, never as HTML. Photos are decrypted when they come near the screen and their
 // blob URLs are revoked when far away, so memory stays flat; none is decoded before its header said what it
 // is and how many pixels it has. The table is built a page of bounded size at a time, in slices between

@@ -10,6 +10,8 @@ var TABLE_COLUMNS = 50; // columns shown (the others are in records.csv)
 
 var form = byId("open-form");
 var fileInput = byId("backup-file");
+var recoveryInput = byId("recovery-files");
+var recoveryNote = byId("recovery-note");
 var passphrase = byId("passphrase");
 var openButton = byId("open");
 var cancelButton = byId("cancel");

@@ -11,10 +11,10 @@
 
 /**
  * The alert: first what happened and what to do, in words; then, for a damaged or cut backup, what the
- * damage touches and the offer to show what is intact (`offerSalvage`, a function); then the code and
- * details in small type.
+ * damage touches, `more` (paragraphs: the numbers of a repair not made, the offer to repair), and the offer
+ * to show what is intact (`offerSalvage`, a function); then the code and details in small type.
  */
-function showError(error, focus, title, offerSalvage) {
+function showError(error, focus, title, offerSalvage, more) {
   var failure = core.asGoshuinError(error);
   if (failure.code === "internal") console.error(error); // a bug of this page: keep its stack for the console
   alertBox.replaceChildren();
@@ -23,6 +23,7 @@ function showError(error, focus, title, offerSalvage) {
   alertBox.append(lead);
   var touched = damageText(failure.damage);
   if (touched) alertBox.append(element("p", { id: "error-damage" }, touched));
+  if (more) alertBox.append.apply(alertBox, more);
   if (offerSalvage) {
     var offer = element("p", { class: "salvage-offer" });
     var button = element("button", { type: "button", id: "salvage", "aria-describedby": "salvage-hint" }, "Show what is intact");

@@ -1,5 +1,5 @@
-// The progress of opening and salvaging a backup, stage by stage, in the status line, with the time left
-// of a long stage.
+// The progress of opening, repairing and salvaging a backup, stage by stage, in the status line, with the
+// time left of a long stage.
 //
 // Uses:
 //   00-basics.js           now
@@ -51,6 +51,20 @@ function onProgress(stage, done, total, header) {
     setStatus("Checking each file that is intact… " + (done + 1).toLocaleString("en-US") + " of " + total.toLocaleString("en-US"), total ? done / total : 1);
   } else if (stage === "salvage-walk") {
     setStatus("Looking for the files that are intact… " + core.formatSize(done) + " of " + core.formatSize(total), total ? done / total : 1);
+  } else if (stage === "recovery-scan") {
+    setStatus("Reading the recovery files… " + core.formatSize(done) + " of " + core.formatSize(total), total ? done / total : 1);
+  } else if (stage === "recovery-verify") {
+    setStatus(
+      "Checking every part of the backup against its recovery files… " + core.formatSize(done) + " of " + core.formatSize(total) + timeLeft(stage, done, total),
+      total ? done / total : 1,
+      done === 0 || done === total
+    );
+  } else if (stage === "recovery-slices") {
+    setStatus("Checking the recovery slices… " + done.toLocaleString("en-US") + " of " + total.toLocaleString("en-US") + " intact", total ? done / total : 1);
+  } else if (stage === "recovery-rebuild") {
+    setStatus("Rebuilding the damaged parts from the recovery files… " + core.formatSize(done) + " of " + core.formatSize(total) + timeLeft(stage, done, total), total ? done / total : 1);
+  } else if (stage === "recovery-check") {
+    setStatus("Checking the repaired backup… " + core.formatSize(done) + " of " + core.formatSize(total), total ? done / total : 1, done === total);
   } else if (stage === "verify") {
     setStatus(
       "Checking every file in the backup against its list… " + core.formatSize(done) + " of " + core.formatSize(total) + timeLeft(stage, done, total),

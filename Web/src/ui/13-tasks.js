@@ -2,7 +2,7 @@
 // while it runs, and the focus given back when it ends.
 //
 // Uses:
-//   01-page-state.js       app, cancelButton, fileInput, openButton, passphrase
+//   01-page-state.js       app, cancelButton, fileInput, openButton, passphrase, recoveryInput
 //   GoshuinCore            GoshuinError
 
 var controller = null; // the AbortController of the running task
@@ -11,6 +11,7 @@ function setBusy(value) {
   app.busy = value;
   openButton.disabled = value;
   fileInput.disabled = value;
+  recoveryInput.disabled = value;
   passphrase.disabled = value;
   cancelButton.hidden = !value;
   document.querySelectorAll(".save-action").forEach(function (button) {

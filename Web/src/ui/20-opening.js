@@ -1,15 +1,18 @@
-// Opening a backup, or salvaging one that failed: the form, the task with its progress and Stop, then the
-// backup shown, or the error with the focus where the next step is.
+// Opening a backup, repaired first with its recovery files when they are picked, or salvaging one that
+// failed: the form, the task with its progress and Stop, then the backup shown, or the error with the focus
+// where the next step is.
 //
 // Uses:
-//   00-basics.js           byId
-//   01-page-state.js       app, cancelButton, fileInput, form, openButton, passphrase, PREVIEW_LIMIT, result
+//   00-basics.js           byId, element
+//   01-page-state.js       app, cancelButton, fileInput, form, openButton, passphrase, PREVIEW_LIMIT, recoveryInput, result
 //   10-status.js           clearStatus, setStatus
 //   11-errors.js           clearError, showError, showStopped
 //   12-progress.js         onProgress
 //   13-tasks.js            endTask, startTask, whenAborted
+//   22-recovery-files.js   pickedRecoveryFiles, repairWithRecoveryFiles
 //   30-records.js          readRecords
 //   41-backup-view.js      showBackup
+//   42-repair-banner.js    notRepairableNumbers
 //   50-table.js            showRecordsPage
 //   61-photo-grid.js       observePhotos
 //   70-viewer.js           closeViewer
@@ -36,8 +39,14 @@ function resetResult() {
 /** The strict verdicts of a damaged or cut backup, for which the page offers salvage (never auth_failed). */
 var SALVAGEABLE = ["chunk_damaged", "truncated", "chunk_length_invalid", "trailing_data"];
 
-/** Shows an opened or salvaged backup: its records read in slices, the table's first page, the photos. */
-async function present(backup, signal) {
+/** The codes of a repair that could not be made, for which the page offers salvage of the damaged file. */
+var REPAIR_SALVAGEABLE = ["not_repairable", "repair_check_failed", "browser_limit"];
+
+/**
+ * Shows an opened, repaired or salvaged backup: its records read in slices, the table's first page, the
+ * photos; `repair` ({ result, name }) when it was opened with its recovery files, else null.
+ */
+async function present(backup, repair, signal) {
   setStatus("Reading the records…", undefined, true);
   var records = null;
   if (backup.records && backup.records.size <= PREVIEW_LIMIT) {
@@ -47,15 +56,15 @@ async function present(backup, signal) {
     records = await readRecords(text, backup.photos, signal);
   }
   if (signal.aborted) throw new core.GoshuinError("interrupted", "stopped");
-  showBackup(backup, records);
+  showBackup(backup, records, repair);
   await showRecordsPage(0, signal);
   if (signal.aborted) throw new core.GoshuinError("interrupted", "stopped");
 }
 
 /**
- * Runs `task(secret, signal)` (opening or salvaging the chosen file) with Stop, progress and the
- * passphrase's bytes wiped afterwards; shows what it returns, or its error. `shownState` is the page's
- * state then ("opened", "salvaged").
+ * Runs `task(secret, options)` (opening, repairing and opening, or salvaging the chosen file) with Stop,
+ * progress and the passphrase's bytes wiped afterwards; shows what it returns ({ backup, repair }), or its
+ * error. `shownState` is the page's state then ("opened", "salvaged").
  */
 async function runOpening(file, task, shownState) {
   if (app.busy) return;
@@ -77,6 +86,7 @@ async function runOpening(file, task, shownState) {
   cancelButton.focus(); // Open is disabled now; the one thing to do is Stop
   var secret = core.utf8Bytes(passphrase.value);
   var failedCode = null;
+  var repairing = false; // the error is the repair's, before the backup was opened
   setStatus("Checking the file's structure…", undefined, true);
   try {
     // Stop answers at once, even during the key derivation (which WebCrypto cannot interrupt): the
@@ -88,9 +98,9 @@ async function runOpening(file, task, shownState) {
       },
     });
     opening.catch(function () {});
-    var backup = await Promise.race([opening, whenAborted(signal)]);
+    var opened = await Promise.race([opening, whenAborted(signal)]);
     secret.fill(0);
-    await present(backup, signal);
+    await present(opened.backup, opened.repair, signal);
     passphrase.value = "";
     clearStatus();
     document.body.dataset.state = shownState;
@@ -99,15 +109,19 @@ async function runOpening(file, task, shownState) {
     secret.fill(0);
     resetResult();
     clearStatus();
-    failedCode = core.asGoshuinError(error).code;
+    var failure = core.asGoshuinError(error);
+    failedCode = failure.code;
+    repairing = failure.duringRepair === true;
     if (failedCode === "interrupted") {
       document.body.dataset.state = "stopped";
       showStopped("Stopped. Nothing was kept. Open the backup again when you like.");
     } else {
       document.body.dataset.state = "failed";
-      // A damaged or cut backup (never a wrong passphrase): the offer to show what is still intact.
-      var offer = SALVAGEABLE.indexOf(failedCode) >= 0 && shownState === "opened" ? function () { salvage(file); } : null;
-      showError(error, null, null, offer);
+      // A damaged or cut backup (never a wrong passphrase), or one its recovery files cannot repair: the
+      // offer to show what is still intact.
+      var damaged = repairing ? REPAIR_SALVAGEABLE.indexOf(failedCode) >= 0 : SALVAGEABLE.indexOf(failedCode) >= 0;
+      var offer = damaged && shownState === "opened" ? function () { salvage(file); } : null;
+      showError(failure, null, repairing ? "Could not repair the backup" : null, offer, failureNotes(failure, repairing, damaged));
     }
   } finally {
     endTask(false); // the focus goes where the outcome needs it, below
@@ -119,23 +133,49 @@ async function runOpening(file, task, shownState) {
     passphrase.select();
   } else if (failedCode === "interrupted") {
     openButton.focus();
+  } else if (repairing && failedCode.indexOf("recovery_set_") === 0) {
+    recoveryInput.focus(); // other recovery files are needed
   } else {
     fileInput.focus(); // most likely, another file is needed
   }
 }
 
+/**
+ * Below the alert's lead: the numbers of a repair that was not possible, or, for a damaged backup opened
+ * without recovery files, that they would repair it.
+ */
+function failureNotes(failure, repairing, damaged) {
+  var numbers = repairing ? notRepairableNumbers(failure) : "";
+  if (numbers) return [element("p", { id: "repair-numbers" }, numbers)];
+  if (!repairing && damaged && pickedRecoveryFiles().length === 0)
+    return [element("p", { id: "recovery-offer" }, "If you have its recovery files (.par2), pick them under Recovery files and press Open again: the page repairs the backup.")];
+  return null;
+}
+
 function open() {
   var file = fileInput.files && fileInput.files[0];
-  return runOpening(file, function (secret, options) {
+  var recoveryFiles = pickedRecoveryFiles();
+  return runOpening(file, async function (secret, options) {
     options.describeDamage = true; // a damaged backup's error names the files the damage touches
-    return core.openBackup(core.blobSource(file), secret, options);
+    var repair = null;
+    if (recoveryFiles.length > 0) {
+      try {
+        repair = await repairWithRecoveryFiles(file, recoveryFiles, options);
+      } catch (error) {
+        var failure = core.asGoshuinError(error);
+        failure.duringRepair = true;
+        throw failure;
+      }
+    }
+    var source = repair ? repair.result.blob : file;
+    return { backup: await core.openBackup(core.blobSource(source), secret, options), repair: repair };
   }, "opened");
 }
 
 /** Salvage (Spec/backup-v1.md §4.2) of the file that failed, with the passphrase typed for it. */
 function salvage(file) {
-  return runOpening(file, function (secret, options) {
-    return core.salvageBackup(core.blobSource(file), secret, options);
+  return runOpening(file, async function (secret, options) {
+    return { backup: await core.salvageBackup(core.blobSource(file), secret, options), repair: null };
   }, "salvaged");
 }
 

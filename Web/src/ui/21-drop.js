@@ -1,8 +1,11 @@
-// A file dropped anywhere on the page is taken as the backup (and the browser does not navigate to it);
-// while one is dragged over the page, the page shows that it can be dropped anywhere.
+// Files dropped anywhere on the page are taken as the backup and its recovery files (the browser does not
+// navigate to them): those whose names end in .par2, or all of them when dropped on the recovery files'
+// field, go to #recovery-files, the first other one to #backup-file. While files are dragged over the page,
+// the page shows that they can be dropped anywhere.
 //
 // Uses:
-//   01-page-state.js       app, dropZone, fileInput, passphrase, viewer
+//   01-page-state.js       app, dropZone, fileInput, passphrase, recoveryInput, viewer
+//   22-recovery-files.js   isRecoveryFileName, notePickedFiles
 
 var dragDepth = 0;
 function carriesFiles(event) {
@@ -32,6 +35,33 @@ document.addEventListener("drop", function (event) {
   dragDepth = 0;
   showDropZone(false);
   if (app.busy || viewer.open || !event.dataTransfer || event.dataTransfer.files.length === 0) return;
-  fileInput.files = event.dataTransfer.files;
+  var dropped = Array.prototype.slice.call(event.dataTransfer.files);
+  var onRecoveryField = event.target instanceof Node && recoveryInput.parentNode.contains(event.target);
+  var recovery = dropped.filter(function (file) {
+    return onRecoveryField || isRecoveryFileName(file.name);
+  });
+  if (recovery.length === 0) {
+    fileInput.files = event.dataTransfer.files;
+    fileInput.dispatchEvent(new Event("change"));
+  } else {
+    var backups = dropped.filter(function (file) {
+      return recovery.indexOf(file) < 0;
+    });
+    if (backups.length > 0) {
+      fileInput.files = fileListOf(backups.slice(0, 1));
+      fileInput.dispatchEvent(new Event("change"));
+    }
+    recoveryInput.files = fileListOf(recovery);
+    notePickedFiles();
+  }
   passphrase.focus();
 });
+
+/** A FileList of `files`, as a file input takes it. */
+function fileListOf(files) {
+  var transfer = new DataTransfer();
+  files.forEach(function (file) {
+    transfer.items.add(file);
+  });
+  return transfer.files;
+}

@@ -1,4 +1,4 @@
-// An opened or salvaged backup shown (#result): its title and summary, the buttons that save it, the
+// An opened, repaired or salvaged backup shown (#result): its title, the repair's banner, its summary, the buttons that save it, the
 // records table's place, and the photo grid's tiles, each waiting for its preview; and the session that
 // holds what the page made of it.
 //
@@ -7,6 +7,7 @@
 //   01-page-state.js       app, result
 //   30-records.js          lostPhotoKeys, photoKey
 //   40-salvage-banner.js   salvageBanner
+//   42-repair-banner.js    repairBanner
 //   50-table.js            recordsTable
 //   70-viewer.js           openViewer
 //   80-saving.js           saveAsZip, saveOne, saveToFolder
@@ -16,17 +17,18 @@ function backupTitle(createdAt) {
   return createdAt.slice(0, 10) + " " + createdAt.slice(11, 16) + " UTC";
 }
 
-function showBackup(backup, records) {
+/** Shows `backup` with its `records` (30-records.js), under the repair's banner when `repair` is not null. */
+function showBackup(backup, records, repair) {
   var salvaged = !!backup.salvage;
   app.session = {
-    backup: backup, records: records, photos: [], downloads: [], observer: null, closed: false, kept: [], table: null, salvaged: salvaged,
+    backup: backup, records: records, photos: [], downloads: [], observer: null, closed: false, kept: [], table: null, salvaged: salvaged, repair: repair,
     lostPhotos: salvaged ? lostPhotoKeys(backup.salvage.lost) : null,
   };
   var recordCount = records ? records.count : null;
   var total = core.formatSize(backup.files.reduce(function (sum, f) { return sum + f.size; }, 0));
   var title = salvaged
     ? backup.createdAt ? "What is intact in the backup of " + backupTitle(backup.createdAt) : "What is intact in the damaged backup"
-    : "Backup of " + backupTitle(backup.createdAt);
+    : "Backup of " + backupTitle(backup.createdAt) + (repair && repair.result.outcome === "repaired" ? ", repaired" : "");
   var heading = element("h2", { id: "result-heading", tabindex: "-1" }, title);
   var checked = !salvaged || !backup.salvage.manifestLost
     ? " Every file was checked against the backup's list of contents."
@@ -61,6 +63,7 @@ function showBackup(backup, records) {
   var recordsHeading = element("h3", { id: "records-heading" }, "Records");
   result.append(heading);
   if (salvaged) result.append(salvageBanner(backup));
+  if (repair) result.append(repairBanner(repair));
   result.append(summary, buttons, recordsHeading);
   if (!backup.records) {
     result.append(element("p", { class: "empty", id: "records-lost" }, "records.csv is lost: it is not among the files that are intact."));

@@ -1,0 +1,62 @@
+// What the Node tests of the page share (vectors.mjs, recovery.mjs, archive-corpus.mjs, salvage-corpus.mjs):
+// the page's own script, taken from the committed Web/goshuin-open.html and run in this process, and a
+// minimal test runner whose last line is "LABEL: N passed, N failed".
+import { readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import vm from "node:vm";
+
+const here = dirname(fileURLToPath(import.meta.url));
+
+/** GoshuinCore of the committed page: its one script run in this process (the UI part does nothing without a document). */
+export function loadPageCore() {
+  if (globalThis.GoshuinCore) return globalThis.GoshuinCore;
+  const page = readFileSync(join(here, "..", "goshuin-open.html"), "utf8");
+  const match = /<script>([\s\S]*)<\/script>/.exec(page);
+  if (!match) throw new Error("no script in goshuin-open.html");
+  vm.runInThisContext(match[1], { filename: "goshuin-open.html" });
+  return globalThis.GoshuinCore;
+}
+
+/**
+ * A runner: `await runner.test(name, body)` runs one test (its name after `runner.prefix`), a failure
+ * printed with its stack; with `verbose`, each pass with its time. `runner.finish(label)` prints the
+ * failures' names and the count, and ends the process (status 1 when a test failed).
+ */
+export function testRunner({ verbose = false } = {}) {
+  const runner = {
+    passed: 0,
+    failed: 0,
+    failures: [],
+    prefix: "",
+    async test(name, body) {
+      name = runner.prefix + name;
+      const began = Date.now();
+      try {
+        await body();
+        runner.passed++;
+        if (verbose) console.log(`ok   ${name} (${((Date.now() - began) / 1000).toFixed(1)} s)`);
+      } catch (error) {
+        runner.failed++;
+        runner.failures.push(name);
+        console.log(`FAIL ${name}: ${error && error.stack ? error.stack : error}`);
+      }
+    },
+    finish(label) {
+      if (runner.failures.length) console.log(`failed: ${runner.failures.join("; ")}`);
+      console.log(`${label}: ${runner.passed} passed, ${runner.failed} failed`);
+      process.exit(runner.failed ? 1 : 0);
+    },
+  };
+  return runner;
+}
+
+export function assert(condition, message) {
+  if (!condition) throw new Error(message || "assertion failed");
+}
+
+export function equal(actual, expected, message) {
+  if (actual !== expected) throw new Error(`${message || "values differ"}: got ${String(actual)}, expected ${String(expected)}`);
+}
+
+export const hex = (bytes) => Buffer.from(bytes).toString("hex");
