@@ -3,8 +3,10 @@
 
     interleaved.py ROUNDS SPEC.json
 
-SPEC is {"peer": NAME, "pairs": [[OURS, THEIRS], ...]?, "commands": [{"name": NAME, "run": SHELL, "prepare": SHELL?}, ...]}: each round runs
-every command once, in order, each after its own untimed `prepare` (removing the last output, say). The
+SPEC is {"peer": NAME, "pairs": [[OURS, THEIRS], ...]?, "commands": [{"name": NAME, "run": SHELL,
+"prepare": SHELL?, "cleanup": SHELL?}, ...]}: each round runs every command once, in order, each between its
+own untimed `prepare` and `cleanup` (removing its output: each command then writes into memory the one
+before it gave back, as the copy does, and the outputs never pile up on /dev/shm). The
 peer (a `cp -r` of the same data) is one of the commands. A round whose peer took more than 1.5 times the
 run's best peer time is flagged and run again (at most ROUNDS more rounds in all); flagged rounds are
 reported, never counted; once those extra rounds are spent, a round still over the limit is counted and
@@ -33,6 +35,8 @@ def run_once(command):
     elapsed = time.monotonic() - start
     if status != 0:
         sys.exit(f"failed (status {status}): {command['run']}")
+    if command.get("cleanup"):
+        subprocess.run(command["cleanup"], shell=True, check=True)
     return elapsed, usage.ru_maxrss
 
 
