@@ -35,18 +35,78 @@ package final class BackupArchive {
         checkedAgainst manifest: Manifest,
         _ handle: (ZipEntry, _ read: ((UnsafeRawBufferPointer) throws -> Void) throws -> Void) throws -> Void
     ) throws {
-        var tiling = ZipTiling(directory)
-        for entry in directory.entriesInFileOrder {
-            let dataOffset = try tiling.check(entry, in: source)
-            var wasRead = false
-            func read(into sink: (UnsafeRawBufferPointer) throws -> Void) throws {
-                wasRead = true
-                try self.read(entry, dataOffset: dataOffset, checkedAgainst: manifest, into: sink)
+        try lendEveryEntry(checkedAgainst: manifest) { entry, lend in
+            try withoutActuallyEscaping(lend) { lend in
+                try handle(entry) { sink in
+                    try withoutActuallyEscaping(sink) { sink in try lend { try sink($0.bytes) } }
+                }
             }
-            try handle(entry, read)
-            if !wasRead { try read { _ in } }
         }
-        try tiling.finish()
+    }
+
+    /// Reads every entry as ``readEveryEntry(checkedAgainst:_:)`` does, lending the sink the bytes in the
+    /// source's own buffers (the decrypted chunks of a backup): a sink may borrow them
+    /// (``BufferLoan/borrow()``) to write them on another thread. Each stored entry's CRC-32 and SHA-256
+    /// are computed on threads of their own (``EntryHashingThreads``) while this one reads on; an entry's fault is
+    /// thrown at the latest when this returns, and always the first in file order.
+    package func lendEveryEntry(
+        checkedAgainst manifest: Manifest,
+        _ handle: (ZipEntry, _ read: ((LentBytes) throws -> Void) throws -> Void) throws -> Void
+    ) throws {
+        let digests = try EntryHashingThreads(threadCount: Self.digestThreadCount)
+        do {
+            var tiling = ZipTiling(directory)
+            for entry in directory.entriesInFileOrder {
+                let dataOffset = try tiling.check(entry, in: source)
+                var wasRead = false
+                func read(into sink: (LentBytes) throws -> Void) throws {
+                    wasRead = true
+                    try lend(entry, dataOffset: dataOffset, checkedAgainst: manifest, digests: digests, into: sink)
+                }
+                try handle(entry, read)
+                if !wasRead { try read { _ in } }
+            }
+            try tiling.finish()
+            try digests.drain()
+        } catch {
+            // An entry before the one that failed here may have failed on a hashing thread: it comes first.
+            try digests.drain()
+            throw error
+        }
+    }
+
+    /// The threads that hash entries: two, so that hashing, decrypting and writing share both cores.
+    static let digestThreadCount = 2
+
+    /// Streams `entry`'s data at `dataOffset` to `sink` as lent pieces. A stored entry is counted here and
+    /// hashed by `digests`; a deflated one (the manifest, records.csv: small) is inflated and checked here,
+    /// each piece lent during the call only.
+    private func lend(
+        _ entry: ZipEntry, dataOffset: UInt64, checkedAgainst manifest: Manifest, digests: EntryHashingThreads,
+        into sink: (LentBytes) throws -> Void
+    ) throws {
+        guard entry.method == 0 else {
+            if inflated == nil { inflated = try AllocatedBytes(count: Self.pieceSize, wipesOnRelease: true) }
+            guard let output = inflated else { preconditionFailure("allocated above") }
+            let loan = BufferLoan(output)
+            try read(entry, dataOffset: dataOffset, checkedAgainst: manifest) { bytes in
+                try sink(LentBytes(bytes, in: loan))
+                // The inflater writes into the buffer again once this returns.
+                loan.waitUntilReturned()
+            }
+            return
+        }
+        var size = EntrySize(entry)
+        try digests.begin(entry, expectedSHA256: manifest.file(named: entry.name)?.sha256)
+        let whole = try source.forEachLentPiece(at: dataOffset, count: entry.compressedSize) { piece in
+            try Interruption.check()
+            try size.add(piece.bytes.count)
+            digests.add(piece)
+            try sink(piece)
+        }
+        guard whole else { throw GoshuinError.zipMalformed("\(entry.name)'s data runs past the end of the file") }
+        try size.finish()
+        digests.end()
     }
 
     /// Streams `entry`'s data to `sink`, checking that exactly the declared size arrives with the declared
@@ -183,30 +243,63 @@ package final class BackupArchive {
 /// CRC-32; the SHA-256 for the manifest.
 final class EntryCheck {
     private let entry: ZipEntry
-    private let hasher: SHA256Hasher
-    private var checksum = CRC32()
-    private var total: UInt64 = 0
+    private var size: EntrySize
+    private let digest: EntryDigest
 
     init(_ entry: ZipEntry) throws {
         self.entry = entry
-        hasher = try SHA256Hasher()
+        size = EntrySize(entry)
+        digest = try EntryDigest()
     }
 
     func add(_ bytes: UnsafeRawBufferPointer) throws {
-        total += UInt64(bytes.count)
+        try size.add(bytes.count)
+        try digest.add(bytes)
+    }
+
+    func finish() throws -> [UInt8] {
+        try size.finish()
+        return try digest.finish(checking: entry)
+    }
+}
+
+/// An entry's size as its data arrives: never more than declared at any moment, exactly that at the end.
+struct EntrySize {
+    private let entry: ZipEntry
+    private var total: UInt64 = 0
+
+    init(_ entry: ZipEntry) { self.entry = entry }
+
+    mutating func add(_ count: Int) throws {
+        total += UInt64(count)
         guard total <= entry.uncompressedSize else {
             throw GoshuinError(
                 .entryCorrupt, "\(entry.name) holds more than the \(entry.uncompressedSize) bytes it declares")
         }
-        checksum.update(bytes)
-        try hasher.update(bytes)
     }
 
-    func finish() throws -> [UInt8] {
+    func finish() throws {
         guard total == entry.uncompressedSize else {
             throw GoshuinError(
                 .entryCorrupt, "\(entry.name) holds \(total) bytes, not the \(entry.uncompressedSize) it declares")
         }
+    }
+}
+
+/// An entry's CRC-32, checked against its ZIP record, and its SHA-256, for the manifest.
+final class EntryDigest {
+    private let hasher: SHA256Hasher
+    private var checksum = CRC32()
+
+    init() throws { hasher = try SHA256Hasher() }
+
+    func add(_ bytes: UnsafeRawBufferPointer) throws {
+        checksum.update(bytes)
+        try hasher.update(bytes)
+    }
+
+    /// The SHA-256, once the CRC-32 matched `entry`'s.
+    func finish(checking entry: ZipEntry) throws -> [UInt8] {
         guard checksum.value == entry.crc32 else {
             throw GoshuinError.entryCorrupt("\(entry.name) fails its CRC-32")
         }

@@ -69,12 +69,13 @@ package enum BackupExtractor {
     ) throws {
         let total = archive.directory.totalUncompressedSize
         var done: UInt64 = 0
-        // Written on a thread of its own while this one checks; every byte is on disk before the folder
-        // moves into place (the writer is drained first), and the files' dates are the backup's.
+        // Written on a thread of its own, straight from the decrypted chunks, while others hash them; every
+        // byte is on disk before the folder moves into place (the writer is drained first), and the files'
+        // dates are the backup's.
         let writer = try BackgroundWriter()
-        try archive.readEveryEntry(checkedAgainst: manifest) { entry, read in
+        try archive.lendEveryEntry(checkedAgainst: manifest) { entry, read in
             writer.begin(try staging.createFile(entry.name), name: entry.name)
-            try read { bytes in try writer.write(bytes) }
+            try read { piece in try writer.write(lent: piece) }
             try writer.end(modificationTime: entry.modificationTime)
             done += entry.uncompressedSize
             progress?(.payload(bytesDone: done, bytesTotal: total))

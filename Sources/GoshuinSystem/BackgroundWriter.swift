@@ -1,7 +1,9 @@
-/// Writes files on a thread of its own from buffers the caller fills: extracting a backup then writes on
-/// one core while it hashes and checks on the other. Each file is written in order, then given its time,
-/// synced and closed there too; ``drain()`` waits for all of it and reports the first failure, so a folder
-/// is moved into place only once every byte of it is on disk.
+/// Writes files on a thread of its own, straight from buffers lent to it (``write(lent:)``: a decrypted
+/// chunk, no copy) or from its own buffers the caller fills (``write(_:)``): extracting a backup then
+/// writes on one core while it hashes and checks on the other. Each file is written in order, its writeback
+/// started as each piece is written, then given its time, synced and closed there too (the sync waits only
+/// for the last pieces: `Spec/decisions/0043`); ``drain()`` waits for all of it and reports the first
+/// failure, so a folder is moved into place only once every byte of it is on disk.
 package final class BackgroundWriter {
     /// The size of each buffer handed over.
     package static let bufferSize = 1 << 20
@@ -58,6 +60,17 @@ package final class BackgroundWriter {
         }
     }
 
+    /// Appends the bytes `lent` to the file begun, written from the lent buffer itself, which the writer
+    /// borrows until they are written.
+    package func write(lent: LentBytes) throws {
+        guard lent.bytes.count > 0 else { return }
+        if let filling = current, filling.filled > 0 { state.enqueue(.data(filling.buffer, filling.filled)) }
+        current = nil
+        lent.loan.borrow()
+        state.enqueue(.lent(lent))
+        if let failure = state.failure { throw failure }
+    }
+
     /// Ends the file begun: what is left of it is written, then its access and modification times are set
     /// to `modificationTime` (when given), and it is synced and closed, on the writing thread.
     package func end(modificationTime: Int?) throws {
@@ -74,6 +87,7 @@ package final class BackgroundWriter {
     private enum Job {
         case begin(FileDescriptor, String)
         case data(AllocatedBytes, Int)
+        case lent(LentBytes)
         case end(Int?)
     }
 
@@ -87,6 +101,8 @@ package final class BackgroundWriter {
         private var stopping = false
         private var error: GoshuinError?
         private var file: (descriptor: FileDescriptor, name: String)?
+        /// How many bytes of `file` are written.
+        private var written: Int64 = 0
 
         init(free: [AllocatedBytes]) { self.free = free }
 
@@ -133,6 +149,8 @@ package final class BackgroundWriter {
                 } catch {
                     lock.withLock { if self.error == nil { self.error = error.goshuinError("cannot write") } }
                 }
+                // A lent buffer goes back to its owner whatever became of the job.
+                if case .lent(let lent) = job { lent.loan.giveBack() }
                 lock.withLock {
                     if case .data(let buffer, _) = job { free.append(buffer) }
                     busy = false
@@ -145,11 +163,11 @@ package final class BackgroundWriter {
             switch job {
             case .begin(let descriptor, let name):
                 file = (descriptor, name)
+                written = 0
             case .data(let buffer, let count):
-                guard let (descriptor, name) = file else { return }
-                try describingFailure("cannot write \(DisplayText.quoted(name))") {
-                    try descriptor.writeAll(UnsafeRawBufferPointer(rebasing: buffer.bytes[0..<count]))
-                }
+                try append(UnsafeRawBufferPointer(rebasing: buffer.bytes[0..<count]))
+            case .lent(let lent):
+                try append(lent.bytes)
             case .end(let modificationTime):
                 guard let (descriptor, name) = file else { return }
                 file = nil
@@ -164,6 +182,14 @@ package final class BackgroundWriter {
                 }
                 try describingFailure("cannot close \(DisplayText.quoted(name))") { try descriptor.close() }
             }
+        }
+
+        /// Writes `bytes` at the end of the file, and starts their writeback at once.
+        private func append(_ bytes: UnsafeRawBufferPointer) throws {
+            guard let (descriptor, name) = file else { return }
+            try describingFailure("cannot write \(DisplayText.quoted(name))") { try descriptor.writeAll(bytes) }
+            descriptor.startWriteback(offset: written, count: bytes.count)
+            written += Int64(bytes.count)
         }
     }
 }

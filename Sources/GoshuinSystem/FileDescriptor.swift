@@ -149,4 +149,10 @@ package struct FileDescriptor: Hashable, Sendable {
 
     /// Flushes the file's data and metadata to storage (`fsync(2)`).
     package func sync() throws(Errno) { try SystemCall.sync(rawValue) }
+
+    /// Starts writing the `count` bytes at `offset` back to storage without waiting for them, so that the
+    /// ``sync()`` that follows is short; a hint, never a failure.
+    package func startWriteback(offset: Int64, count: Int) {
+        SystemCall.startWriteback(rawValue, offset: offset, count: count)
+    }
 }

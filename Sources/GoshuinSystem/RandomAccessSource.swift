@@ -11,6 +11,11 @@ package protocol RandomAccessSource: AnyObject {
     /// copying them where the source can; false, after handing what there is, if the source ends first.
     func forEachPiece(at offset: UInt64, count: UInt64, _ body: (UnsafeRawBufferPointer) throws -> Void) throws
         -> Bool
+
+    /// Like ``forEachPiece(at:count:_:)``, but each piece is lent: a consumer may borrow it
+    /// (``BufferLoan/borrow()``) and use it on another thread until it gives it back; the source writes into
+    /// a lent buffer again only once every borrower has.
+    func forEachLentPiece(at offset: UInt64, count: UInt64, _ body: (LentBytes) throws -> Void) throws -> Bool
 }
 
 extension RandomAccessSource {
@@ -25,6 +30,24 @@ extension RandomAccessSource {
             let piece = UnsafeMutableRawBufferPointer(rebasing: buffer.bytes[0..<wanted])
             guard try readExactly(at: offset + done, into: piece) else { return false }
             try body(UnsafeRawBufferPointer(piece))
+            done += UInt64(wanted)
+        }
+        return true
+    }
+
+    /// Lends the pieces of one buffer of 64 KiB, waiting after each piece until its borrowers gave it back:
+    /// for sources that have nothing to lend.
+    package func forEachLentPiece(at offset: UInt64, count: UInt64, _ body: (LentBytes) throws -> Void) throws
+        -> Bool
+    {
+        let loan = BufferLoan(try AllocatedBytes(count: Int(min(count, 1 << 16)), wipesOnRelease: true))
+        var done: UInt64 = 0
+        while done < count {
+            let wanted = Int(min(UInt64(loan.buffer.bytes.count), count - done))
+            let piece = UnsafeMutableRawBufferPointer(rebasing: loan.buffer.bytes[0..<wanted])
+            guard try readExactly(at: offset + done, into: piece) else { return false }
+            defer { loan.waitUntilReturned() }
+            try body(LentBytes(UnsafeRawBufferPointer(piece), in: loan))
             done += UInt64(wanted)
         }
         return true

@@ -62,6 +62,13 @@ extension SystemCall {
         _ = try retryOnInterrupt(.sync) { fsync(descriptor) }
     }
 
+    /// Starts writing `count` bytes at `offset` of `descriptor` back to its storage, without waiting
+    /// (`sync_file_range(SYNC_FILE_RANGE_WRITE)`): a later `fsync` then waits only for what is left. Only a
+    /// hint: a file system that has nothing to write back (tmpfs) or refuses it is no failure.
+    static func startWriteback(_ descriptor: Int32, offset: Int64, count: Int) {
+        _ = goshuin_start_writeback(descriptor, Int(offset), count)
+    }
+
     static func status(_ descriptor: Int32) throws(Errno) -> FileStatus {
         var info = stat()
         _ = try retryOnInterrupt { fstat(descriptor, &info) }

@@ -10,8 +10,9 @@
 /// Memory: one chunk record for decrypting, and up to ``cachedChunkLimit`` decrypted chunks, fewer when
 /// chunks are so large that more would pass the chunk memory budget (`Spec/decisions/0010`).
 public final class DecryptingReader: RandomAccessSource {
-    /// The most decrypted chunks kept.
-    package static let cachedChunkLimit = 3
+    /// The most decrypted chunks kept: enough for the chunks a writing and a hashing thread still hold while
+    /// the next is read.
+    package static let cachedChunkLimit = 4
 
     /// The header, authenticated once the reader exists (its final chunk authenticated with it as AAD).
     package let header: Header
@@ -25,8 +26,9 @@ public final class DecryptingReader: RandomAccessSource {
 
     private let reader: ChunkReader
     /// Decrypted chunks, least recently used first: each a record decrypted in place, its plaintext at the
-    /// geometry's plaintext start; a slot's memory is reused once the cache is full.
-    private var cache: [(index: UInt64, slot: AllocatedBytes)] = []
+    /// geometry's plaintext start, lent to whoever borrowed a piece of it (``forEachLentPiece(at:count:_:)``);
+    /// a slot's memory is reused once the cache is full and every borrower gave it back.
+    private var cache: [(index: UInt64, slot: BufferLoan)] = []
     private let cacheLimit: Int
     /// Decrypts the next chunk on another thread while the caller reads in order; `nil` where the memory
     /// budget leaves no room for its two buffers. Stopped before the file it reads may close (`deinit`).
@@ -160,16 +162,25 @@ public final class DecryptingReader: RandomAccessSource {
     package func forEachPiece(at offset: UInt64, count: UInt64, _ body: (UnsafeRawBufferPointer) throws -> Void)
         throws -> Bool
     {
+        try forEachLentPiece(at: offset, count: count) { try body($0.bytes) }
+    }
+
+    /// Lends `body` the payload's bytes at `offset` in the decrypted chunks themselves, a chunk's part at a
+    /// time: a piece borrowed (``BufferLoan/borrow()``) stays as it is until given back, however many
+    /// chunks are read meanwhile, and the chunk's memory is reused only after that.
+    package func forEachLentPiece(at offset: UInt64, count: UInt64, _ body: (LentBytes) throws -> Void) throws
+        -> Bool
+    {
         let layout = header.layout
         var position = offset
         let end = offset.addingReportingOverflow(count)
         guard !end.overflow else { return false }
         while position < min(end.partialValue, size) {
             let index = layout.chunkIndex(containing: position)
-            let plaintext = try chunk(index)
+            let (plaintext, slot) = try lentChunk(index)
             let start = Int(position - layout.plaintextOffset(ofChunk: index))
             let length = Int(min(UInt64(plaintext.count - start), end.partialValue - position))
-            try body(UnsafeRawBufferPointer(rebasing: plaintext[start..<start + length]))
+            try body(LentBytes(UnsafeRawBufferPointer(rebasing: plaintext[start..<start + length]), in: slot))
             position += UInt64(length)
         }
         return end.partialValue <= size
@@ -184,11 +195,15 @@ public final class DecryptingReader: RandomAccessSource {
 
     /// The plaintext of chunk `index`, from the cache or decrypted and authenticated now; valid until the
     /// next call.
-    private func chunk(_ index: UInt64) throws -> UnsafeRawBufferPointer {
+    private func chunk(_ index: UInt64) throws -> UnsafeRawBufferPointer { try lentChunk(index).plaintext }
+
+    /// The plaintext of chunk `index` and the slot that holds it, from the cache or decrypted and
+    /// authenticated now; valid until the next call, and as long as a borrower holds the slot.
+    private func lentChunk(_ index: UInt64) throws -> (plaintext: UnsafeRawBufferPointer, slot: BufferLoan) {
         let length = header.layout.plaintextLength(ofChunk: index)
         let start = header.layout.geometry.plaintextStart
-        func plaintext(_ slot: AllocatedBytes) -> UnsafeRawBufferPointer {
-            UnsafeRawBufferPointer(rebasing: slot.bytes[start..<start + length])
+        func plaintext(_ slot: BufferLoan) -> (plaintext: UnsafeRawBufferPointer, slot: BufferLoan) {
+            (UnsafeRawBufferPointer(rebasing: slot.buffer.bytes[start..<start + length]), slot)
         }
         if let hit = cache.firstIndex(where: { $0.index == index }) {
             let entry = cache.remove(at: hit)
@@ -202,10 +217,14 @@ public final class DecryptingReader: RandomAccessSource {
             if let prefetcher, lastChunk.map({ $0 + 1 == index }) ?? (index == 0) { prefetcher.prefetch(index + 1) }
             lastChunk = index
         }
-        let freeSlot = { [self] in
-            cache.count >= cacheLimit
-                ? cache.removeFirst().slot
-                : try AllocatedBytes(count: header.layout.largestRecordLength, wipesOnRelease: true)
+        // The least recently used slot, once whoever borrowed a piece of it gave it back.
+        let freeSlot = { [self] () throws -> AllocatedBytes in
+            guard cache.count >= cacheLimit else {
+                return try AllocatedBytes(count: header.layout.largestRecordLength, wipesOnRelease: true)
+            }
+            let evicted = cache.removeFirst().slot
+            evicted.waitUntilReturned()
+            return evicted.buffer
         }
         do {
             return try decrypt(index, into: freeSlot, plaintext: plaintext)
@@ -219,10 +238,11 @@ public final class DecryptingReader: RandomAccessSource {
     /// the slot that caches it.
     private func decrypt(
         _ index: UInt64, into freeSlot: () throws -> AllocatedBytes,
-        plaintext: (AllocatedBytes) -> UnsafeRawBufferPointer
-    ) throws -> UnsafeRawBufferPointer {
+        plaintext: (BufferLoan) -> (plaintext: UnsafeRawBufferPointer, slot: BufferLoan)
+    ) throws -> (plaintext: UnsafeRawBufferPointer, slot: BufferLoan) {
         switch try prefetcher?.take(index, replacement: freeSlot) {
-        case .authentic(let slot)?:
+        case .authentic(let buffer)?:
+            let slot = BufferLoan(buffer)
             cache.append((index, slot))
             return plaintext(slot)
         case .failsAuthentication?:
@@ -231,8 +251,9 @@ public final class DecryptingReader: RandomAccessSource {
             break
         }
         // Decrypted in place in the slot that caches it: no copy.
-        let slot = try freeSlot()
-        guard try reader.authenticate(chunk: index, in: slot) != nil else { throw try verdict(failing: index) }
+        let buffer = try freeSlot()
+        guard try reader.authenticate(chunk: index, in: buffer) != nil else { throw try verdict(failing: index) }
+        let slot = BufferLoan(buffer)
         cache.append((index, slot))
         return plaintext(slot)
     }
