@@ -44,12 +44,17 @@ import Testing
     @Test func aStopDuringRepairLeavesTheDamagedFileAsItWas() async {
         await #expect(processExitsWith: .success) {
             let folder = ScratchFolder()
-            let path = folder.write("data.bin", Recovery.noise(20_000_000))
+            // Large enough that the rebuilding and the writing that follows it report progress at least once
+            // on a fast machine; the stop is asked at the first report of either, before the commit.
+            let path = folder.write("data.bin", Recovery.noise(64_000_000))
             try? RecoverySet.protect(filePath: path)
             Recovery.overwrite(path, at: 1_000_000, count: 100)
             Self.expectStopped(in: folder) {
                 try RecoverySet.repair(filePath: path, to: .inPlace) { event in
-                    if case .rebuilding = event { Interruption.request() }
+                    switch event {
+                    case .rebuilding, .writing: Interruption.request()
+                    default: break
+                    }
                 }
             }
         }
