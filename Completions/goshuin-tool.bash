@@ -45,7 +45,7 @@ _goshuin_tool() {
     local -a options
     case $command in
     seal)
-        options=(-o --output --format --iterations --chunk-size --leave-out-unsupported --passphrase-file
+        options=(-o --output --format --iterations --chunk-size --leave-out-unsupported --recovery --passphrase-file
             --passphrase-fd --force -q --quiet --json -h --help)
         ;;
     open)
@@ -91,6 +91,10 @@ _goshuin_tool() {
             return
             ;;
         --recovery)
+            if [[ $command == seal ]]; then
+                _goshuin_tool_reply -W '5% 10% 20%' -- "$cur"
+                return
+            fi
             compopt -o filenames 2>/dev/null
             _goshuin_tool_reply -f -X '!*.par2' -- "$cur"
             _goshuin_tool_reply -d -- "$cur"

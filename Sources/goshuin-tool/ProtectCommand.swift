@@ -46,7 +46,8 @@ enum ProtectCommand: ToolCommand {
             filePath: path, redundancy: redundancy ?? .default, replaceExisting: arguments.has(.force),
             progress: context.reporter.recoveryHandler)
         Console.result(resultLine(files, of: path))
-        return CommandResult(summary: summary([("file", .string(path))] + members(files, redundancy ?? .default)))
+        return CommandResult(
+            summary: summary([("file", .string(path))] + members(files, redundancy ?? .default, of: path)))
     }
 
     /// What a set written says on standard error: its files and what it repairs.
@@ -58,12 +59,15 @@ enum ProtectCommand: ToolCommand {
             + " next to the file"
     }
 
-    /// The JSON members of a set written.
-    static func members(_ files: RecoverySetFiles, _ redundancy: RecoveryRedundancy) -> [(
+    /// The JSON members of a set written for the file at `path`, its files named as that path is.
+    static func members(_ files: RecoverySetFiles, _ redundancy: RecoveryRedundancy, of path: String) -> [(
         key: String, value: JSONValue
     )] {
-        [
-            ("indexFile", .string(files.indexPath)), ("volumeFile", .string(files.volumePath)),
+        let parent = FileSystem.parentDirectory(of: path)
+        let folder = !path.contains("/") ? "" : parent == "/" ? "/" : parent + "/"
+        return [
+            ("indexFile", .string(folder + FileSystem.lastComponent(of: files.indexPath))),
+            ("volumeFile", .string(folder + FileSystem.lastComponent(of: files.volumePath))),
             ("redundancy", .string(redundancy.description)), ("sliceSize", .integer(files.sliceSize)),
             ("sliceCount", .integer(files.inputSlices)), ("recoverySliceCount", .integer(files.recoverySlices)),
             ("recoveryBytes", .integer(files.bytes)),

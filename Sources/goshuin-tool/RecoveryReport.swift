@@ -79,8 +79,9 @@ enum RecoveryReport {
     /// One line for an intact file.
     static func intactLine(_ verification: RecoveryVerification) -> String {
         "intact: every slice and the whole file match \(setName(verification))"
-            + " (\(verification.recoverySlicesAvailable) recovery slices: up to"
-            + " \(verification.recoverySlicesAvailable) damaged slices can be rebuilt)"
+            + " (\(verification.recoverySlicesAvailable) recovery"
+            + " \(verification.recoverySlicesAvailable == 1 ? "slice" : "slices"): up to"
+            + " \(slices(verification.recoverySlicesAvailable)) can be rebuilt)"
     }
 
     /// The JSON of a check: the same as the line says, as numbers and lists.

@@ -1,5 +1,6 @@
 import Foundation
 import GoshuinFormat
+import GoshuinTestSupport
 import Testing
 
 @testable import GoshuinRecovery
@@ -12,9 +13,10 @@ import Testing
 /// critical packets gone, `recovery_set_invalid`) and say how many slices are damaged and how many recovery
 /// slices are available, leaving the damaged file as it was.
 ///
-/// `GOSHUIN_RECOVERY_TRIALS` sets the trials of each kind per backup (2 by default; the slow tier runs 1,000:
-/// `GOSHUIN_RECOVERY_TRIALS=1000 swift test -c release --filter DamageTrialTests`).
-@Suite(.serialized) struct DamageTrialTests {
+/// A campaign of the slow tier. `GOSHUIN_RECOVERY_TRIALS` sets the trials of each kind per backup (2 by
+/// default; `.ci/run` sets how many fit in its time, and the full 1,000 is
+/// `GOSHUIN_SLOW_TESTS=1 GOSHUIN_RECOVERY_TRIALS=1000 swift test --filter DamageTrialTests`).
+@Suite(.slowTier, .serialized) struct DamageTrialTests {
     static var trialsPerKind: Int {
         ProcessInfo.processInfo.environment["GOSHUIN_RECOVERY_TRIALS"].flatMap(Int.init) ?? 2
     }

@@ -75,6 +75,8 @@ struct ProtectedBackupFixture {
         #expect(summary["ok"] as? Bool == true && summary["command"] as? String == "protect")
         #expect(summary["sliceCount"] as? Int == 245 && summary["recoverySliceCount"] as? Int == 13)
         #expect(summary["sliceSize"] as? Int == ProtectedBackupFixture.recordLength, "slices of whole records")
+        #expect(summary["indexFile"] as? String == "backup.goshuin.par2")
+        #expect(summary["volumeFile"] as? String == "backup.goshuin.vol00+13.par2")
         #expect(summary["redundancy"] as? String == "5%")
         #expect(fixture.directory.entries == ["backup.goshuin"] + Self.setFiles, "nothing else is left")
         for name in Self.setFiles {
@@ -357,5 +359,78 @@ struct ProtectedBackupFixture {
         #expect(
             fixture.directory.entries == (["backup.goshuin", "fixed.goshuin"] + setFiles).sorted(),
             "nothing else is written")
+    }
+}
+
+/// `seal --recovery`: the set written while sealing is the very set `protect` makes of the sealed file, for a
+/// file and a folder, in both formats; nothing of it is left when sealing fails or is refused.
+@Suite struct SealWithRecoveryTests {
+    static let environment = ["GOSHUIN_PASSPHRASE": ProtectedBackupFixture.passphrase]
+
+    /// Seals `input` into `output` with `options`, then checks the set beside it against `protect`'s.
+    func sealAndCompare(_ input: String, _ output: String, _ options: [String], in directory: Scratch) throws {
+        let sealed = try ToolRunner.run(
+            ["seal", input, "-o", output, "--iterations", "1000", "--recovery", "5%", "--json"] + options,
+            in: directory.path, environment: Self.environment)
+        try #require(sealed.status == 0, "\(options): \(sealed.stderr)")
+        let summary = try ProtectedBackupFixture.json(sealed)
+        let recovery = try #require(summary["recovery"] as? [String: Any], "\(sealed.stdout)")
+        let index = try #require(recovery["indexFile"] as? String)
+        let volume = try #require(recovery["volumeFile"] as? String)
+        #expect(index == output + ".par2" && volume.hasPrefix(output + ".vol0"))
+        let streamed = (directory.bytes(index), directory.bytes(volume))
+        for name in [index, volume] { try FileManager.default.removeItem(atPath: directory.path + "/" + name) }
+        let protect = try ToolRunner.run(["protect", output], in: directory.path)
+        #expect(protect.status == 0, "\(protect.stderr)")
+        #expect(directory.bytes(index) == streamed.0, "\(options): the index is protect's, byte for byte")
+        #expect(directory.bytes(volume) == streamed.1, "\(options): the volume is protect's, byte for byte")
+        let verify = try ToolRunner.run(["verify", output], in: directory.path, environment: Self.environment)
+        #expect(verify.status == 0 && verify.stdout.contains("recovery     intact"), "\(verify.stdout)")
+    }
+
+    @Test(arguments: [["--format", "1"], ["--format", "2"], ["--format", "2", "--chunk-size", "1KiB"]])
+    func aFileAndAFolderSealedWithTheirSets(options: [String]) throws {
+        let directory = Scratch()
+        directory.write("payload.bin", (0..<700_000).map { UInt8(truncatingIfNeeded: ($0 &* 2_654_435_761) >> 13) })
+        let chunkSize = options.contains("--chunk-size") ? [] : ["--chunk-size", "4KiB"]
+        try sealAndCompare("payload.bin", "file.goshuin", options + chunkSize, in: directory)
+        try FileManager.default.createDirectory(atPath: directory.path + "/folder", withIntermediateDirectories: true)
+        directory.write("folder/records.csv", Array("date,shrine\n2026-01-01,Meiji Jingu\n".utf8))
+        for index in 1...4 {
+            directory.write(
+                "folder/IMG_000\(index).jpg", (0..<90_000).map { UInt8(truncatingIfNeeded: $0 &* (index * 37 + 11)) })
+        }
+        try sealAndCompare("folder", "folder.goshuin", options, in: directory)
+    }
+
+    @Test func whatCannotBeProtectedWhileSealingIsRefusedAndNothingIsLeft() throws {
+        let directory = Scratch()
+        directory.write("payload.bin", Array(repeating: 7, count: 50_000))
+        let run = { (arguments: [String], environment: [String: String]) in
+            try ToolRunner.run(
+                ["seal"] + arguments + ["--iterations", "1000"], in: directory.path, environment: environment)
+        }
+        let toStandardOutput = try run(["payload.bin", "-o", "-", "--recovery", "5%"], Self.environment)
+        #expect(toStandardOutput.status == 64, "\(toStandardOutput.stderr)")
+        let stream = try ToolRunner.run(
+            ["seal", "-", "--format", "2", "-o", "s.goshuin", "--recovery", "5%"], in: directory.path,
+            stdin: [1, 2, 3],
+            environment: Self.environment)
+        #expect(stream.status == 64 && stream.stderr.contains("goshuin-tool protect s.goshuin"), "\(stream.stderr)")
+        let badShare = try run(["payload.bin", "-o", "b.goshuin", "--recovery", "200%"], Self.environment)
+        #expect(badShare.status == 64, "\(badShare.stderr)")
+        // Refused at the passphrase: neither the file nor any of its set is left.
+        let empty = try run(["payload.bin", "-o", "e.goshuin", "--recovery", "5%"], ["GOSHUIN_PASSPHRASE": ""])
+        #expect(empty.status == 64 && empty.stderr.contains("empty_passphrase"), "\(empty.stderr)")
+        #expect(directory.entries == ["payload.bin"], "nothing is left: \(directory.entries)")
+        // A set already beside the output is refused before anything is written, unless --force.
+        directory.write("x.goshuin.par2", [1, 2, 3, 4])
+        let existing = try run(["payload.bin", "-o", "x.goshuin", "--recovery", "5%"], Self.environment)
+        #expect(existing.status == 73 && existing.stderr.contains("output_exists"), "\(existing.stderr)")
+        #expect(directory.entries == ["payload.bin", "x.goshuin.par2"])
+        let forced = try run(["payload.bin", "-o", "x.goshuin", "--recovery", "5%", "--force"], Self.environment)
+        #expect(forced.status == 0, "\(forced.stderr)")
+        #expect(directory.entries == ["payload.bin", "x.goshuin", "x.goshuin.par2", "x.goshuin.vol0+2.par2"])
+        #expect(forced.stderr.contains("protected x.goshuin: x.goshuin.par2 and x.goshuin.vol0+2.par2"))
     }
 }

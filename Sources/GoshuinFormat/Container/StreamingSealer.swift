@@ -1,5 +1,12 @@
 /// Sees every byte of a payload once, in order, before it is sealed: on a thread of its own in a
 /// ``StreamingSealer``, so that hashing what is sealed takes a core of its own.
+/// Sees the sealed file's bytes as they are written, in file order (the header, then each record), from one
+/// thread at a time: what `seal --recovery` computes a recovery set from without reading the file back.
+package protocol SealedBytesObserver: AnyObject {
+    /// The next bytes of the file.
+    func sealed(_ bytes: UnsafeRawBufferPointer) throws
+}
+
 package protocol PayloadObserver: AnyObject {
     /// The payload's bytes from `offset`.
     func observe(_ bytes: UnsafeRawBufferPointer, at offset: UInt64) throws
@@ -33,6 +40,8 @@ public final class StreamingSealer {
     /// The plaintext bytes a record buffer holds.
     private let recordCapacity: Int
     private let progress: ProgressHandler?
+    /// Shown every record once written, in index order (``SharedState/deliverInTurn(_:_:)``).
+    private let sealedBytes: SealedBytesObserver?
     private let state: SharedState
     private var threads: [WorkerThreads.Started] = []
     /// The record being filled: its chunk index, how many plaintext bytes it holds, how many of them the
@@ -55,7 +64,7 @@ public final class StreamingSealer {
     ///   stream whose length is learnt at its end.
     package init(
         into output: FileDescriptor, header keyed: KeyedHeader, plaintextLength: UInt64?, workerCount: Int,
-        observer: PayloadObserver?, progress: ProgressHandler?
+        observer: PayloadObserver?, sealedBytes: SealedBytesObserver? = nil, progress: ProgressHandler?
     ) throws {
         self.output = output
         self.keyed = keyed
@@ -68,6 +77,8 @@ public final class StreamingSealer {
         try describingFailure("cannot write the output") {
             try keyed.bytes.withUnsafeBytes { try output.writeAll($0, atOffset: 0) }
         }
+        try keyed.bytes.withUnsafeBytes { try sealedBytes?.sealed($0) }
+        self.sealedBytes = sealedBytes
         let workerCount = max(1, min(workerCount, Int(min(layout?.chunkCount ?? 64, 64))))
         let recordLength = geometry.recordLength(plaintextLength: recordCapacity)
         // One record per worker, one the observer reads, and two the caller fills meanwhile; within the
@@ -90,7 +101,8 @@ public final class StreamingSealer {
         }
         var workers = 0
         for _ in 0..<min(workerCount, buffers.count - 1) {
-            let work = Work(state: state, cipher: try keyed.cipher(), geometry: geometry, output: output)
+            let work = Work(
+                state: state, cipher: try keyed.cipher(), geometry: geometry, output: output, sealedBytes: sealedBytes)
             guard let thread = WorkerThreads.start({ work.run() }) else {
                 break
             }
@@ -193,6 +205,8 @@ public final class StreamingSealer {
         try describingFailure("cannot write the output") {
             try output.writeAll(UnsafeRawBufferPointer(record), atOffset: Int64(geometry.recordOffset(ofChunk: index)))
         }
+        // Every earlier record was shown by the workers, which have all ended.
+        try sealedBytes?.sealed(UnsafeRawBufferPointer(record))
     }
 
     /// The free plaintext part of the record being filled, a new record taken when there is none.
@@ -286,6 +300,8 @@ public final class StreamingSealer {
         private var pending: [(index: UInt64, buffer: AllocatedBytes, length: Int)] = []
         private var closing = false
         private var error: GoshuinError?
+        /// The record whose turn it is to be shown to a ``SealedBytesObserver``.
+        private var nextToShow: UInt64 = 0
 
         init(free: [AllocatedBytes], observing: Bool) {
             self.free = free
@@ -351,6 +367,17 @@ public final class StreamingSealer {
 
         func recycle(_ buffer: AllocatedBytes) { lock.withLock { free.append(buffer) } }
 
+        /// Waits until every record before `index` was shown, then runs `show` (no other record is shown
+        /// meanwhile) and passes the turn on. Records are taken to be sealed in index order, so the one whose
+        /// turn it is is always being sealed.
+        func deliverInTurn(_ index: UInt64, _ show: () throws -> Void) throws {
+            try lock.wait(until: { nextToShow == index || error != nil }) {
+                if let error { throw error }
+            }
+            try show()
+            lock.withLock { nextToShow = index + 1 }
+        }
+
         func fail(_ failure: GoshuinError) {
             lock.withLock {
                 observerBusy = false
@@ -392,17 +419,23 @@ public final class StreamingSealer {
 
     /// One worker: seals full records (never version 2's final one) in place and writes them at their offsets.
     private final class Work: @unchecked Sendable {
-        // @unchecked: the cipher is this worker's alone; the state is locked; the rest is immutable.
+        // @unchecked: the cipher is this worker's alone; the state is locked; the sealed bytes' observer is
+        // called by one worker at a time (``SharedState/deliverInTurn(_:_:)``); the rest is immutable.
         let state: SharedState
         let cipher: ChunkCipher
         let geometry: ChunkGeometry
         let output: FileDescriptor
+        let sealedBytes: SealedBytesObserver?
 
-        init(state: SharedState, cipher: ChunkCipher, geometry: ChunkGeometry, output: FileDescriptor) {
+        init(
+            state: SharedState, cipher: ChunkCipher, geometry: ChunkGeometry, output: FileDescriptor,
+            sealedBytes: SealedBytesObserver?
+        ) {
             self.state = state
             self.cipher = cipher
             self.geometry = geometry
             self.output = output
+            self.sealedBytes = sealedBytes
         }
 
         func run() {
@@ -414,6 +447,9 @@ public final class StreamingSealer {
                     try describingFailure("cannot write the output") {
                         try output.writeAll(
                             UnsafeRawBufferPointer(record), atOffset: Int64(geometry.recordOffset(ofChunk: index)))
+                    }
+                    if let sealedBytes {
+                        try state.deliverInTurn(index) { try sealedBytes.sealed(UnsafeRawBufferPointer(record)) }
                     }
                     state.recycle(buffer)
                 } catch {
