@@ -113,7 +113,7 @@ import Testing
                 var damagedSlices = 0
                 for slice in 0..<set.inputSlices {
                     let range = (slice * sliceSize)..<min(original.count, (slice + 1) * sliceSize)
-                    if range.upperBound > file.count || file[range] != original[range] { damagedSlices += 1 }
+                    if range.upperBound > file.count || !Recovery.same(file, original, range) { damagedSlices += 1 }
                 }
                 func survives(_ place: PacketPlace) -> Bool {
                     if place.inIndex { return !indexDeleted }
@@ -136,7 +136,7 @@ import Testing
                     if damagedSlices == 0 {
                         #expect(result.wasIntact, "\(context)")
                     } else {
-                        #expect(Recovery.read(output) == original, "byte for byte: \(context)")
+                        #expect(Recovery.same(Recovery.read(output), original), "byte for byte: \(context)")
                         #expect(result.verification.damagedSliceCount == damagedSlices, "\(context)")
                     }
                     tally[damage.rawValue, default: (0, 0)].repaired += 1
@@ -151,7 +151,7 @@ import Testing
                     } else {
                         #expect(error.code == .recoverySetInvalid, "\(context): \(error)")
                     }
-                    #expect(Recovery.read(path) == file, "the damaged file is left as it was")
+                    #expect(Recovery.same(Recovery.read(path), file), "the damaged file is left as it was")
                     #expect(!FileManager.default.fileExists(atPath: output))
                     tally[damage.rawValue, default: (0, 0)].refused += 1
                 }
