@@ -434,3 +434,35 @@ struct ProtectedBackupFixture {
         #expect(forced.stderr.contains("protected x.goshuin: x.goshuin.par2 and x.goshuin.vol0+2.par2"))
     }
 }
+
+/// Progress on a terminal, for files large enough to need it: each stage on one line, redrawn, then cleared
+/// for the result line.
+@Suite(.slowTier) struct RecoveryProgressTests {
+    @Test func protectAndRepairShowTheirStagesOnATerminal() throws {
+        let directory = Scratch(needing: 400 << 20)
+        var bytes = [UInt8](repeating: 0, count: 80 << 20)
+        var state: UInt64 = 88_172_645_463_325_252
+        for index in stride(from: 0, to: bytes.count, by: 8) {
+            state ^= state << 13
+            state ^= state >> 7
+            state ^= state << 17
+            withUnsafeBytes(of: state) { word in
+                for offset in 0..<8 { bytes[index + offset] = word[offset] }
+            }
+        }
+        directory.write("large.bin", bytes)
+        let protect = try ToolRunner.runOnTerminal(["protect", "large.bin"], in: directory.path, answers: [])
+        #expect(protect.status == 0, "\(protect.screen)")
+        #expect(protect.screen.contains("goshuin-tool: protecting: "), "\(protect.screen.suffix(600))")
+        #expect(protect.screen.contains("protected large.bin: large.bin.par2"))
+        bytes.replaceSubrange(40_000_000..<40_004_096, with: [UInt8](repeating: 0, count: 4_096))
+        directory.write("large.bin", bytes)
+        let repair = try ToolRunner.runOnTerminal(["repair", "large.bin"], in: directory.path, answers: [])
+        #expect(repair.status == 0, "\(repair.screen)")
+        #expect(repair.screen.contains("goshuin-tool: checking: "), "\(repair.screen.suffix(600))")
+        #expect(repair.screen.contains("repaired large.bin into large.repaired.bin"))
+        let quiet = try ToolRunner.runOnTerminal(
+            ["protect", "large.bin", "--force", "-q"], in: directory.path, answers: [])
+        #expect(quiet.status == 0 && !quiet.screen.contains("protecting"), "\(quiet.screen)")
+    }
+}
