@@ -40,7 +40,8 @@ enum RepairCommand: ToolCommand {
             """,
         examples: [
             "goshuin-tool repair backup.goshuin",
-            "goshuin-tool repair backup.goshuin -o fixed.goshuin --recovery backup.goshuin.par2",
+            "goshuin-tool repair backup.goshuin -o fixed.goshuin",
+            "goshuin-tool repair backup.goshuin --recovery backup.goshuin.par2",
             "goshuin-tool repair backup.goshuin --in-place",
         ])
 
