@@ -73,7 +73,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "goshuin-tool",
-            dependencies: ["GoshuinSystem", "GoshuinFormat", "GoshuinBackup", "GoshuinVectors"]
+            dependencies: ["GoshuinSystem", "GoshuinFormat", "GoshuinBackup", "GoshuinRecovery", "GoshuinVectors"]
         ),
         // A developer's tool: random known-answer vector sets for cross-checking other implementations.
         .executableTarget(

@@ -36,7 +36,7 @@ _goshuin_tool() {
         if [[ $cur == -* ]]; then
             _goshuin_tool_reply -W '--version --help -h' -- "$cur"
         else
-            _goshuin_tool_reply -W 'seal open verify inspect check help' -- "$cur"
+            _goshuin_tool_reply -W 'seal open verify protect repair inspect check help' -- "$cur"
         fi
         return
     fi
@@ -45,14 +45,20 @@ _goshuin_tool() {
     local -a options
     case $command in
     seal)
-        options=(-o --output --format --iterations --chunk-size --leave-out-unsupported --passphrase-file
+        options=(-o --output --format --iterations --chunk-size --leave-out-unsupported --recovery --passphrase-file
             --passphrase-fd --force -q --quiet --json -h --help)
         ;;
     open)
         options=(-o --output --extract --salvage --passphrase-file --passphrase-fd --force -q --quiet --json -h --help)
         ;;
     verify)
-        options=(--backup --passphrase-file --passphrase-fd -q --quiet --json -h --help)
+        options=(--backup --recovery --passphrase-file --passphrase-fd -q --quiet --json -h --help)
+        ;;
+    protect)
+        options=(--redundancy --force -q --quiet --json -h --help)
+        ;;
+    repair)
+        options=(-o --output --in-place --recovery --force -q --quiet --json -h --help)
         ;;
     inspect)
         options=(--list --passphrase-file --passphrase-fd --json -h --help)
@@ -61,7 +67,7 @@ _goshuin_tool() {
         options=(--json -h --help)
         ;;
     help)
-        ((COMP_CWORD == 2)) && _goshuin_tool_reply -W 'seal open verify inspect check' -- "$cur"
+        ((COMP_CWORD == 2)) && _goshuin_tool_reply -W 'seal open verify protect repair inspect check' -- "$cur"
         return
         ;;
     *)
@@ -84,8 +90,23 @@ _goshuin_tool() {
             [[ -n $prefix ]] && COMPREPLY=("${COMPREPLY[@]/#/$prefix}")
             return
             ;;
+        --recovery)
+            if [[ $command == seal ]]; then
+                _goshuin_tool_reply -W '5% 10% 20%' -- "$cur"
+                return
+            fi
+            compopt -o filenames 2>/dev/null
+            _goshuin_tool_reply -f -X '!*.par2' -- "$cur"
+            _goshuin_tool_reply -d -- "$cur"
+            [[ -n $prefix ]] && COMPREPLY=("${COMPREPLY[@]/#/$prefix}")
+            return
+            ;;
         --format)
             _goshuin_tool_reply -W '1 2' -- "$cur"
+            return
+            ;;
+        --redundancy)
+            _goshuin_tool_reply -W '5% 10% 20%' -- "$cur"
             return
             ;;
         --iterations | --chunk-size | --passphrase-fd)
@@ -124,7 +145,12 @@ _goshuin_tool() {
     seal) # INPUT: any file, or - for standard input
         _goshuin_tool_reply -f -- "$cur"
         ;;
-    open | verify | inspect) # INPUT.goshuin: .goshuin files (and directories) first, else any file
+    open | verify | inspect | repair) # INPUT.goshuin: .goshuin files (and directories) first, else any file
+        _goshuin_tool_reply -f -X '!*.goshuin' -- "$cur"
+        _goshuin_tool_reply -d -- "$cur"
+        ((${#COMPREPLY[@]})) || _goshuin_tool_reply -f -- "$cur"
+        ;;
+    protect) # FILE: any file, .goshuin files first
         _goshuin_tool_reply -f -X '!*.goshuin' -- "$cur"
         _goshuin_tool_reply -d -- "$cur"
         ((${#COMPREPLY[@]})) || _goshuin_tool_reply -f -- "$cur"

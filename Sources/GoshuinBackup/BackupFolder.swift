@@ -112,10 +112,12 @@ public struct BackupFolder {
     /// ``AtomicOutput``, or a spool for standard output), which evaluates `passphrase`, derives the keys and
     /// writes the backup in one pass.
     ///
+    /// `sealedBytes`, when given, is shown the file's bytes in order as they are written (`seal --recovery`).
+    ///
     /// - Returns: the manifest and the header written.
     package func seal(
         passphrase: @autoclosure () throws -> Passphrase, parameters: SealParameters, spaceNeededIn folder: String,
-        progress: ProgressHandler?,
+        sealedBytes: SealedBytesObserver? = nil, progress: ProgressHandler?,
         placingOutput place: ((FileDescriptor) throws -> SealedBackup) throws -> SealedBackup
     ) throws -> SealedBackup {
         let draft = try parameters.draft(plaintextLength: payloadSize)
@@ -127,7 +129,8 @@ public struct BackupFolder {
                 let writer = BackupZipWriter(folder: self)
                 let sealer = try StreamingSealer(
                     into: output, header: keyed, plaintextLength: payloadSize,
-                    workerCount: ParallelChunks.defaultWorkerCount, observer: writer.digests, progress: progress)
+                    workerCount: ParallelChunks.defaultWorkerCount, observer: writer.digests, sealedBytes: sealedBytes,
+                    progress: progress)
                 let manifest = try writer.write(into: sealer)
                 return SealedBackup(manifest: manifest, header: try sealer.finish())
             }

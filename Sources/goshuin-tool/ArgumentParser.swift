@@ -15,6 +15,9 @@ enum OptionName: String, CaseIterable {
     case leaveOutUnsupported = "--leave-out-unsupported"
     case salvage = "--salvage"
     case format = "--format"
+    case redundancy = "--redundancy"
+    case recovery = "--recovery"
+    case inPlace = "--in-place"
 }
 
 /// One option a command accepts.

@@ -61,22 +61,27 @@ enum Console {
     /// `json`, also as `{"ok": false, "command", "file", "error": {"code", "message"[, "chunkIndex"]}}` on
     /// standard output, `command` and `file` (the input) as a success gives them, when known.
     static func report(_ error: ToolError, json: Bool, command: String? = nil, file: String? = nil) {
-        if json {
-            var members: [(key: String, value: JSONValue)] = [
-                ("code", .string(error.code)), ("message", .string(error.message)),
-            ]
-            if let hint = error.hint { members.append(("hint", .string(hint))) }
-            if let chunkIndex = error.chunkIndex { members.append(("chunkIndex", .integer(chunkIndex))) }
-            if !error.details.isEmpty { members.append(("details", .array(error.details.map { .string($0) }))) }
-            var top: [(key: String, value: JSONValue)] = [("ok", .bool(false))]
-            if let command { top.append(("command", .string(command))) }
-            if let file { top.append(("file", .string(file))) }
-            let object: JSONValue = .object(top + [("error", .object(members))])
-            out(object.serialized() + "\n")
-        }
+        if json { out(failureJSON(error, command: command, file: file).serialized() + "\n") }
         let hint = error.hint.map { "; \($0)" } ?? ""
         self.error(DisplayText.escaped("goshuin-tool: error: \(error.code): \(error.message)\(hint)") + "\n")
         for detail in error.details { self.error("  " + DisplayText.escaped(detail) + "\n") }
+    }
+
+    /// `{"ok": false, "command", "file", "error": {"code", "message"[, "hint", "chunkIndex", "details"]}}`,
+    /// then `more`.
+    static func failureJSON(
+        _ error: ToolError, command: String?, file: String?, more: [(key: String, value: JSONValue)] = []
+    ) -> JSONValue {
+        var members: [(key: String, value: JSONValue)] = [
+            ("code", .string(error.code)), ("message", .string(error.message)),
+        ]
+        if let hint = error.hint { members.append(("hint", .string(hint))) }
+        if let chunkIndex = error.chunkIndex { members.append(("chunkIndex", .integer(chunkIndex))) }
+        if !error.details.isEmpty { members.append(("details", .array(error.details.map { .string($0) }))) }
+        var top: [(key: String, value: JSONValue)] = [("ok", .bool(false))]
+        if let command { top.append(("command", .string(command))) }
+        if let file { top.append(("file", .string(file))) }
+        return .object(top + [("error", .object(members))] + more)
     }
 
     /// Whether notices and the result line are shown (not with `--quiet` or `--json`).

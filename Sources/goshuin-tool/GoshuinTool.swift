@@ -4,7 +4,8 @@ import GoshuinFormat
 enum GoshuinTool {
     /// Every command, in the order help lists them.
     static let commands: [any ToolCommand.Type] = [
-        SealCommand.self, OpenCommand.self, VerifyCommand.self, InspectCommand.self, CheckCommand.self,
+        SealCommand.self, OpenCommand.self, VerifyCommand.self, ProtectCommand.self, RepairCommand.self,
+        InspectCommand.self, CheckCommand.self,
     ]
 
     /// The command called `name`.
@@ -52,7 +53,7 @@ enum GoshuinTool {
             return finishPrinting(result.status)
         } catch let error as GoshuinError where error.errno == Errno.brokenPipe.rawValue {
             ProcessControl.endByBrokenPipe()
-        } catch let failure as InspectCommand.InspectionFailure {
+        } catch let failure as CommandFailure {
             if json { Console.out(failure.summary.serialized() + "\n") }
             Console.report(failure.error, json: false)
             return failure.error.status
@@ -82,6 +83,9 @@ enum GoshuinTool {
         "backup": "goshuin-tool seal FOLDER -o BACKUP.goshuin",
         "list": "goshuin-tool inspect BACKUP.goshuin --list",
         "ls": "goshuin-tool inspect BACKUP.goshuin --list",
+        "fix": "goshuin-tool repair BACKUP.goshuin",
+        "recover": "goshuin-tool repair BACKUP.goshuin",
+        "par2": "goshuin-tool protect BACKUP.goshuin",
     ]
 
     /// A usage error for `name`, suggesting the command it most likely misspells, or the command line for

@@ -16,7 +16,11 @@ enum HelpText {
         ("0", "success"),
         ("1", "check: a vector failed or is malformed"),
         ("64", "usage error (a wrong option, a missing passphrase source, a refused passphrase)"),
-        ("65", "the input is malformed or not authentic (wrong passphrase, damaged or cut file, not a backup)"),
+        (
+            "65",
+            "the input is malformed or not authentic (wrong passphrase, damaged or cut file, not a backup), or its"
+                + " recovery set is missing, unusable or cannot repair it"
+        ),
         ("66", "the input does not exist or cannot be read"),
         ("71", "the system refused the memory the command needs (a memory limit)"),
         ("73", "the output cannot be created, or exists and --force was not given"),
@@ -50,7 +54,7 @@ enum HelpText {
 
     static var overview: String {
         var text = """
-            goshuin-tool — seal, open and check .goshuin encrypted backups
+            goshuin-tool — seal, open, check and repair .goshuin encrypted backups
 
             USAGE
               goshuin-tool COMMAND [ARGUMENTS] [OPTIONS]
@@ -72,6 +76,8 @@ enum HelpText {
               goshuin-tool verify backup.goshuin --backup      # every chunk and every photo
               goshuin-tool open backup.goshuin --extract restored/
               goshuin-tool inspect backup.goshuin              # no passphrase needed
+              goshuin-tool protect backup.goshuin              # recovery files beside it
+              goshuin-tool repair backup.goshuin               # no passphrase needed
 
             """
         return text + "\n" + passphrase + "\n" + exitStatusSection

@@ -34,15 +34,9 @@ enum InspectCommand: ToolCommand {
         let summary = jsonSummary(inspection, path: inputPath)
         if !context.json { Console.out(text(inspection, path: inputPath)) }
         if let problem = inspection.problem {
-            throw InspectionFailure(error: ToolError(problem), summary: summary)
+            throw CommandFailure(error: ToolError(problem), summary: summary)
         }
         return CommandResult(summary: summary)
-    }
-
-    /// A failing verdict: reported as an error, with the inspection still printed.
-    struct InspectionFailure: Error {
-        let error: ToolError
-        let summary: JSONValue
     }
 
     /// The header's fields, unless the file is not a `.goshuin` file at all: past a wrong magic, nothing in

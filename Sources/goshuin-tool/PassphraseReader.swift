@@ -19,6 +19,12 @@ struct PassphraseReader {
         try validate()
     }
 
+    /// Whether a passphrase can be had: a source given, or a terminal to ask on. Nothing is read or asked.
+    var canRead: Bool {
+        file != nil || descriptor != nil || FileSystem.environment(Self.environmentVariable) != nil
+            || ControllingTerminal() != nil
+    }
+
     /// Whether the passphrase is to be read from standard input (`--passphrase-fd 0`).
     var usesStandardInput: Bool { descriptor.flatMap { Int32($0) } == 0 }
 

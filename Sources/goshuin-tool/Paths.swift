@@ -16,6 +16,18 @@ enum Paths {
             }
             return try spoolContainerFromStandardInput()
         }
+        try checkInputExists(path, command: command)
+        do {
+            return try FileDescriptor.openWithoutWaiting(path)
+        } catch {
+            throw ToolError(
+                code: .inputNotFound, "cannot read \(DisplayText.quoted(path)): \(error)", status: .noInput)
+        }
+    }
+
+    /// Checks that the input `path` names exists and is not a directory: `input_not_found` (66) if it is
+    /// missing or unreadable, a usage error for a directory.
+    static func checkInputExists(_ path: String, command: String) throws(ToolError) {
         switch FileSystem.statusFollowingLinks(ofPath: path) {
         case .failure(let error):
             throw ToolError(
@@ -27,12 +39,17 @@ enum Paths {
         case .success:
             break
         }
-        do {
-            return try FileDescriptor.openWithoutWaiting(path)
-        } catch {
-            throw ToolError(
-                code: .inputNotFound, "cannot read \(DisplayText.quoted(path)): \(error)", status: .noInput)
+    }
+
+    /// Checks the file a recovery command (`protect`, `repair`) reads by name, its set beside it: not `-`,
+    /// and there (``checkInputExists(_:command:)``).
+    static func checkRecoveryInput(_ path: String, command: String) throws(ToolError) {
+        guard path != "-" else {
+            throw ToolError.usage(
+                "\(command) takes a file by its name, not standard input: its recovery set is beside it",
+                command: command)
         }
+        try checkInputExists(path, command: command)
     }
 
     /// Copies standard input into a private file with no name in the temporary folder (`Spec/decisions/0014`),

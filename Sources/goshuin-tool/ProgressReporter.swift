@@ -1,4 +1,5 @@
 import GoshuinFormat
+import GoshuinRecovery
 import Synchronization
 
 /// Shows progress on standard error when it is a terminal: the key derivation's iterations, and the bytes
@@ -17,6 +18,8 @@ final class ProgressReporter: Sendable {
         var keyDerivationStart = 0.0
         var payloadStart = 0.0
         var lastDraw = 0.0
+        var recoveryStage = ""
+        var recoveryStageStart = 0.0
     }
 
     init(quiet: Bool) {
@@ -26,6 +29,12 @@ final class ProgressReporter: Sendable {
     /// The handler to pass to the library, or `nil` when nothing is shown.
     var handler: ProgressHandler? {
         enabled ? { @Sendable [self] event in self.handle(event) } : nil
+    }
+
+    /// The handler to pass to the recovery library (protect, verify, repair), or `nil` when nothing is shown:
+    /// each stage on its own line, for files over the threshold.
+    var recoveryHandler: RecoveryProgressHandler? {
+        enabled ? { [self] event in self.times.withLock { Self.handle(event, &$0) } } : nil
     }
 
     private func handle(_ event: ProgressEvent) {
@@ -65,6 +74,31 @@ final class ProgressReporter: Sendable {
             let rate = Double(done) / max(now - times.payloadStart, 0.001)
             Console.progress("  \(Self.size(done)) sealed  \(Self.size(UInt64(rate)))/s")
         }
+    }
+
+    private static func handle(_ event: RecoveryProgressEvent, _ times: inout Times) {
+        let (stage, done, total): (String, UInt64, UInt64)
+        switch event {
+        case .protecting(let bytesDone, let bytesTotal): (stage, done, total) = ("protecting", bytesDone, bytesTotal)
+        case .scanning(let bytesDone, let bytesTotal): (stage, done, total) = ("reading the set", bytesDone, bytesTotal)
+        case .verifying(let bytesDone, let bytesTotal): (stage, done, total) = ("checking", bytesDone, bytesTotal)
+        case .rebuilding(let bytesDone, let bytesTotal): (stage, done, total) = ("rebuilding", bytesDone, bytesTotal)
+        case .writing(let bytesDone, let bytesTotal): (stage, done, total) = ("writing", bytesDone, bytesTotal)
+        }
+        guard total >= Self.payloadThreshold else { return }
+        let now = Self.now()
+        if stage != times.recoveryStage {
+            times.recoveryStage = stage
+            times.recoveryStageStart = now
+        }
+        guard done == total || now - times.lastDraw >= 0.2 else { return }
+        times.lastDraw = now
+        let rate = Double(done) / max(now - times.recoveryStageStart, 0.001)
+        let left = rate > 0 ? Double(total - done) / rate : 0
+        Console.progress(
+            "goshuin-tool: \(stage): \(Self.size(done)) / \(Self.size(total))  \(Self.size(UInt64(rate)))/s  "
+                + Self.duration(left) + " left")
+        if done == total { Console.clearProgress() }
     }
 
     /// Seconds on a monotonic clock.

@@ -1,5 +1,6 @@
 import GoshuinBackup
 import GoshuinFormat
+import GoshuinRecovery
 
 /// `goshuin-tool seal INPUT|FOLDER -o OUTPUT`.
 enum SealCommand: ToolCommand {
@@ -7,7 +8,7 @@ enum SealCommand: ToolCommand {
         name: "seal", summary: "Encrypt a file into a .goshuin file.",
         usage:
             "goshuin-tool seal INPUT|FOLDER -o OUTPUT.goshuin [--format 1|2] [--iterations N] [--chunk-size SIZE]"
-            + " [options]",
+            + " [--recovery PERCENT] [options]",
         options: [
             OptionSpec(
                 .output, short: "-o", value: "PATH", "Where to write the .goshuin file ('-': standard output)."),
@@ -30,6 +31,11 @@ enum SealCommand: ToolCommand {
                 .chunkSize, value: "SIZE",
                 "Plaintext bytes per chunk, 1KiB to 64MiB (default 4MiB); bytes,"
                     + " or with a KiB or MiB suffix."),
+            OptionSpec(
+                .recovery, value: "PERCENT",
+                "Also write a PAR 2.0 recovery set of PERCENT (such as 5%) beside OUTPUT, as goshuin-tool protect"
+                    + " does, computed from the sealed bytes as they are written; not with -o - or a format 2 stream"
+                    + " from '-'. --force replaces a set already there."),
         ] + CommandSpec.passphraseOptions + CommandSpec.outputOptions + [
             CommandSpec.jsonOption, CommandSpec.helpOption,
         ],
@@ -46,12 +52,16 @@ enum SealCommand: ToolCommand {
             --passphrase-fd or GOSHUIN_PASSPHRASE; an empty one is refused, a short one warned about. Every
             file gets a fresh random salt and nonce. The output appears only once it is complete; a line on
             standard error then says what was sealed, where, and its size.
+
+            With --recovery, OUTPUT.par2 and OUTPUT.vol…par2 appear beside it once it is in place: keep them next
+            to the backup, wherever it is kept ('goshuin-tool repair' rebuilds a damaged backup from them).
             """,
         examples: [
             "goshuin-tool seal notes.zip -o notes.goshuin",
             "tar c photos | goshuin-tool seal - -o photos.goshuin --passphrase-file key.txt",
             "goshuin-tool seal my-backup/ -o backup.goshuin",
             "tar c photos | goshuin-tool seal - --format 2 -o photos-v2.goshuin",
+            "goshuin-tool seal my-backup/ -o protected.goshuin --recovery 5%",
         ])
 
     static func run(_ arguments: ParsedArguments, _ context: CommandContext) throws -> CommandResult {
@@ -60,41 +70,68 @@ enum SealCommand: ToolCommand {
         let parameters = try sealParameters(arguments)
         let passphraseReader = try PassphraseReader(arguments, command: name)
         let force = arguments.has(.force)
+        let recovery = try arguments.value(.recovery).map {
+            try RecoveryReport.redundancy($0, option: .recovery, command: name)
+        }
+        if recovery != nil, outputPath == "-" {
+            throw usage("--recovery writes its set beside OUTPUT: give -o a file name, not -")
+        }
         if inputPath != "-", FileSystem.isDirectory(inputPath) {
             return try sealFolder(
                 inputPath, to: outputPath, leavingOutUnsupported: arguments.has(.leaveOutUnsupported), force: force,
-                passphraseReader, parameters, context.reporter)
+                passphraseReader, parameters, recovery: recovery, context.reporter)
         }
         let input = inputPath == "-" ? nil : try Paths.openInput(inputPath, command: name)
         defer { try? input?.close() }
         try Paths.checkOutput(outputPath, input: input, force: force, binary: true, command: name)
         try passphraseReader.refuseSharingStandardInput(with: inputPath)
         if input == nil, parameters.version == .v2 {
+            guard recovery == nil else {
+                throw usage(
+                    "--recovery needs the file's length before it is sealed, which a format 2 stream learns only at"
+                        + " its end: seal it, then run goshuin-tool protect \(outputPath)")
+            }
             return try sealStream(to: outputPath, force: force, passphraseReader, parameters, context.reporter)
         }
         let payload = try input ?? Paths.spoolStandardInput()
         defer { if input == nil { try? payload.close() } }
         return try seal(
             payload, to: outputPath, what: inputPath == "-" ? "standard input" : inputPath, force: force,
-            passphraseReader, parameters, context.reporter)
+            passphraseReader, parameters, recovery: recovery, context.reporter)
     }
 
     /// Seals `payload`, described as `what` in the result line, into `outputPath`, asking for the
     /// passphrase once the input and the output passed their checks; returns the JSON summary.
     private static func seal(
         _ payload: FileDescriptor, to outputPath: String, what: String, force: Bool,
-        _ passphraseReader: PassphraseReader, _ parameters: SealParameters, _ reporter: ProgressReporter
+        _ passphraseReader: PassphraseReader, _ parameters: SealParameters, recovery: RecoveryRedundancy?,
+        _ reporter: ProgressReporter
     ) throws -> CommandResult {
         guard let length = try describingFailure("cannot examine the input", { try payload.regularFileSize() }) else {
             throw usage("INPUT must be a regular file (or - for standard input)")
         }
         guard length > 0 else { throw emptyInput(what) }
-        let header = try Paths.writeOutput(outputPath, force: force, input: payload) { output in
-            let draft = try parameters.draft(plaintextLength: UInt64(length))
-            let keyed = try draft.key(with: passphraseReader.read(confirm: true), progress: reporter.handler)
-            return try keyed.seal(from: payload, to: output, progress: reporter.handler)
+        // Started before the passphrase is asked: a set already beside OUTPUT is refused first.
+        let feed = try recovery.map {
+            try RecoveryFeed(
+                protecting: outputPath, plaintextLength: UInt64(length), parameters: parameters, redundancy: $0,
+                replaceExisting: force)
         }
-        return sealed(what, into: outputPath, header: header)
+        let header = try feed.writingSet(besides: outputPath) {
+            try Paths.writeOutput(outputPath, force: force, input: payload) { output in
+                let draft = try parameters.draft(plaintextLength: UInt64(length))
+                let keyed = try draft.key(with: passphraseReader.read(confirm: true), progress: reporter.handler)
+                guard let feed else { return try keyed.seal(from: payload, to: output, progress: reporter.handler) }
+                // The sealer that shows its output in order, so the set is computed as the file is written.
+                let sealer = try StreamingSealer(
+                    into: output, header: keyed, plaintextLength: UInt64(length),
+                    workerCount: ParallelChunks.defaultWorkerCount, observer: nil, sealedBytes: feed,
+                    progress: reporter.handler)
+                _ = try sealer.append(readingFrom: payload, count: UInt64(length))
+                return try sealer.finish()
+            }
+        }
+        return sealed(what, into: outputPath, header: header.result, recovery: (header.set, recovery))
     }
 
     /// `seal - --format 2`: standard input sealed as it arrives, straight into the output's chunk records
@@ -119,11 +156,17 @@ enum SealCommand: ToolCommand {
 
     /// The result line and the JSON summary of a sealed file: `what` was sealed, and `more` says more.
     private static func sealed(
-        _ what: String, into outputPath: String, header: Header, more: [(key: String, value: JSONValue)] = []
+        _ what: String, into outputPath: String, header: Header, more: [(key: String, value: JSONValue)] = [],
+        recovery: (set: RecoverySetFiles?, redundancy: RecoveryRedundancy?) = (nil, nil)
     ) -> CommandResult {
         Console.result(
             "sealed \(what) into \(Paths.describe(outputPath)),"
                 + " \(ProgressReporter.size(header.fileSize))")
+        var more = more
+        if let set = recovery.set, let redundancy = recovery.redundancy {
+            Console.result(ProtectCommand.resultLine(set, of: outputPath))
+            more.append(("recovery", .object(ProtectCommand.members(set, redundancy, of: outputPath))))
+        }
         return CommandResult(
             summary: summary(
                 [
@@ -197,7 +240,8 @@ enum SealCommand: ToolCommand {
     /// pass into the output alone.
     private static func sealFolder(
         _ folderPath: String, to outputPath: String, leavingOutUnsupported: Bool, force: Bool,
-        _ passphraseReader: PassphraseReader, _ parameters: SealParameters, _ reporter: ProgressReporter
+        _ passphraseReader: PassphraseReader, _ parameters: SealParameters, recovery: RecoveryRedundancy?,
+        _ reporter: ProgressReporter
     ) throws -> CommandResult {
         try Paths.checkOutput(outputPath, input: nil, force: force, binary: true, command: name)
         let folder = try BackupFolder(checking: folderPath, leavingOutUnsupported: leavingOutUnsupported)
@@ -208,10 +252,18 @@ enum SealCommand: ToolCommand {
         // Standard output is written through a spool in the temporary folder (``Paths/writeOutput``).
         let outputFolder =
             outputPath == "-" ? FileSystem.temporaryDirectory : FileSystem.parentDirectory(of: outputPath)
-        let backup = try folder.seal(
-            passphrase: passphraseReader.read(confirm: true), parameters: parameters, spaceNeededIn: outputFolder,
-            progress: reporter.handler
-        ) { write in try Paths.writeOutput(outputPath, force: force, input: nil, write) }
+        let feed = try recovery.map {
+            try RecoveryFeed(
+                protecting: outputPath, plaintextLength: folder.payloadSize, parameters: parameters, redundancy: $0,
+                replaceExisting: force)
+        }
+        let written = try feed.writingSet(besides: outputPath) {
+            try folder.seal(
+                passphrase: passphraseReader.read(confirm: true), parameters: parameters, spaceNeededIn: outputFolder,
+                sealedBytes: feed, progress: reporter.handler
+            ) { write in try Paths.writeOutput(outputPath, force: force, input: nil, write) }
+        }
+        let backup = written.result
         let manifest = backup.manifest
         let leftOut = folder.leftOut.map {
             JSONValue.object(
@@ -223,7 +275,7 @@ enum SealCommand: ToolCommand {
             more: [
                 ("createdAt", .string(manifest.createdAt)), ("photoCount", .integer(manifest.photos.count)),
                 ("leftOut", .array(leftOut)),
-            ])
+            ], recovery: (written.set, recovery))
     }
 
     /// Says, on standard error, what was left out of the backup: the operating system's files on one line,

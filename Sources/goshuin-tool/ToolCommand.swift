@@ -46,3 +46,12 @@ struct CommandResult {
     /// The exit status.
     var status: ExitStatus = .success
 }
+
+/// A failure reported as an error with a JSON summary of its own (with `--json`, in place of the usual
+/// error object): what the command found is still said.
+struct CommandFailure: Error {
+    /// The error, on standard error and as the exit status.
+    let error: ToolError
+    /// The JSON printed with `--json`.
+    let summary: JSONValue
+}

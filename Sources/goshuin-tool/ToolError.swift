@@ -1,4 +1,5 @@
 import GoshuinFormat
+import GoshuinRecovery
 
 /// The exit statuses of `goshuin-tool` (sysexits.h).
 enum ExitStatus: Int32 {
@@ -7,7 +8,8 @@ enum ExitStatus: Int32 {
     case vectorsFailed = 1
     /// EX_USAGE: the command was used wrongly.
     case usage = 64
-    /// EX_DATAERR: the input is malformed or not authentic.
+    /// EX_DATAERR: the input is malformed or not authentic, or its recovery set is missing, unusable or too
+    /// damaged to repair it.
     case dataError = 65
     /// EX_NOINPUT: the input does not exist or cannot be read.
     case noInput = 66
@@ -127,6 +129,16 @@ struct ToolError: Error {
             return "try another copy of the file; if this is the only copy, 'goshuin-tool open FILE --extract FOLDER"
                 + " --salvage' restores what is intact"
         case .badMagic: return "check that this is the .goshuin file, not something it holds or another file"
+        case .recoverySetNotFound:
+            return "give the set's .par2 file with --recovery PATH, or make one of an intact file with 'goshuin-tool"
+                + " protect FILE'"
+        case .recoverySetInvalid, .recoverySetMismatch:
+            return "give another copy of the set with --recovery PATH; without one, 'goshuin-tool open FILE --extract"
+                + " DIR --salvage' restores what is intact"
+        case .notRepairable:
+            return "to restore what is intact: goshuin-tool open FILE --extract DIR --salvage"
+        case .repairCheckFailed:
+            return "the set may be for another version of the file; try another copy of the set or of the file"
         default: return nil
         }
     }

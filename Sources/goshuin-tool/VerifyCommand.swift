@@ -1,5 +1,6 @@
 import GoshuinBackup
 import GoshuinFormat
+import GoshuinRecovery
 
 /// `goshuin-tool verify INPUT.goshuin`: every chunk authenticated and, for a backup, every entry checked
 /// against the manifest, writing nothing (restic's `check --read-data`, borg's `check --verify-data`).
@@ -11,7 +12,11 @@ enum VerifyCommand: ToolCommand {
             OptionSpec(
                 .backup,
                 "Require a backup: exit 65, with the error open --extract would give, unless the payload is a"
-                    + " backup it would restore.")
+                    + " backup it would restore."),
+            OptionSpec(
+                .recovery, value: "PATH",
+                "Check the file against the recovery set this .par2 file is of (default: FILE.par2 and"
+                    + " FILE.vol…par2 beside it, when they are there)."),
         ] + CommandSpec.passphraseOptions + [
             OptionSpec(.quiet, short: "-q", "Show no progress on standard error."), CommandSpec.jsonOption,
             CommandSpec.helpOption,
@@ -23,25 +28,167 @@ enum VerifyCommand: ToolCommand {
             entry against the manifest (size, CRC-32, SHA-256), as open --extract would. Reads the file once.
             Prints the chunks and bytes, and for a backup when it was made, the size of records.csv and the
             number of photos. Exits 0 when everything verified, 65 with the error open would give when not.
+
+            When a PAR 2.0 recovery set is beside the file (goshuin-tool protect, seal --recovery, par2) or
+            named with --recovery, the file is first checked against it without the passphrase: every slice's
+            MD5 and CRC-32 and the whole file's MD5. A damaged file is then named where it is damaged, in
+            chunks, with whether the set repairs it and the command to run ("damaged: chunk 48; repairable with
+            backup.goshuin.par2 (1 of 6 recovery slices needed): goshuin-tool repair backup.goshuin"), and exits
+            65 without asking for the passphrase; --json gives the same in "recovery". An intact file is then
+            authenticated with the passphrase as above; with no passphrase to be had (none given and no
+            terminal) and without --backup, the set's checksums are the verdict, and it says that the chunks
+            were not authenticated. A set beside the file that cannot be used is reported and left aside.
             """,
         examples: [
             "goshuin-tool verify backup.goshuin --backup",
             "goshuin-tool verify backup.goshuin --json --passphrase-file key.txt",
+            "goshuin-tool verify backup.goshuin --recovery backup.goshuin.par2 --json",
         ])
 
     static func run(_ arguments: ParsedArguments, _ context: CommandContext) throws -> CommandResult {
         let inputPath = try onlyPositional(arguments, "one INPUT.goshuin file")
         let passphraseReader = try PassphraseReader(arguments, command: name)
         try passphraseReader.refuseSharingStandardInput(with: inputPath)
-        let input = try Paths.openInput(inputPath, command: name)
-        // The library checks the structure before it asks: a cut file says so at once.
-        let verification = try input.closeAfter {
-            try Verification.verify(
-                input, passphrase: passphraseReader.read(confirm: false), requiringBackup: arguments.has(.backup),
-                progress: context.reporter.handler)
+        let recovery = try recoveryCheck(inputPath, arguments, context)
+        if case .checked(let checked) = recovery, !checked.isIntact {
+            throw damaged(checked, path: inputPath, recoveryPath: arguments.value(.recovery), context)
         }
-        if !context.json { Console.out(text(verification, path: inputPath)) }
-        return CommandResult(summary: verificationSummary(verification, path: inputPath))
+        let input = try Paths.openInput(inputPath, command: name)
+        // With the set checked and no passphrase to be had, the slices' checksums are the verdict.
+        if case .checked(let checked) = recovery, !arguments.has(.backup), !passphraseReader.canRead {
+            let header = try input.closeAfter { try LockedContainer(checking: input).header }
+            if !context.json { Console.out(unauthenticatedText(checked, header: header, path: inputPath)) }
+            return CommandResult(
+                summary: summary(
+                    headerMembers(header, path: inputPath) + [
+                        ("authenticated", .bool(false)), ("backup", .null),
+                        ("recovery", recovery.json(path: inputPath, recoveryPath: arguments.value(.recovery))),
+                    ]))
+        }
+        // The library checks the structure before it asks: a cut file says so at once.
+        let verification: Verification
+        do {
+            verification = try input.closeAfter {
+                try Verification.verify(
+                    input, passphrase: passphraseReader.read(confirm: false), requiringBackup: arguments.has(.backup),
+                    progress: context.reporter.handler)
+            }
+        } catch let error as GoshuinError where recovery.isFound && !Interruption.isRequested {
+            // What the set said stays in the JSON of the failure.
+            let failure = ToolError(error)
+            throw CommandFailure(
+                error: failure,
+                summary: Console.failureJSON(
+                    failure, command: name, file: inputPath,
+                    more: [("recovery", recovery.json(path: inputPath, recoveryPath: arguments.value(.recovery)))]))
+        }
+        if !context.json { Console.out(text(verification, path: inputPath) + recovery.textLine) }
+        return CommandResult(
+            summary: verificationSummary(
+                verification, path: inputPath,
+                recovery: recovery.json(path: inputPath, recoveryPath: arguments.value(.recovery))))
+    }
+
+    /// What the recovery set beside the file (or named by `--recovery`) says of it.
+    enum RecoveryCheck {
+        /// No set beside the file, and none named.
+        case none
+        /// A set beside the file that cannot be used for it (invalid, or for another file).
+        case unusable(GoshuinError)
+        /// The file checked against its set.
+        case checked(RecoveryVerification)
+
+        /// The `recovery` member of the JSON summary.
+        func json(path: String, recoveryPath: String?) -> JSONValue {
+            switch self {
+            case .none: return .null
+            case .unusable(let error): return RecoveryReport.unusableJSON(error)
+            case .checked(let verification):
+                return RecoveryReport.json(verification, path: path, recoveryPath: recoveryPath)
+            }
+        }
+
+        /// Whether there is a set, usable or not.
+        var isFound: Bool {
+            if case .none = self { return false }
+            return true
+        }
+
+        /// The `recovery` line of the text output.
+        var textLine: String {
+            switch self {
+            case .none: return ""
+            case .unusable(let error):
+                return "recovery     not usable: \(DisplayText.escaped("\(error.code): \(error.message)"))\n"
+            case .checked(let verification):
+                return "recovery     \(DisplayText.escaped(RecoveryReport.intactLine(verification)))\n"
+            }
+        }
+    }
+
+    /// Checks the file against its recovery set, with no passphrase: the set named by `--recovery` (whose
+    /// problems are errors), else the one beside the file, if there is one (whose problems are a notice).
+    static func recoveryCheck(
+        _ inputPath: String, _ arguments: ParsedArguments, _ context: CommandContext
+    ) throws -> RecoveryCheck {
+        let named = arguments.value(.recovery)
+        guard inputPath != "-" else {
+            if named != nil { throw usage("--recovery needs the file by its name, not standard input") }
+            return .none
+        }
+        try Paths.checkInputExists(inputPath, command: name)
+        do {
+            return .checked(
+                try RecoverySet.verify(
+                    filePath: inputPath, recoveryPath: named, progress: context.reporter.recoveryHandler))
+        } catch let error as GoshuinError where error.code.category == .recovery && named == nil {
+            guard error.code != .recoverySetNotFound else { return .none }
+            Console.notice(
+                "the recovery set beside \(inputPath) cannot be used (\(error.code): \(error.message)); verifying"
+                    + " without it")
+            return .unusable(error)
+        }
+    }
+
+    /// A file its recovery set finds damaged: the line that says where and what to run, and the error (65):
+    /// `chunk_damaged` (with the first chunk), or `truncated` for a file cut short and damaged nowhere else.
+    static func damaged(
+        _ verification: RecoveryVerification, path: String, recoveryPath: String?, _ context: CommandContext
+    ) -> CommandFailure {
+        let line = RecoveryReport.damageLine(verification, path: path, recoveryPath: recoveryPath)
+        if !context.json { Console.out(DisplayText.escaped(line) + "\n") }
+        let cutOnly =
+            verification.actualLength < verification.expectedLength
+            && verification.damage.allSatisfy(\.missing)
+        let chunk = RecoveryReport.damagedChunks(verification).first
+        let code: GoshuinError.Code = cutOnly ? .truncated : .chunkDamaged
+        let hint =
+            verification.isRepairable
+            ? "repair it: \(RecoveryReport.repairCommand(path, recoveryPath: recoveryPath))"
+            : "to restore what is intact: \(RecoveryReport.salvageCommand(path))"
+        let error = ToolError(
+            code: code.rawValue,
+            "\(path) does not match its recovery set \(RecoveryReport.setName(verification)):"
+                + " \(RecoveryReport.places(verification))"
+                + (verification.isRepairable ? "" : " (\(RecoveryReport.budget(verification)))"),
+            hint: hint, status: ToolError.status(for: code), chunkIndex: cutOnly ? nil : chunk)
+        return CommandFailure(
+            error: error,
+            summary: Console.failureJSON(
+                error, command: name, file: path,
+                more: [("recovery", RecoveryReport.json(verification, path: path, recoveryPath: recoveryPath))]))
+    }
+
+    /// The text of a file checked against its set only, without the passphrase.
+    static func unauthenticatedText(_ verification: RecoveryVerification, header: Header, path: String) -> String {
+        [
+            "intact       \(DisplayText.escaped(path)): every slice and the whole file match its recovery set",
+            "format       version \(header.version.rawValue)",
+            "chunks       \(header.chunkCount) of up to \(ProgressReporter.size(UInt64(header.chunkSize)))",
+            "recovery     \(DisplayText.escaped(RecoveryReport.intactLine(verification)))",
+            "not checked  no passphrase: the chunks were not authenticated, nor the backup's entries (give the"
+                + " passphrase for that)",
+        ].joined(separator: "\n") + "\n"
     }
 
     static func text(_ verification: Verification, path: String) -> String {
@@ -68,8 +215,7 @@ enum VerifyCommand: ToolCommand {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    static func verificationSummary(_ verification: Verification, path: String) -> JSONValue {
-        let header = verification.header
+    static func verificationSummary(_ verification: Verification, path: String, recovery: JSONValue) -> JSONValue {
         var backup: JSONValue = .null
         if case .backup(let manifest) = verification.payload {
             backup = .object([
@@ -79,14 +225,21 @@ enum VerifyCommand: ToolCommand {
                 ("entryCount", .integer(manifest.photos.count + 2)),
             ])
         }
-        return summary([
+        return summary(
+            headerMembers(verification.header, path: path) + [
+                ("backup", backup), ("authenticated", .bool(true)), ("recovery", recovery),
+            ])
+    }
+
+    /// The members every summary has: the file and its header's numbers.
+    static func headerMembers(_ header: Header, path: String) -> [(key: String, value: JSONValue)] {
+        [
             ("file", .string(path)),
             ("formatVersion", .integer(header.version.rawValue)),
             ("chunkCount", .integer(header.chunkCount)),
             ("chunkSize", .integer(header.chunkSize)),
             ("plaintextLength", .integer(header.plaintextLength)),
             ("fileSize", .integer(header.fileSize)),
-            ("backup", backup),
-        ])
+        ]
     }
 }

@@ -102,6 +102,20 @@ enum Recovery {
         (try? run([tool, "--version"]).output.contains("par2cmdline-turbo")) ?? false
     }
 
+    /// Whether `one` and `other` hold the same bytes (in `range` only, when given), compared with memcmp: a
+    /// campaign compares megabytes per trial, which an element-wise comparison makes slow in a debug build.
+    static func same(_ one: [UInt8], _ other: [UInt8], _ range: Range<Int>? = nil) -> Bool {
+        guard let range else { return one.count == other.count && same(one, other, 0..<one.count) }
+        guard range.upperBound <= one.count, range.upperBound <= other.count else { return false }
+        guard !range.isEmpty else { return true }
+        return one.withUnsafeBytes { first in
+            other.withUnsafeBytes { second in
+                guard let firstStart = first.baseAddress, let secondStart = second.baseAddress else { return false }
+                return memcmp(firstStart + range.lowerBound, secondStart + range.lowerBound, range.count) == 0
+            }
+        }
+    }
+
     /// Overwrites `count` bytes at `offset` with `byte`.
     static func overwrite(_ path: String, at offset: Int, count: Int, with byte: UInt8 = 0) {
         guard let handle = FileHandle(forUpdatingAtPath: path) else { return }

@@ -45,8 +45,9 @@ import Testing
         return found
     }
 
-    /// A folder with every file the examples name: a backup folder, its sealed backup, a damaged backup, a single file sealed,
-    /// a tar of photos sealed, a passphrase file, another implementation's vectors, and `KnownAnswer/`.
+    /// A folder with every file the examples name: a backup folder, its sealed backup and its recovery set, a
+    /// damaged backup with the set made before the damage, a single file sealed, a tar of photos sealed, a
+    /// passphrase file, another implementation's vectors, and `KnownAnswer/`.
     static func makeFixture() throws -> Scratch {
         let fixture = Scratch()
         let environment = ["GOSHUIN_PASSPHRASE": passphrase]
@@ -55,16 +56,23 @@ import Testing
                 arguments + ["--iterations", "1000"], in: fixture.path, environment: environment)
             #expect(result.status == 0, "\(arguments): \(result.stderr)")
         }
+        func protect(_ file: String) throws {
+            let result = try ToolRunner.run(["protect", file], in: fixture.path)
+            #expect(result.status == 0, "protect \(file): \(result.stderr)")
+        }
         fixture.write("key.txt", Array((passphrase + "\n").utf8))
         try FileManager.default.createDirectory(atPath: fixture.path + "/my-backup", withIntermediateDirectories: true)
         fixture.write("my-backup/records.csv", Array("date,shrine\n2026-01-01,Meiji Jingu\n".utf8))
         fixture.write("my-backup/IMG_0001.jpg", [0xFF, 0xD8, 0xFF] + Array(repeating: 1, count: 300))
         try run(["seal", "my-backup", "-o", "backup.goshuin"])
+        try protect("backup.goshuin")
         // A backup in 1 KiB chunks with one chunk damaged: a photo of it is lost, the others salvaged.
         try FileManager.default.createDirectory(atPath: fixture.path + "/whole", withIntermediateDirectories: true)
         fixture.write("whole/records.csv", Array("date,shrine\n2026-01-01,Meiji Jingu\n".utf8))
         for index in 1...6 { fixture.write("whole/IMG_000\(index).jpg", Array(repeating: UInt8(index), count: 3_000)) }
         try run(["seal", "whole", "-o", "damaged.goshuin", "--chunk-size", "1KiB"])
+        // Its recovery set, made while it was intact: the examples repair it.
+        try protect("damaged.goshuin")
         var damaged = fixture.bytes("damaged.goshuin")
         damaged[45 + 8 * 1_044 + 14] ^= 0x40
         fixture.write("damaged.goshuin", damaged)
@@ -116,6 +124,12 @@ import Testing
         let words = command.split(separator: " ").map(String.init)
         for (index, word) in words.enumerated() where ["-o", "--extract"].contains(word) && index + 1 < words.count {
             try? FileManager.default.removeItem(atPath: scratch.path + "/" + words[index + 1])
+        }
+        // `protect FILE` without --force writes FILE's recovery set: the fixture's is taken away first.
+        if words.count > 2, words[1] == "protect", !words.contains("--force") {
+            for name in scratch.entries where name.hasPrefix(words[2] + ".") && name.hasSuffix(".par2") {
+                try FileManager.default.removeItem(atPath: scratch.path + "/" + name)
+            }
         }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/bash")

@@ -23,6 +23,8 @@ extension StreamingSealer {
         private var pending: [(index: UInt64, buffer: AllocatedBytes, length: Int)] = []
         private var closing = false
         private var error: GoshuinError?
+        /// The record whose turn it is to be shown to a ``SealedBytesObserver``.
+        private var nextToShow: UInt64 = 0
 
         init(free: [AllocatedBytes], observing: Bool) {
             self.free = free
@@ -88,6 +90,17 @@ extension StreamingSealer {
 
         func recycle(_ buffer: AllocatedBytes) { lock.withLock { free.append(buffer) } }
 
+        /// Waits until every record before `index` was shown, then runs `show` (no other record is shown
+        /// meanwhile) and passes the turn on. Records are taken to be sealed in index order, so the one whose
+        /// turn it is is always being sealed.
+        func deliverInTurn(_ index: UInt64, _ show: () throws -> Void) throws {
+            try lock.wait(until: { nextToShow == index || error != nil }) {
+                if let error { throw error }
+            }
+            try show()
+            lock.withLock { nextToShow = index + 1 }
+        }
+
         func fail(_ failure: GoshuinError) {
             lock.withLock {
                 observerBusy = false
@@ -129,17 +142,23 @@ extension StreamingSealer {
 
     /// One worker: seals full records (never version 2's final one) in place and writes them at their offsets.
     final class Work: @unchecked Sendable {
-        // @unchecked: the cipher is this worker's alone; the state is locked; the rest is immutable.
+        // @unchecked: the cipher is this worker's alone; the state is locked; the sealed bytes' observer is
+        // called by one worker at a time (``SharedState/deliverInTurn(_:_:)``); the rest is immutable.
         let state: SharedState
         let cipher: ChunkCipher
         let geometry: ChunkGeometry
         let output: FileDescriptor
+        let sealedBytes: SealedBytesObserver?
 
-        init(state: SharedState, cipher: ChunkCipher, geometry: ChunkGeometry, output: FileDescriptor) {
+        init(
+            state: SharedState, cipher: ChunkCipher, geometry: ChunkGeometry, output: FileDescriptor,
+            sealedBytes: SealedBytesObserver?
+        ) {
             self.state = state
             self.cipher = cipher
             self.geometry = geometry
             self.output = output
+            self.sealedBytes = sealedBytes
         }
 
         func run() {
@@ -151,6 +170,9 @@ extension StreamingSealer {
                     try describingFailure("cannot write the output") {
                         try output.writeAll(
                             UnsafeRawBufferPointer(record), atOffset: Int64(geometry.recordOffset(ofChunk: index)))
+                    }
+                    if let sealedBytes {
+                        try state.deliverInTurn(index) { try sealedBytes.sealed(UnsafeRawBufferPointer(record)) }
                     }
                     state.recycle(buffer)
                 } catch {

@@ -1,3 +1,10 @@
+/// Sees the sealed file's bytes as they are written, in file order (the header, then each record), from one
+/// thread at a time: what `seal --recovery` computes a recovery set from without reading the file back.
+package protocol SealedBytesObserver: AnyObject {
+    /// The next bytes of the file.
+    func sealed(_ bytes: UnsafeRawBufferPointer) throws
+}
+
 /// Sees every byte of a payload once, in order, before it is sealed: on a thread of its own in a
 /// ``StreamingSealer``, so that hashing what is sealed takes a core of its own.
 package protocol PayloadObserver: AnyObject {
@@ -33,6 +40,8 @@ public final class StreamingSealer {
     /// The plaintext bytes a record buffer holds.
     private let recordCapacity: Int
     private let progress: ProgressHandler?
+    /// Shown every record once written, in index order (``SharedState/deliverInTurn(_:_:)``).
+    private let sealedBytes: SealedBytesObserver?
     private let state: SharedState
     private var threads: [WorkerThreads.Started] = []
     /// The record being filled: its chunk index, how many plaintext bytes it holds, how many of them the
@@ -55,7 +64,7 @@ public final class StreamingSealer {
     ///   stream whose length is learnt at its end.
     package init(
         into output: FileDescriptor, header keyed: KeyedHeader, plaintextLength: UInt64?, workerCount: Int,
-        observer: PayloadObserver?, progress: ProgressHandler?
+        observer: PayloadObserver?, sealedBytes: SealedBytesObserver? = nil, progress: ProgressHandler?
     ) throws {
         self.output = output
         self.keyed = keyed
@@ -68,6 +77,8 @@ public final class StreamingSealer {
         try describingFailure("cannot write the output") {
             try keyed.bytes.withUnsafeBytes { try output.writeAll($0, atOffset: 0) }
         }
+        try keyed.bytes.withUnsafeBytes { try sealedBytes?.sealed($0) }
+        self.sealedBytes = sealedBytes
         let workerCount = max(1, min(workerCount, Int(min(layout?.chunkCount ?? 64, 64))))
         let recordLength = geometry.recordLength(plaintextLength: recordCapacity)
         // One record per worker, one the observer reads, and two the caller fills meanwhile; within the
@@ -90,7 +101,8 @@ public final class StreamingSealer {
         }
         var workers = 0
         for _ in 0..<min(workerCount, buffers.count - 1) {
-            let work = Work(state: state, cipher: try keyed.cipher(), geometry: geometry, output: output)
+            let work = Work(
+                state: state, cipher: try keyed.cipher(), geometry: geometry, output: output, sealedBytes: sealedBytes)
             guard let thread = WorkerThreads.start({ work.run() }) else {
                 break
             }
@@ -193,6 +205,8 @@ public final class StreamingSealer {
         try describingFailure("cannot write the output") {
             try output.writeAll(UnsafeRawBufferPointer(record), atOffset: Int64(geometry.recordOffset(ofChunk: index)))
         }
+        // Every earlier record was shown by the workers, which have all ended.
+        try sealedBytes?.sealed(UnsafeRawBufferPointer(record))
     }
 
     /// The free plaintext part of the record being filled, a new record taken when there is none.
