@@ -19,6 +19,7 @@ package final class AllocatedBytes: @unchecked Sendable {
     package init(count: Int, wipesOnRelease: Bool) throws {
         let refusal = GoshuinError(.outOfMemory, "cannot allocate \(count) bytes: the system refused the memory")
         guard count >= 0 else { throw refusal }
+        guard count < Self.largeBuffer || Self.roomRemains(beside: count) else { throw refusal }
         if wipesOnRelease {
             guard let secret = SecretMemory.allocate(count) else { throw refusal }
             (bytes, mappedLength) = (secret.bytes, secret.mappedLength)
@@ -26,6 +27,22 @@ package final class AllocatedBytes: @unchecked Sendable {
             guard let pointer = SystemCall.allocate(count) else { throw refusal }
             (bytes, mappedLength) = (UnsafeMutableRawBufferPointer(start: pointer, count: count), nil)
         }
+    }
+
+    /// A buffer of at least this size is given only when ``headroom`` would stay free beside it.
+    static let largeBuffer = 1 << 20
+
+    /// What must stay free beside a large buffer for the small allocations that follow it: the Swift
+    /// runtime traps when `malloc` fails, so a large buffer that would leave less is refused, and the caller
+    /// falls back to fewer buffers or fails with `out_of_memory` (`Spec/decisions/0010`).
+    static let headroom = 2 << 20
+
+    /// Whether `count` bytes and ``headroom`` beside them can be mapped now: mapped and given back at once.
+    private static func roomRemains(beside count: Int) -> Bool {
+        let (total, overflow) = count.addingReportingOverflow(headroom)
+        guard !overflow, let probe = SystemCall.mapAnonymous(total) else { return false }
+        SystemCall.unmap(probe, total)
+        return true
     }
 
     deinit {
