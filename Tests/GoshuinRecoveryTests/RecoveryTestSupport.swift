@@ -1,29 +1,11 @@
 import Foundation
 import GoshuinFormat
+import GoshuinTestSupport
 
-/// A fresh folder under the system's temporary directory, removed when released.
-final class ScratchFolder {
-    let path: String
+/// The recovery tests' scratch folder: the shared temporary directory, with a way to read a file back.
+typealias ScratchFolder = TemporaryDirectory
 
-    init() {
-        path = NSTemporaryDirectory() + "goshuin-recovery-tests-" + UUID().uuidString
-        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-
-    func file(_ name: String) -> String { path + "/" + name }
-
-    /// The names in the folder, sorted.
-    var entries: [String] { ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).sorted() }
-
-    @discardableResult
-    func write(_ name: String, _ bytes: [UInt8]) -> String {
-        let target = file(name)
-        _ = FileManager.default.createFile(atPath: target, contents: Data(bytes))
-        return target
-    }
-
+extension TemporaryDirectory {
     func read(_ name: String) -> [UInt8] { Recovery.read(file(name)) }
 }
 
