@@ -699,6 +699,29 @@ class Fixtures:
         assert hashlib.md5((peer / copy.name).read_bytes()).hexdigest() == self.recovery_big_md5, "par2cmdline-turbo did not repair it"
         shutil.rmtree(peer)
 
+    def make_recovery_of_damaged(self):
+        """A set made (par2cmdline, slice = record, 10 %) of a backup already damaged in record 3, so that a
+        repair gives back that damaged backup: `damaged_first` is it; `damaged_twice`, beside the set, has
+        record 3 and, near its end, record `self.second_damage` damaged too. Made once."""
+        if getattr(self, "damaged_twice", None):
+            return
+        par2cmdline, _ = self.par2_tools()
+        folder = self.scratch / "recovery-of-damaged"
+        folder.mkdir()
+        first = folder / "first" / "repair-small.goshuin"
+        first.parent.mkdir()
+        data = bytearray(self.recovery_original.read_bytes())
+        data[77 + 3 * 4112 + 500] ^= 0x10
+        first.write_bytes(data)
+        self.damaged_first = first
+        copy, files = self.protect(first, par2cmdline, "-s4112", "-r10", "-n1", folder_name="recovery-of-damaged/set")
+        # The last full record before the final one: another photo's than record 3's.
+        self.second_damage = (len(data) - 77) // 4112 - 1
+        assert self.second_damage > 4, self.second_damage
+        data[77 + self.second_damage * 4112 + 700] ^= 0x04
+        copy.write_bytes(data)
+        self.damaged_twice = (copy, files)
+
 
 # ---------------------------------------------------------------------------------------------------------
 # Memory of the browser's processes (every process below this one: the browser and its helpers).
@@ -2038,6 +2061,54 @@ DROP_MANY = """async ([items]) => {
 }"""
 
 
+def case_repair_ui_forget(ctx):
+    """Recovery files picked by mistake: #recovery-clear forgets them (the input and the note emptied, the
+    button hidden again, the focus on the input), and Open then opens the backup without them."""
+    f = ctx.fixtures
+    f.make_recovery()
+    page = ctx.page()
+    backup, files = f.recovery_small
+    assert page.evaluate("() => document.getElementById('recovery-clear').hidden"), "shown with no file picked"
+    page.set_files("#backup-file", backup)
+    page.set_files("#recovery-files", list(files))
+    shown = page.evaluate("() => { const b = document.getElementById('recovery-clear'); return { hidden: b.hidden, text: b.textContent }; }")
+    assert shown == {"hidden": False, "text": "Forget the recovery files"}, shown
+    page.click("#recovery-clear")
+    after = page.evaluate("""() => ({ files: document.getElementById('recovery-files').files.length, note: document.getElementById('recovery-note').textContent,
+      hidden: document.getElementById('recovery-clear').hidden, focused: document.activeElement.id })""")
+    assert after == {"files": 0, "note": "", "hidden": True, "focused": "recovery-files"}, after
+    page.fill("#passphrase", PASSPHRASE)
+    page.click("#open")
+    assert page.wait(DONE, timeout=120) == "failed", page.text("#error")
+    assert "chunk_damaged" in page.text("#error") and page.text("#repair-banner") is None, page.text("#error")
+    offer = page.text("#recovery-offer")
+    assert offer.startswith("If you have its recovery files (.par2)"), offer
+    check_clean(page)
+
+
+def case_repair_then_salvage(ctx):
+    """A set made of a backup already damaged: the repair rebuilds the newer damage and gives back the older;
+    opening that fails, and Show what is intact salvages the repaired copy, not the file as picked."""
+    f = ctx.fixtures
+    f.make_recovery()
+    f.make_recovery_of_damaged()
+    page = ctx.page()
+    expect_failure(page, f.damaged_first, "chunk_damaged")
+    lost_once = [item["name"] for item in salvage(page)["lost"]]
+    backup, files = f.damaged_twice
+    # Both files are named repair-small.goshuin: Firefox keeps an input as it is for a file of the same name.
+    page.evaluate("() => { document.getElementById('backup-file').value = ''; }")
+    expect_failure(page, backup, "chunk_damaged")
+    lost_twice = [item["name"] for item in salvage(page)["lost"]]
+    assert lost_once and set(lost_once) < set(lost_twice), (lost_once, lost_twice, f.second_damage)
+    state, _ = open_with_recovery(page, backup, files)
+    assert state == "failed" and "chunk_damaged" in page.text("#error"), (state, page.text("#error"))
+    assert page.text("#repair-numbers") is None, page.text("#repair-numbers")
+    banner = salvage(page)
+    assert [item["name"] for item in banner["lost"]] == lost_once, (banner["lost"], lost_once)
+    check_clean(page)
+
+
 def case_repair_ui_drop(ctx):
     """The backup and its .par2 files dropped together: each goes to its input; Enter repairs and opens."""
     f = ctx.fixtures
@@ -2118,6 +2189,8 @@ CASES = [
     ("repair: a damaged record, its .par2 files picked (par2cmdline, par2cmdline-turbo): repaired, opened, saved", ALL, case_repair_ui),
     ("repair: intact confirmed; not_repairable in numbers, then salvage; mismatch, not found, invalid", ALL, case_repair_ui_problems),
     ("repair: the backup and its .par2 files dropped together, then Enter", ALL, case_repair_ui_drop),
+    ("repair: recovery files picked by mistake, forgotten with #recovery-clear, then opened without", ALL, case_repair_ui_forget),
+    ("repair: a set of an already damaged backup; salvage offered on the repaired copy", ALL, case_repair_then_salvage),
     ("repair: one lost 4 MiB record of 129 through the page, par2cmdline-turbo's set, timed, saved", ALL, case_repair_big),
 ]
 

@@ -12,6 +12,7 @@ var form = byId("open-form");
 var fileInput = byId("backup-file");
 var recoveryInput = byId("recovery-files");
 var recoveryNote = byId("recovery-note");
+var recoveryClear = byId("recovery-clear");
 var passphrase = byId("passphrase");
 var openButton = byId("open");
 var cancelButton = byId("cancel");

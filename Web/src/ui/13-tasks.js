@@ -2,7 +2,7 @@
 // while it runs, and the focus given back when it ends.
 //
 // Uses:
-//   01-page-state.js       app, cancelButton, fileInput, openButton, passphrase, recoveryInput
+//   01-page-state.js       app, cancelButton, fileInput, openButton, passphrase, recoveryClear, recoveryInput
 //   GoshuinCore            GoshuinError
 
 var controller = null; // the AbortController of the running task
@@ -12,6 +12,7 @@ function setBusy(value) {
   openButton.disabled = value;
   fileInput.disabled = value;
   recoveryInput.disabled = value;
+  recoveryClear.disabled = value;
   passphrase.disabled = value;
   cancelButton.hidden = !value;
   document.querySelectorAll(".save-action").forEach(function (button) {

@@ -64,7 +64,9 @@ async function present(backup, repair, signal) {
 /**
  * Runs `task(secret, options)` (opening, repairing and opening, or salvaging the chosen file) with Stop,
  * progress and the passphrase's bytes wiped afterwards; shows what it returns ({ backup, repair }), or its
- * error. `shownState` is the page's state then ("opened", "salvaged").
+ * error. `shownState` is the page's state then ("opened", "salvaged"). A task that repaired the file sets
+ * `options.salvageSource` to the repaired copy: if that still fails, salvage is offered on it, not on the
+ * file as picked, which has more damage.
  */
 async function runOpening(file, task, shownState) {
   if (app.busy) return;
@@ -87,16 +89,18 @@ async function runOpening(file, task, shownState) {
   var secret = core.utf8Bytes(passphrase.value);
   var failedCode = null;
   var repairing = false; // the error is the repair's, before the backup was opened
+  var taskOptions = null;
   setStatus("Checking the file's structure…", undefined, true);
   try {
     // Stop answers at once, even during the key derivation (which WebCrypto cannot interrupt): the
     // task that goes on in the background ends at its next check of the signal, and is dropped.
-    var opening = task(secret, {
+    taskOptions = {
       signal: signal,
       onProgress: function (stage, done, total, header) {
         if (!signal.aborted) onProgress(stage, done, total, header); // a dropped task says nothing
       },
-    });
+    };
+    var opening = task(secret, taskOptions);
     opening.catch(function () {});
     var opened = await Promise.race([opening, whenAborted(signal)]);
     secret.fill(0);
@@ -120,7 +124,8 @@ async function runOpening(file, task, shownState) {
       // A damaged or cut backup (never a wrong passphrase), or one its recovery files cannot repair: the
       // offer to show what is still intact.
       var damaged = repairing ? REPAIR_SALVAGEABLE.indexOf(failedCode) >= 0 : SALVAGEABLE.indexOf(failedCode) >= 0;
-      var offer = damaged && shownState === "opened" ? function () { salvage(file); } : null;
+      var salvageSource = (taskOptions && taskOptions.salvageSource) || file;
+      var offer = damaged && shownState === "opened" ? function () { salvage(salvageSource); } : null;
       showError(failure, null, repairing ? "Could not repair the backup" : null, offer, failureNotes(failure, repairing, damaged));
     }
   } finally {
@@ -168,11 +173,15 @@ function open() {
       }
     }
     var source = repair ? repair.result.blob : file;
+    if (repair) options.salvageSource = source;
     return { backup: await core.openBackup(core.blobSource(source), secret, options), repair: repair };
   }, "opened");
 }
 
-/** Salvage (Spec/backup-v1.md §4.2) of the file that failed, with the passphrase typed for it. */
+/**
+ * Salvage (Spec/backup-v1.md §4.2) of the file that failed (the repaired copy, when a repair was made), with
+ * the passphrase typed for it.
+ */
 function salvage(file) {
   return runOpening(file, async function (secret, options) {
     return { backup: await core.salvageBackup(core.blobSource(file), secret, options), repair: null };

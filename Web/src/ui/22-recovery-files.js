@@ -1,11 +1,12 @@
 // The recovery files (#recovery-files): the PAR 2.0 files (FILE.par2, FILE.vol…par2) picked or dropped
 // beside the backup; what the page says of them (#recovery-note): the files picked, then what the recovery
 // set they hold protects; and the repair that runs before a backup opens when they are there, its result
-// kept for the same files, so that a passphrase typed again does not repair again.
+// kept for the same files, so that a passphrase typed again does not repair again; #recovery-clear forgets
+// the files picked (a file input cannot be emptied otherwise), so that the backup opens without them.
 //
 // Uses:
 //   00-basics.js           count
-//   01-page-state.js       fileInput, recoveryInput, recoveryNote
+//   01-page-state.js       fileInput, recoveryClear, recoveryInput, recoveryNote
 //   GoshuinCore            formatSize, repairBackup
 
 var lastRepair = null; // { backup, files, repair } of the last repair that succeeded, for the same files
@@ -24,6 +25,7 @@ function isRecoveryFileName(name) {
 function notePickedFiles() {
   lastRepair = null;
   var files = pickedRecoveryFiles();
+  recoveryClear.hidden = files.length === 0;
   if (files.length === 0) {
     recoveryNote.textContent = "";
     return;
@@ -37,6 +39,11 @@ function notePickedFiles() {
 }
 
 recoveryInput.addEventListener("change", notePickedFiles);
+recoveryClear.addEventListener("click", function () {
+  recoveryInput.value = "";
+  notePickedFiles();
+  recoveryInput.focus();
+});
 fileInput.addEventListener("change", function () {
   lastRepair = null;
 });
