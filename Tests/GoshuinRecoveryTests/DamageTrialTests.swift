@@ -16,9 +16,16 @@ import Testing
 /// A campaign of the slow tier. `GOSHUIN_RECOVERY_TRIALS` sets the trials of each kind per backup (2 by
 /// default; `.ci/run` sets how many fit in its time, and the full 1,000 is
 /// `GOSHUIN_SLOW_TESTS=1 GOSHUIN_RECOVERY_TRIALS=1000 swift test --filter DamageTrialTests`).
+/// `GOSHUIN_RECOVERY_BACKUPS=3,4` runs the campaign on those of ``backups`` only (counted from 1).
 @Suite(.slowTier, .serialized) struct DamageTrialTests {
     static var trialsPerKind: Int {
         ProcessInfo.processInfo.environment["GOSHUIN_RECOVERY_TRIALS"].flatMap(Int.init) ?? 2
+    }
+
+    /// Whether `GOSHUIN_RECOVERY_BACKUPS` (all when unset) picks the backup at `index` of ``backups``.
+    static func isPicked(_ index: Int) -> Bool {
+        guard let picked = ProcessInfo.processInfo.environment["GOSHUIN_RECOVERY_BACKUPS"] else { return true }
+        return picked.split(separator: ",").compactMap { Int($0) }.contains(index + 1)
     }
 
     enum Damage: String, CaseIterable, Sendable {
@@ -52,6 +59,8 @@ import Testing
 
     @Test(arguments: backups)
     func everyTrialRepairsOrSaysWhy(backup: Backup) throws {
+        guard let place = Self.backups.firstIndex(where: { $0.payload == backup.payload }), Self.isPicked(place)
+        else { return }
         let folder = ScratchFolder()
         let path = folder.file("backup.goshuin")
         let original = try Recovery.seal(
