@@ -16,7 +16,8 @@ import Testing
 /// A campaign of the slow tier. `GOSHUIN_RECOVERY_TRIALS` sets the trials of each kind per backup (2 by
 /// default; `.ci/run` sets how many fit in its time, and the full 1,000 is
 /// `GOSHUIN_SLOW_TESTS=1 GOSHUIN_RECOVERY_TRIALS=1000 swift test --filter DamageTrialTests`).
-/// `GOSHUIN_RECOVERY_BACKUPS=3,4` runs the campaign on those of ``backups`` only (counted from 1).
+/// `GOSHUIN_RECOVERY_BACKUPS=3,4` runs the campaign on those of ``backups`` only (counted from 1). Every
+/// refused trial is salvaged too: what salvage keeps is as sealed, and it names the loss.
 @Suite(.slowTier, .serialized) struct DamageTrialTests {
     static var trialsPerKind: Int {
         ProcessInfo.processInfo.environment["GOSHUIN_RECOVERY_TRIALS"].flatMap(Int.init) ?? 2
@@ -50,6 +51,52 @@ import Testing
         Backup(payload: 16_000_000, chunkSize: 1 << 20, version: .v1),
     ]
 
+    /// The layout of the sealed file at `path`.
+    static func layout(of path: String) throws -> ContainerLayout {
+        let input = try FileDescriptor.openForReading(path)
+        return try input.closeAfter { try ContainerSalvage.header(of: input).layout }
+    }
+
+    /// Where a repair is refused, salvage is what is left: every chunk it keeps is the sealed payload's, and
+    /// it names a loss exactly when the file is not as sealed. It refuses, with its code, only a file whose
+    /// header is damaged or, in version 1, whose first four chunks all are (nothing then tells the damage
+    /// from a wrong passphrase: `Spec/container-v1.md` §7.1). Returns whether it surveyed the file.
+    static func expectSalvageNamesTheLoss(
+        _ path: String, payload: [UInt8], sealed original: [UInt8], damaged file: [UInt8],
+        layout sealed: ContainerLayout, _ context: String
+    ) -> Bool {
+        do {
+            let input = try FileDescriptor.openForReading(path)
+            try input.closeAfter {
+                let salvage = try ContainerSalvage(input, passphrase: Passphrase("recovery tests"))
+                let layout = salvage.header.layout
+                var lost = Set(salvage.damagedChunks)
+                if let missing = salvage.firstMissingChunk { lost.formUnion(missing..<layout.chunkCount) }
+                #expect(lost.isEmpty == Recovery.same(file, original), "salvage names a loss: \(context)")
+                for chunk in 0..<layout.chunkCount where !lost.contains(chunk) {
+                    let offset = layout.plaintextOffset(ofChunk: chunk)
+                    let count = layout.plaintextLength(ofChunk: chunk)
+                    let kept = try salvage.reader.read(at: offset, count: count)
+                    #expect(
+                        kept[...] == payload[Int(offset)..<(Int(offset) + count)],
+                        "salvage keeps chunk \(chunk) as sealed: \(context)")
+                }
+            }
+            return true
+        } catch {
+            func damaged(_ range: Range<Int>) -> Bool { !Recovery.same(file, original, range) }
+            let headerDamaged = damaged(0..<Int(sealed.recordOffset(ofChunk: 0)))
+            let probeDamaged =
+                sealed.version == .v1
+                && (0..<min(4, sealed.chunkCount)).allSatisfy { chunk in
+                    let start = Int(sealed.recordOffset(ofChunk: chunk))
+                    return damaged(start..<(start + sealed.recordLength(ofChunk: chunk)))
+                }
+            #expect(headerDamaged || probeDamaged, "salvage refused what it should survey: \(context): \(error)")
+            return false
+        }
+    }
+
     /// A packet of the set as written: which file, where, what.
     struct PacketPlace {
         let inIndex: Bool
@@ -66,6 +113,8 @@ import Testing
         let original = try Recovery.seal(
             Recovery.noise(backup.payload, seed: UInt64(backup.payload)), to: path, chunkSize: backup.chunkSize,
             version: backup.version)
+        let payload = Recovery.noise(backup.payload, seed: UInt64(backup.payload))
+        let sealedLayout = try Self.layout(of: path)
         let set = try RecoverySet.protect(filePath: path)
         let index = Recovery.read(set.indexPath)
         let volume = Recovery.read(set.volumePath)
@@ -83,6 +132,7 @@ import Testing
         let sliceSize = Int(set.sliceSize)
         var random = GaloisFieldTests.Random(state: UInt64(backup.payload) &* 31 &+ UInt64(backup.chunkSize))
         var tally: [String: (repaired: Int, refused: Int)] = [:]
+        var salvaged = [0, 0]  // of the refused trials: salvage surveyed the file; it refused (header, probe)
         for damage in Damage.allCases {
             for trial in 0..<Self.trialsPerKind {
                 folder.write("backup.goshuin", original)
@@ -162,6 +212,9 @@ import Testing
                     }
                     #expect(Recovery.same(Recovery.read(path), file), "the damaged file is left as it was")
                     #expect(!FileManager.default.fileExists(atPath: output))
+                    let surveyed = Self.expectSalvageNamesTheLoss(
+                        path, payload: payload, sealed: original, damaged: file, layout: sealedLayout, context)
+                    salvaged[surveyed ? 0 : 1] += 1
                     tally[damage.rawValue, default: (0, 0)].refused += 1
                 }
             }
@@ -172,7 +225,9 @@ import Testing
                 + Damage.allCases.map {
                     "\($0.rawValue) \(tally[$0.rawValue]?.repaired ?? 0) repaired / \(tally[$0.rawValue]?.refused ?? 0) refused"
                 }
-                .joined(separator: "; "))
+                .joined(separator: "; ")
+                + "; of the refused, salvage named the loss in \(salvaged[0]) and refused \(salvaged[1])"
+                + " (header or version 1's first chunks damaged)")
     }
 }
 
