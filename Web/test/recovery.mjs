@@ -24,6 +24,7 @@
 //    names with ../, a set for another file, a set that contradicts itself; each refused with its code
 //    within seconds, or repaired when a good set is among them, never a file that is not the original.
 // 5. Stop (an AbortSignal) and the progress reported.
+// 6. The recovery known-answer vectors (KnownAnswer/recovery): every case of cases.txt as it says.
 //
 // The last line is "web-recovery: N passed, N failed".
 import { spawnSync } from "node:child_process";
@@ -886,6 +887,41 @@ async function bigTest() {
   });
 }
 
+// ---------------------------------------------------------------------------------------------------------
+// 6. The recovery known-answer vectors (KnownAnswer/recovery, made by goshuin-tool's library): the page
+//    repairs every damaged copy as cases.txt says, and confirms the intact backup.
+
+async function knownAnswerTests() {
+  const folder = join(repository, "KnownAnswer", "recovery");
+  const read = (name) => new Uint8Array(readFileSync(join(folder, name)));
+  const backup = read("backup.goshuin");
+  const index = read("backup.goshuin.par2");
+  await test("KnownAnswer/recovery: the intact backup is confirmed by its set", async () => {
+    const result = await repair(backup, { "backup.goshuin.par2": index, "backup.goshuin.vol0+2.par2": read("backup.goshuin.vol0+2.par2") });
+    equal(result.code, undefined, `${result.detail}`);
+    equal(result.outcome, "intact", "outcome");
+    equal(result.damagedSlices, 0, "slices found damaged");
+  });
+  const cases = readFileSync(join(folder, "cases.txt"), "utf8").split("\n").filter((line) => line && !line.startsWith("#"));
+  assert(cases.length >= 6, `${cases.length} cases in cases.txt`);
+  for (const line of cases) {
+    const [copy, volume, expectation, damaged, available] = line.split(" ");
+    await test(`KnownAnswer/recovery: ${copy} with ${volume}: ${expectation}`, async () => {
+      const result = await repair(read(copy), { "backup.goshuin.par2": index, "backup.goshuin.vol0+2.par2": read(volume) });
+      if (expectation === "repairs") {
+        equal(result.code, undefined, `${result.detail}`);
+        assert(Buffer.from(result.bytes).equals(Buffer.from(backup)), "the repair is not backup.goshuin");
+        equal(result.outcome, "repaired", "outcome");
+        equal(result.damagedSlices, Number(damaged), "slices found damaged");
+      } else {
+        equal(result.code, expectation, "code");
+        equal(result.error.damagedSlices, Number(damaged), "the damaged slices said");
+        equal(result.error.recoverySlices, Number(available), "the recovery slices said");
+      }
+    });
+  }
+}
+
 // ---- run
 
 const started = Date.now();
@@ -896,6 +932,7 @@ await singularTest();
 await hostileTests();
 await limitTests();
 await stopAndProgress();
+await knownAnswerTests();
 if (bigMib > 0 && tool) await bigTest();
 console.log(
   `trials: ${trialCounts.repaired} repaired byte-identically, ${trialCounts.insufficient} beyond the recovery data and said, ${trialCounts.invalid} without an intact index, ${trialCounts.unproved} with every slice lost and nothing to prove the set the backup's; ${trialCounts.turboChecked} also repaired by par2cmdline-turbo, in agreement; ${((Date.now() - started) / 1000).toFixed(1)} s`
