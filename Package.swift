@@ -48,6 +48,11 @@ let package = Package(
         // split-table kernels, chosen at run time. Only
         // Sources/GoshuinRecovery/RegionKernel_galoisregion.swift imports it.
         .target(name: "CGaloisRegion"),
+        // MD5 of up to eight equally long streams at once, for the slices of a recovery set: portable C and an
+        // AVX2 multi-buffer kernel, chosen at run time (Spec/decisions/0046). Optimized in debug builds too: at
+        // -O0 the vector kernel is slower than one OpenSSL stream, and the tests hash every slice with it. Only
+        // Sources/GoshuinRecovery/SliceDigests_md5lanes.swift imports it.
+        .target(name: "CMD5Lanes", cSettings: [.unsafeFlags(["-O2"], .when(configuration: .debug))]),
         .target(
             name: "GoshuinSystem",
             dependencies: ["CSystem"],
@@ -61,7 +66,7 @@ let package = Package(
         ),
         .target(
             name: "GoshuinRecovery",
-            dependencies: ["GoshuinSystem", "GoshuinFormat", "CGaloisRegion"]
+            dependencies: ["GoshuinSystem", "GoshuinFormat", "CGaloisRegion", "CMD5Lanes"]
         ),
         .target(
             name: "GoshuinBackup",

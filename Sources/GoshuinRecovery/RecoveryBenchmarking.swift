@@ -40,6 +40,47 @@ import GoshuinFormat
         return Double(rounds * length * destinations) / max(elapsed, 1e-9)
     }
 
+    /// The slice-digest kernels this processor runs, by name (`portable`, `avx2`).
+    public static var sliceDigestKernelNames: [String] {
+        SliceDigests.Kernel.allCases.filter(\.isAvailable).map(\.name)
+    }
+
+    /// Bytes a second, all streams together, of the slice-digest kernel named `name` hashing `streams`
+    /// streams of `length` bytes each (in memory), about `totalBytes` in all; and, with `name` `openssl`, of
+    /// one OpenSSL MD5 stream, the same way.
+    public static func sliceDigestThroughput(name: String, streams: Int, length: Int, totalBytes: Int) throws
+        -> Double
+    {
+        let kernel = SliceDigests.Kernel.allCases.first { $0.name == name && $0.isAvailable }
+        guard kernel != nil || name == "openssl" else {
+            throw GoshuinError(.invalidArgument, "no slice-digest kernel \(name) on this processor")
+        }
+        let data = try AllocatedBytes(count: streams * length, wipesOnRelease: false)
+        data.bytes.initializeMemory(as: UInt8.self, repeating: 0xA5)
+        let pieces = (0..<streams).map {
+            UnsafeRawBufferPointer(rebasing: data.bytes[($0 * length)..<(($0 + 1) * length)])
+        }
+        let rounds = max(1, totalBytes / max(1, streams * length))
+        let clock = ContinuousClock()
+        let start = clock.now
+        for _ in 0..<rounds {
+            if let kernel {
+                var digests = SliceDigests(count: streams, kernel: kernel)
+                digests.update(pieces)
+                _ = digests.finalize()
+            } else {
+                for piece in pieces {
+                    let hasher = try MD5Hasher()
+                    try hasher.update(piece)
+                    _ = try hasher.finalize()
+                }
+            }
+        }
+        let duration = clock.now - start
+        let elapsed = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        return Double(rounds * streams * length) / max(elapsed, 1e-9)
+    }
+
     /// ``RecoverySet/protect(filePath:redundancy:replaceExisting:progress:)`` with `workers` workers and,
     /// when given, a slice size other than the plan's (a multiple of 4, for at most 32,768 slices).
     public static func protect(

@@ -173,13 +173,20 @@ final class SequentialHashChain: WorkComponent, @unchecked Sendable {
     }
 }
 
-/// The MD5 and CRC-32 of slices, each slice one task, any number at once.
+/// The MD5 and CRC-32 of slices: each task a group of up to ``SliceDigests/maximumCount`` slices, read piece by
+/// piece and hashed in lockstep (every slice is as long as the slice size, its padding included), any number
+/// of groups at once.
 final class SliceHashing: WorkComponent, @unchecked Sendable {
     // @unchecked: `next` and `completed` change under the pool's lock; each slot of `results` is written by
     // the one task of its slice and read after the pool finished.
+    /// The bytes of each slice of a group read at a time.
+    static let pieceSize = 256 << 10
+
     private let regions: [SliceRegion]
     private let sliceSize: Int
     private let toleratingShortFiles: Bool
+    private let kernel: SliceDigests.Kernel
+    private let groupCount: Int
     private var next = 0
     private var completed = 0
     private let results: UnsafeMutableBufferPointer<SliceChecksumPacket.Checksum?>
@@ -187,10 +194,14 @@ final class SliceHashing: WorkComponent, @unchecked Sendable {
     let bytesDone = Atomic<UInt64>(0)
 
     /// Hashes each of `regions`, padded to `sliceSize`.
-    init(regions: [SliceRegion], sliceSize: Int, toleratingShortFiles: Bool) {
+    init(
+        regions: [SliceRegion], sliceSize: Int, toleratingShortFiles: Bool, kernel: SliceDigests.Kernel = .best
+    ) {
         self.regions = regions
         self.sliceSize = sliceSize
         self.toleratingShortFiles = toleratingShortFiles
+        self.kernel = kernel
+        groupCount = (regions.count + SliceDigests.maximumCount - 1) / SliceDigests.maximumCount
         results = .allocate(capacity: regions.count)
         results.initialize(repeating: nil)
     }
@@ -202,37 +213,44 @@ final class SliceHashing: WorkComponent, @unchecked Sendable {
     }
 
     func nextTask() -> Int? {
-        guard next < regions.count else { return nil }
+        guard next < groupCount else { return nil }
         next += 1
         return next - 1
     }
 
-    var isFinished: Bool { completed == regions.count }
+    var isFinished: Bool { completed == groupCount }
 
     func complete(_ task: Int) { completed += 1 }
 
     func run(_ task: Int, scratch: WorkerScratch) throws {
-        let region = regions[task]
-        let md5 = try MD5Hasher()
-        var crc = CRC32()
-        let piece = min(sliceSize, SequentialHashChain.blockSize)
-        let buffer = try scratch.buffer(.read, count: piece)
+        let first = task * SliceDigests.maximumCount
+        let members = regions[first..<min(regions.count, first + SliceDigests.maximumCount)]
+        var digests = SliceDigests(count: members.count, kernel: kernel)
+        var crcs = [CRC32](repeating: CRC32(), count: members.count)
+        let piece = min(sliceSize, Self.pieceSize)
+        let buffer = try scratch.buffer(.read, count: piece * members.count)
         var offset = 0
         while offset < sliceSize {
             let count = min(piece, sliceSize - offset)
-            let part = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<count])
-            if offset >= region.available {
-                // Padding only from here: no read.
-                part.initializeMemory(as: UInt8.self, repeating: 0)
-            } else {
-                try region.read(at: offset, into: part, toleratingShortFiles: toleratingShortFiles)
+            var parts: [UnsafeRawBufferPointer] = []
+            for (lane, region) in members.enumerated() {
+                let part = UnsafeMutableRawBufferPointer(rebasing: buffer[(lane * piece)..<(lane * piece + count)])
+                if offset >= region.available {
+                    // Padding only from here: no read.
+                    part.initializeMemory(as: UInt8.self, repeating: 0)
+                } else {
+                    try region.read(at: offset, into: part, toleratingShortFiles: toleratingShortFiles)
+                }
+                crcs[lane].update(UnsafeRawBufferPointer(part))
+                parts.append(UnsafeRawBufferPointer(part))
+                bytesDone.add(UInt64(min(count, max(0, region.available - offset))), ordering: .relaxed)
             }
-            try md5.update(UnsafeRawBufferPointer(part))
-            crc.update(UnsafeRawBufferPointer(part))
+            digests.update(parts)
             offset += count
-            bytesDone.add(UInt64(min(count, max(0, region.available - (offset - count)))), ordering: .relaxed)
         }
-        results[task] = SliceChecksumPacket.Checksum(md5: try md5.finalize(), crc32: crc.value)
+        for (lane, md5) in digests.finalize().enumerated() {
+            results[first + lane] = SliceChecksumPacket.Checksum(md5: md5, crc32: crcs[lane].value)
+        }
     }
 
     /// The checksums, in the order of the regions, once every task ran.
