@@ -2,13 +2,15 @@ import GoshuinFormat
 
 /// A recovery set made while its file is written (`seal --recovery`): fed the file's bytes in order as a
 /// sealer writes them, it computes the whole-file MD5, the MD5 of the first 16 KiB, every slice's MD5 and
-/// CRC-32 and the recovery slices without reading the file back, then writes the set beside the file
-/// (`Spec/recovery-par2.md` §5, `Spec/decisions/0042`).
+/// CRC-32 and the recovery slices, then writes the set beside the file (`Spec/recovery-par2.md` §5.4,
+/// `Spec/decisions/0042`, `0047`).
 ///
 /// The recovery slices are sums over every slice, so the accumulators are the whole recovery data at once:
-/// when they fit in ``accumulatorBudget`` they are computed as the bytes come; when they do not (a large file
-/// at a high redundancy), the bytes are still hashed as they come, and ``finish()`` computes the recovery
-/// slices in strips from the finished file, on every core (``encodesWhileWriting`` says which).
+/// when they fit in ``accumulatorBudget`` everything is computed as the bytes come and nothing is read back.
+/// When they do not (a large file at a high redundancy), the whole-file MD5 and the slices' CRC-32s are
+/// still computed as the bytes come, and ``finish()`` reads the finished file back once, on every core, for
+/// the recovery slices (in strips) and the slices' MD5s (eight at a time), and refuses a file whose slices
+/// do not read back with the CRC-32s they were written with (``encodesWhileWriting`` says which way).
 ///
 /// The work runs on threads of its own while the caller goes on writing; ``append(_:)`` waits only when the
 /// pieces it has handed over are not yet hashed. Call it from one thread at a time.
@@ -160,12 +162,14 @@ public final class RecoveryWriter {
             if let failure = control.failure { throw failure }
             let identity = try layout.identity(hash16k: try schedule.hash16k())
             try output.start(identity: identity)
+            let checksums: [SliceChecksumPacket.Checksum]
             if encodesWhileWriting {
                 try schedule.deliverRecovery(to: output)
+                checksums = schedule.checksums()
             } else {
-                try encodeFromFile()
+                checksums = try encodeFromFile(writtenCRCs: schedule.crcs())
             }
-            return try output.finish(fileHash: try schedule.fileHash(), checksums: schedule.checksums())
+            return try output.finish(fileHash: try schedule.fileHash(), checksums: checksums)
         } catch {
             output.discard()
             throw error
@@ -200,15 +204,18 @@ public final class RecoveryWriter {
         control.lock.withLock { schedule.enqueue(slot: piece.slot, length: piece.filled, fileOffset: piece.fileOffset) }
     }
 
-    /// The honest alternative when the accumulators do not fit: the finished file read back in strips.
-    private func encodeFromFile() throws {
+    /// When the accumulators do not fit: the finished file read back once, in strips for the recovery slices
+    /// and eight slices at a time for their MD5s and CRC-32s, which must be the CRC-32s the slices were
+    /// written with. Returns the slices' checksums.
+    private func encodeFromFile(writtenCRCs: [UInt32]) throws -> [SliceChecksumPacket.Checksum] {
         let file = try FileSystem.openRegularFile(filePath)
-        try file.closeAfter {
-            let size = try ContainerStructure.regularFileSize(of: file)
-            guard size == plan.fileLength else {
+        return try file.closeAfter {
+            let before = try describingFailure("cannot examine \(DisplayText.quoted(filePath))") { try file.status() }
+            guard UInt64(before.size) == plan.fileLength else {
                 throw GoshuinError(
                     .io,
-                    "\(DisplayText.quoted(filePath)) has \(size) bytes, not the \(plan.fileLength) that were written")
+                    "\(DisplayText.quoted(filePath)) has \(before.size) bytes, not the \(plan.fileLength) that were"
+                        + " written")
             }
             let regions = (0..<plan.inputSliceCount).map { index in
                 SliceRegion(
@@ -225,7 +232,21 @@ public final class RecoveryWriter {
                 delivery: { exponent, offset, bytes in
                     try output.writeRecovery(exponent: exponent, offset: offset, bytes: bytes)
                 })
-            try WorkPool.run(ComponentSchedule([combiner]), workers: workers)
+            let slices = SliceHashing(regions: regions, sliceSize: Int(plan.sliceSize), toleratingShortFiles: false)
+            try WorkPool.run(ComponentSchedule([combiner, slices]), workers: workers)
+            let after = try describingFailure("cannot examine \(DisplayText.quoted(filePath))") { try file.status() }
+            let checksums = slices.checksums()
+            let changed = checksums.indices.first { checksums[$0].crc32 != writtenCRCs[$0] }
+            guard after.size == before.size, after.modified == before.modified,
+                after.modifiedNanoseconds == before.modifiedNanoseconds, changed == nil
+            else {
+                let which = changed.map { " (slice \($0) reads back other than it was written)" } ?? ""
+                throw GoshuinError(
+                    .io,
+                    "\(DisplayText.quoted(filePath)) changed after it was written\(which): its recovery set would not"
+                        + " describe it")
+            }
+            return checksums
         }
     }
 }

@@ -2,10 +2,13 @@ import GoshuinFormat
 
 /// The work of a ``RecoveryWriter``: pieces of the file (at most 1 MiB, never across a slice boundary) come
 /// in order from the feeding thread into a few slots; each is hashed into the whole-file MD5 (and the first
-/// 16 KiB's), into its slice's MD5 and CRC-32 (two chains, each piece after the one before), and, when the
-/// recovery slices are computed as the bytes come, multiplied into every accumulator (column chunks of one
-/// piece at once, pieces one after another, since two slices meet in the same accumulator columns). A slot is
-/// free again once its piece went through every kind of work.
+/// 16 KiB's) and into its slice's CRC-32 (two chains, each piece after the one before). When the recovery
+/// slices are computed as the bytes come (`encoding`), each piece also goes into its slice's MD5 (on the
+/// second chain) and is multiplied into every accumulator (column chunks of one piece at once, pieces one
+/// after another, since two slices meet in the same accumulator columns); otherwise the slices' MD5s are
+/// computed with the recovery slices when the file is read back, eight at a time, and the CRC-32s taken here
+/// say whether it reads back as it was written. A slot is free again once its piece went through every kind
+/// of work.
 final class StreamingSchedule: WorkSchedule, @unchecked Sendable {
     // @unchecked: every stored property but the slots' bytes, the hashers and the accumulators changes under
     // the pool's lock; a slot's bytes are written by the feeder only while the slot is free and read by tasks
@@ -51,9 +54,11 @@ final class StreamingSchedule: WorkSchedule, @unchecked Sendable {
     private let fileHasher: MD5Hasher
     private let startHasher: MD5Hasher
     private var startHashed = 0
-    private var sliceHasher: MD5Hasher
+    /// The current slice's MD5, when encoding.
+    private var sliceHasher: MD5Hasher?
     private var sliceCRC = CRC32()
-    private var sliceChecksums: [SliceChecksumPacket.Checksum] = []
+    private var sliceMD5s: [[UInt8]] = []
+    private var sliceCRCs: [UInt32] = []
     private let accumulators: AllocatedBytes?
     private let accumulatorBase: UnsafeMutableRawPointer?
 
@@ -67,8 +72,8 @@ final class StreamingSchedule: WorkSchedule, @unchecked Sendable {
         freeSlots = Array(slots.indices.reversed())
         fileHasher = try MD5Hasher()
         startHasher = try MD5Hasher()
-        sliceHasher = try MD5Hasher()
-        sliceChecksums.reserveCapacity(plan.inputSliceCount)
+        sliceHasher = encoding ? try MD5Hasher() : nil
+        sliceCRCs.reserveCapacity(plan.inputSliceCount)
         coefficients = RegionCoefficients(capacity: plan.recoverySliceCount)
         blockSize = max(2_048, min(65_536, StripCombiner.cacheBytes / (plan.recoverySliceCount + 1) / 64 * 64))
         if encoding {
@@ -178,7 +183,7 @@ final class StreamingSchedule: WorkSchedule, @unchecked Sendable {
             }
         case .sliceHash(let piece):
             let bytes = self.bytes(of: piece)
-            try sliceHasher.update(bytes)
+            try sliceHasher?.update(bytes)
             sliceCRC.update(bytes)
             let slice = Int(piece.fileOffset / plan.sliceSize)
             let end = piece.fileOffset + UInt64(piece.length)
@@ -197,11 +202,14 @@ final class StreamingSchedule: WorkSchedule, @unchecked Sendable {
     private func finishSlice(padding: Int) throws {
         if padding > 0 {
             let zeros = [UInt8](repeating: 0, count: padding)
-            try sliceHasher.update(zeros[...])
+            try sliceHasher?.update(zeros[...])
             sliceCRC.updateWithZeros(padding)
         }
-        sliceChecksums.append(SliceChecksumPacket.Checksum(md5: try sliceHasher.finalize(), crc32: sliceCRC.value))
-        sliceHasher = try MD5Hasher()
+        if let finished = sliceHasher {
+            sliceMD5s.append(try finished.finalize())
+            sliceHasher = try MD5Hasher()
+        }
+        sliceCRCs.append(sliceCRC.value)
         sliceCRC = CRC32()
     }
 
@@ -251,8 +259,14 @@ final class StreamingSchedule: WorkSchedule, @unchecked Sendable {
     /// The whole file's MD5.
     func fileHash() throws -> [UInt8] { try fileHasher.finalize() }
 
-    /// The slices' checksums.
-    func checksums() -> [SliceChecksumPacket.Checksum] { sliceChecksums }
+    /// The slices' checksums, when encoding.
+    func checksums() -> [SliceChecksumPacket.Checksum] {
+        precondition(encoding, "the slices' MD5s are computed as the bytes come only when encoding")
+        return zip(sliceMD5s, sliceCRCs).map { SliceChecksumPacket.Checksum(md5: $0, crc32: $1) }
+    }
+
+    /// The slices' CRC-32s.
+    func crcs() -> [UInt32] { sliceCRCs }
 
     /// Writes the accumulators, each a whole recovery slice, to `output`.
     func deliverRecovery(to output: RecoverySetOutput) throws {

@@ -179,8 +179,8 @@ final class SequentialHashChain: WorkComponent, @unchecked Sendable {
 final class SliceHashing: WorkComponent, @unchecked Sendable {
     // @unchecked: `next` and `completed` change under the pool's lock; each slot of `results` is written by
     // the one task of its slice and read after the pool finished.
-    /// The bytes of each slice of a group read at a time.
-    static let pieceSize = 256 << 10
+    /// The bytes of each slice of a group read at a time: a worker's buffer is eight of them, 1 MiB.
+    static let pieceSize = 128 << 10
 
     private let regions: [SliceRegion]
     private let sliceSize: Int

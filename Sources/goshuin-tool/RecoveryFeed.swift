@@ -2,8 +2,9 @@ import GoshuinFormat
 import GoshuinRecovery
 
 /// `seal --recovery`: a recovery set computed from the sealed file's bytes as the sealer writes them, in
-/// order (``SealedBytesObserver``), never by reading the file back (`Spec/recovery-par2.md` §5.4), and
-/// written beside the file once the file is in place.
+/// order (``SealedBytesObserver``), and written beside the file once the file is in place; past the
+/// writer's memory budget, what needs every slice at once is computed from the file read back
+/// (`Spec/recovery-par2.md` §5.4).
 final class RecoveryFeed: SealedBytesObserver {
     private let writer: RecoveryWriter
 

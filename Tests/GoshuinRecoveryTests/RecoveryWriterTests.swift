@@ -49,6 +49,35 @@ import Testing
         #expect(verification.isIntact && verification.fileHashMatches == true)
     }
 
+    /// Past its budget the writer reads the file back: a file changed after it was written (a byte of slice 3,
+    /// its modification time put back, so that only the CRC-32s taken as it was written can tell) gets no
+    /// set, and nothing is left.
+    @Test func aFileThatDoesNotReadBackAsItWasWrittenGetsNoSet() throws {
+        let folder = ScratchFolder()
+        let path = folder.file("backup.goshuin")
+        let bytes = try Recovery.seal(Recovery.noise(2_500_001, seed: 9), to: path, chunkSize: 4_096)
+        let header = try Header.decode(bytes.prefix(77), fileSize: UInt64(bytes.count))
+        let writer = try RecoveryWriter(
+            protecting: path, fileLength: UInt64(bytes.count), recordLength: header.layout.geometry.fullRecordLength,
+            redundancy: .default, replaceExisting: false, accumulatorBudget: 0, workers: 2, kernel: .best)
+        #expect(!writer.encodesWhileWriting)
+        try Self.feed(bytes, to: writer, seed: 3)
+        let plan = RecoveryPlan(
+            fileLength: UInt64(bytes.count), recordLength: header.layout.geometry.fullRecordLength,
+            redundancy: .default)
+        let modified = try FileManager.default.attributesOfItem(atPath: path)[.modificationDate]
+        var changed = bytes
+        changed[Int(plan.sliceSize) * 3 + 100] ^= 0x01
+        try Data(changed).write(to: URL(fileURLWithPath: path))
+        try FileManager.default.setAttributes([.modificationDate: modified as Any], ofItemAtPath: path)
+        #expect {
+            try writer.finish()
+        } throws: { error in
+            (error as? GoshuinError)?.code == .io && "\(error)".contains("slice 3 reads back other than it was written")
+        }
+        #expect(folder.entries == ["backup.goshuin"], "no set file and no temporary file is left")
+    }
+
     @Test func aWriterFedTooFewOrTooManyBytesWritesNothing() throws {
         let folder = ScratchFolder()
         let path = folder.write("file.bin", Recovery.noise(10_000))

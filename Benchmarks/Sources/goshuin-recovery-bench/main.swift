@@ -3,7 +3,7 @@
 // GF(2^16) kernels. Output lines are `key=value` pairs for the script to read.
 //
 //   goshuin-recovery-bench kernels                     GB/s of each kernel, 1, 6 and 20 destinations, in cache
-//   goshuin-recovery-bench digests                     GB/s of each slice-digest kernel, 8 streams of 256 KiB,
+//   goshuin-recovery-bench digests                     GB/s of each slice-digest kernel, 8 streams of 128 KiB,
 //                                                      and of one OpenSSL MD5 stream
 //   goshuin-recovery-bench protect FILE PERCENT [W [S]] RecoverySet.protect (W workers, default all; slice
 //                                                      size S instead of the plan's)
@@ -39,9 +39,9 @@ do {
     case "digests" where arguments.count == 1:
         var pairs: [String] = []
         for name in ["openssl"] + RecoveryBenchmarking.sliceDigestKernelNames {
-            // A group of slices as SliceHashing reads them: 256 KiB of each, in cache.
+            // A group of slices as SliceHashing reads them: 128 KiB of each, in cache.
             let rate = try RecoveryBenchmarking.sliceDigestThroughput(
-                name: name, streams: name == "openssl" ? 1 : 8, length: 256 << 10, totalBytes: 2 << 30)
+                name: name, streams: name == "openssl" ? 1 : 8, length: 128 << 10, totalBytes: 2 << 30)
             pairs.append("\(name)=\((rate / 1e7).rounded() / 100)")
         }
         print(pairs.joined(separator: " "))
