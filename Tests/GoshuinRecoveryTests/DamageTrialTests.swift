@@ -41,14 +41,20 @@ import Testing
         let payload: Int
         let chunkSize: UInt32
         let version: FormatVersion
-        var testDescription: String { "\(payload) bytes in \(chunkSize)-byte chunks, version \(version.rawValue)" }
+        /// The set's redundancy, in percent.
+        var percent = 5.0
+        var testDescription: String {
+            "\(payload) bytes in \(chunkSize)-byte chunks, version \(version.rawValue), at \(percent)%"
+        }
     }
 
+    /// At 5%, 1 MiB zeroed is beyond the budget of a backup of a few MB; the larger two have more
+    /// redundancy, so that such damage is repaired too (and more of the bit flips).
     static let backups = [
         Backup(payload: 300_000, chunkSize: 1_024, version: .v1),
         Backup(payload: 2_000_000, chunkSize: 4_096, version: .v2),
-        Backup(payload: 6_000_000, chunkSize: 65_536, version: .v2),
-        Backup(payload: 16_000_000, chunkSize: 1 << 20, version: .v1),
+        Backup(payload: 6_000_000, chunkSize: 65_536, version: .v2, percent: 25),
+        Backup(payload: 16_000_000, chunkSize: 1 << 20, version: .v1, percent: 10),
     ]
 
     /// The layout of the sealed file at `path`.
@@ -115,7 +121,7 @@ import Testing
             version: backup.version)
         let payload = Recovery.noise(backup.payload, seed: UInt64(backup.payload))
         let sealedLayout = try Self.layout(of: path)
-        let set = try RecoverySet.protect(filePath: path)
+        let set = try RecoverySet.protect(filePath: path, redundancy: try RecoveryRedundancy(percent: backup.percent))
         let index = Recovery.read(set.indexPath)
         let volume = Recovery.read(set.volumePath)
         var places: [PacketPlace] = []

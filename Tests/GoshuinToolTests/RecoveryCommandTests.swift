@@ -367,10 +367,13 @@ struct ProtectedBackupFixture {
 @Suite struct SealWithRecoveryTests {
     static let environment = ["GOSHUIN_PASSPHRASE": ProtectedBackupFixture.passphrase]
 
-    /// Seals `input` into `output` with `options`, then checks the set beside it against `protect`'s.
-    func sealAndCompare(_ input: String, _ output: String, _ options: [String], in directory: Scratch) throws {
+    /// Seals `input` into `output` with `options` and a set of `redundancy`, then checks the set beside it
+    /// against `protect`'s.
+    func sealAndCompare(
+        _ input: String, _ output: String, _ options: [String], redundancy: String = "5%", in directory: Scratch
+    ) throws {
         let sealed = try ToolRunner.run(
-            ["seal", input, "-o", output, "--iterations", "1000", "--recovery", "5%", "--json"] + options,
+            ["seal", input, "-o", output, "--iterations", "1000", "--recovery", redundancy, "--json"] + options,
             in: directory.path, environment: Self.environment)
         try #require(sealed.status == 0, "\(options): \(sealed.stderr)")
         let summary = try ProtectedBackupFixture.json(sealed)
@@ -380,7 +383,7 @@ struct ProtectedBackupFixture {
         #expect(index == output + ".par2" && volume.hasPrefix(output + ".vol0"))
         let streamed = (directory.bytes(index), directory.bytes(volume))
         for name in [index, volume] { try FileManager.default.removeItem(atPath: directory.path + "/" + name) }
-        let protect = try ToolRunner.run(["protect", output], in: directory.path)
+        let protect = try ToolRunner.run(["protect", output, "--redundancy", redundancy], in: directory.path)
         #expect(protect.status == 0, "\(protect.stderr)")
         #expect(directory.bytes(index) == streamed.0, "\(options): the index is protect's, byte for byte")
         #expect(directory.bytes(volume) == streamed.1, "\(options): the volume is protect's, byte for byte")
@@ -401,6 +404,23 @@ struct ProtectedBackupFixture {
                 "folder/IMG_000\(index).jpg", (0..<90_000).map { UInt8(truncatingIfNeeded: $0 &* (index * 37 + 11)) })
         }
         try sealAndCompare("folder", "folder.goshuin", options, in: directory)
+    }
+
+    /// Past the writer's 24 MiB, the set is finished from the sealed file read back (`Spec/recovery-par2.md`
+    /// §5.4): still protect's, byte for byte, and par2cmdline's to verify.
+    @Test(.slowTier) func aSetPastTheWritersMemoryIsTheSame() throws {
+        let directory = Scratch()
+        var state: UInt64 = 47
+        directory.write(
+            "payload.bin",
+            (0..<26_000_000).map { _ -> UInt8 in
+                state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                return UInt8(truncatingIfNeeded: state >> 33)
+            })
+        try sealAndCompare("payload.bin", "large.goshuin", ["--format", "2"], redundancy: "100%", in: directory)
+        let par2 = try RecoveryCommandInteropTests.par2(
+            ["/usr/bin/par2", "verify", "-q", "large.goshuin.par2"], in: directory.path)
+        #expect(par2.status == 0, "\(par2.output)")
     }
 
     @Test func whatCannotBeProtectedWhileSealingIsRefusedAndNothingIsLeft() throws {
