@@ -7,10 +7,10 @@ import GoshuinFormat
 ///
 /// The recovery slices are sums over every slice, so the accumulators are the whole recovery data at once:
 /// when they fit in ``accumulatorBudget`` everything is computed as the bytes come and nothing is read back.
-/// When they do not (a large file at a high redundancy), the whole-file MD5 and the slices' CRC-32s are
-/// still computed as the bytes come, and ``finish()`` reads the finished file back once, on every core, for
-/// the recovery slices (in strips) and the slices' MD5s (eight at a time), and refuses a file whose slices
-/// do not read back with the CRC-32s they were written with (``encodesWhileWriting`` says which way).
+/// When they do not (a large file at a high redundancy), only the slices' CRC-32s are computed as the bytes
+/// come, and ``finish()`` reads the finished file back once, on every core, as `protect` reads a file, and
+/// refuses a file whose slices do not read back with the CRC-32s they were written with
+/// (``encodesWhileWriting`` says which way).
 ///
 /// The work runs on threads of its own while the caller goes on writing; ``append(_:)`` waits only when the
 /// pieces it has handed over are not yet hashed. Call it from one thread at a time.
@@ -22,7 +22,8 @@ public final class RecoveryWriter {
     /// The pieces in flight.
     static let pieceCount = 4
 
-    /// Whether the recovery slices are computed as the bytes come (`false`: by ``finish()``, from the file).
+    /// Whether the set is computed as the bytes come (`false`: by ``finish()``, from the file, but for the
+    /// slices' CRC-32s).
     public let encodesWhileWriting: Bool
     /// Where the file is written.
     public let filePath: String
@@ -32,6 +33,7 @@ public final class RecoveryWriter {
     private let schedule: StreamingSchedule
     private let control = WorkPoolControl()
     private let workers: Int
+    private let kernel: RegionKernel
     private var thread: WorkerThreads.Started?
     private var current: (slot: Int, filled: Int, fileOffset: UInt64)?
     private var received: UInt64 = 0
@@ -75,6 +77,7 @@ public final class RecoveryWriter {
         encodesWhileWriting = plan.recoveryBytes <= UInt64(accumulatorBudget)
         output = try RecoverySetOutput(protecting: path, layout: layout, replaceExisting: replaceExisting)
         self.workers = workers
+        self.kernel = kernel
         do {
             schedule = try StreamingSchedule(plan: plan, encoding: encodesWhileWriting, kernel: kernel)
         } catch {
@@ -138,11 +141,12 @@ public final class RecoveryWriter {
         }
     }
 
-    /// Writes the set once every byte came: waits for the work, computes the recovery slices from the file
-    /// at ``filePath`` when they were not computed as the bytes came, and moves the set's files into place.
+    /// Writes the set once every byte came: waits for the work, computes the set from the file at
+    /// ``filePath`` when it was not computed as the bytes came, and moves the set's files into place.
     ///
     /// - Throws: `invalid_argument` when fewer bytes came than the length given; the work's error; `io` when
-    ///   the file read back is not as long as it should be; `output_exists`, `no_space`, `interrupted`.
+    ///   the file read back is not as long as it should be, or not as it was written; `output_exists`,
+    ///   `no_space`, `interrupted`.
     public func finish() throws -> RecoverySetFiles {
         precondition(!finished, "a writer finishes once")
         finished = true
@@ -160,16 +164,10 @@ public final class RecoveryWriter {
             thread?.join()
             thread = nil
             if let failure = control.failure { throw failure }
-            let identity = try layout.identity(hash16k: try schedule.hash16k())
-            try output.start(identity: identity)
-            let checksums: [SliceChecksumPacket.Checksum]
-            if encodesWhileWriting {
-                try schedule.deliverRecovery(to: output)
-                checksums = schedule.checksums()
-            } else {
-                checksums = try encodeFromFile(writtenCRCs: schedule.crcs())
-            }
-            return try output.finish(fileHash: try schedule.fileHash(), checksums: checksums)
+            guard encodesWhileWriting else { return try protectFromFile(writtenCRCs: schedule.crcs()) }
+            try output.start(identity: try layout.identity(hash16k: try schedule.hash16k()))
+            try schedule.deliverRecovery(to: output)
+            return try output.finish(fileHash: try schedule.fileHash(), checksums: schedule.checksums())
         } catch {
             output.discard()
             throw error
@@ -204,10 +202,10 @@ public final class RecoveryWriter {
         control.lock.withLock { schedule.enqueue(slot: piece.slot, length: piece.filled, fileOffset: piece.fileOffset) }
     }
 
-    /// When the accumulators do not fit: the finished file read back once, in strips for the recovery slices
-    /// and eight slices at a time for their MD5s and CRC-32s, which must be the CRC-32s the slices were
-    /// written with. Returns the slices' checksums.
-    private func encodeFromFile(writtenCRCs: [UInt32]) throws -> [SliceChecksumPacket.Checksum] {
+    /// When the accumulators do not fit: the finished file read back once, as `protect` reads a file (the
+    /// whole-file MD5, the slices eight at a time and the recovery slices in strips, on every core), its slices
+    /// checked against the CRC-32s they were written with.
+    private func protectFromFile(writtenCRCs: [UInt32]) throws -> RecoverySetFiles {
         let file = try FileSystem.openRegularFile(filePath)
         return try file.closeAfter {
             let before = try describingFailure("cannot examine \(DisplayText.quoted(filePath))") { try file.status() }
@@ -217,25 +215,12 @@ public final class RecoveryWriter {
                     "\(DisplayText.quoted(filePath)) has \(before.size) bytes, not the \(plan.fileLength) that were"
                         + " written")
             }
-            let regions = (0..<plan.inputSliceCount).map { index in
-                SliceRegion(
-                    file: file, start: UInt64(index) * plan.sliceSize, available: plan.length(ofSlice: index),
-                    name: filePath)
-            }
-            let recoveryCount = plan.recoverySliceCount
-            let output = self.output
-            let combiner = try StripCombiner(
-                sources: regions, outputCount: recoveryCount, sliceSize: Int(plan.sliceSize),
-                coefficients: { source in
-                    (0..<recoveryCount).map { InputSliceConstants.coefficient(ofSlice: source, exponent: UInt32($0)) }
-                },
-                delivery: { exponent, offset, bytes in
-                    try output.writeRecovery(exponent: exponent, offset: offset, bytes: bytes)
-                })
-            let slices = SliceHashing(regions: regions, sliceSize: Int(plan.sliceSize), toleratingShortFiles: false)
-            try WorkPool.run(ComponentSchedule([combiner, slices]), workers: workers)
+            let hash16k = try MD5Hasher.hash(
+                try ContainerStructure.readAt(file, offset: 0, count: FileDescriptionPacket.hash16kLength)[...])
+            try output.start(identity: try layout.identity(hash16k: hash16k))
+            let (fileHash, checksums) = try FileProtection.encode(
+                file, name: filePath, layout: layout, output: output, workers: workers, kernel: kernel, progress: nil)
             let after = try describingFailure("cannot examine \(DisplayText.quoted(filePath))") { try file.status() }
-            let checksums = slices.checksums()
             let changed = checksums.indices.first { checksums[$0].crc32 != writtenCRCs[$0] }
             guard after.size == before.size, after.modified == before.modified,
                 after.modifiedNanoseconds == before.modifiedNanoseconds, changed == nil
@@ -246,7 +231,7 @@ public final class RecoveryWriter {
                     "\(DisplayText.quoted(filePath)) changed after it was written\(which): its recovery set would not"
                         + " describe it")
             }
-            return checksums
+            return try output.finish(fileHash: fileHash, checksums: checksums)
         }
     }
 }

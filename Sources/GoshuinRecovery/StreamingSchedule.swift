@@ -1,14 +1,13 @@
 import GoshuinFormat
 
 /// The work of a ``RecoveryWriter``: pieces of the file (at most 1 MiB, never across a slice boundary) come
-/// in order from the feeding thread into a few slots; each is hashed into the whole-file MD5 (and the first
-/// 16 KiB's) and into its slice's CRC-32 (two chains, each piece after the one before). When the recovery
-/// slices are computed as the bytes come (`encoding`), each piece also goes into its slice's MD5 (on the
-/// second chain) and is multiplied into every accumulator (column chunks of one piece at once, pieces one
-/// after another, since two slices meet in the same accumulator columns); otherwise the slices' MD5s are
-/// computed with the recovery slices when the file is read back, eight at a time, and the CRC-32s taken here
-/// say whether it reads back as it was written. A slot is free again once its piece went through every kind
-/// of work.
+/// in order from the feeding thread into a few slots; each goes into its slice's CRC-32 (a chain, each piece
+/// after the one before). When the set is computed as the bytes come (`encoding`), each piece also goes into
+/// the whole-file MD5 (and the first 16 KiB's, a second chain), into its slice's MD5 (on the first chain),
+/// and is multiplied into every accumulator (column chunks of one piece at once, pieces one after another,
+/// since two slices meet in the same accumulator columns); otherwise the rest of the set is computed from the
+/// file read back, and the CRC-32s taken here say whether it reads back as it was written. A slot is free
+/// again once its piece went through every kind of work.
 final class StreamingSchedule: WorkSchedule, @unchecked Sendable {
     // @unchecked: every stored property but the slots' bytes, the hashers and the accumulators changes under
     // the pool's lock; a slot's bytes are written by the feeder only while the slot is free and read by tasks
@@ -113,7 +112,7 @@ final class StreamingSchedule: WorkSchedule, @unchecked Sendable {
     // MARK: - The workers' side
 
     func nextTask() -> Task? {
-        if !fileHashRunning, nextFileHash < enqueued, let piece = pieces[nextFileHash]?.piece {
+        if encoding, !fileHashRunning, nextFileHash < enqueued, let piece = pieces[nextFileHash]?.piece {
             fileHashRunning = true
             nextFileHash += 1
             return .fileHash(piece)
@@ -159,7 +158,7 @@ final class StreamingSchedule: WorkSchedule, @unchecked Sendable {
         }
         guard var entry = pieces[piece.index] else { preconditionFailure("a piece in flight") }
         entry.kindsDone += 1
-        if entry.kindsDone == (encoding ? 3 : 2) {
+        if entry.kindsDone == (encoding ? 3 : 1) {
             pieces[piece.index] = nil
             freeSlots.append(piece.slot)
             completed += 1
@@ -253,11 +252,17 @@ final class StreamingSchedule: WorkSchedule, @unchecked Sendable {
 
     // MARK: - Results, once every piece went through
 
-    /// The MD5 of the first 16 KiB.
-    func hash16k() throws -> [UInt8] { try startHasher.finalize() }
+    /// The MD5 of the first 16 KiB, when encoding.
+    func hash16k() throws -> [UInt8] {
+        precondition(encoding, "the file is hashed as the bytes come only when encoding")
+        return try startHasher.finalize()
+    }
 
-    /// The whole file's MD5.
-    func fileHash() throws -> [UInt8] { try fileHasher.finalize() }
+    /// The whole file's MD5, when encoding.
+    func fileHash() throws -> [UInt8] {
+        precondition(encoding, "the file is hashed as the bytes come only when encoding")
+        return try fileHasher.finalize()
+    }
 
     /// The slices' checksums, when encoding.
     func checksums() -> [SliceChecksumPacket.Checksum] {

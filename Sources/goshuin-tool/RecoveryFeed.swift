@@ -3,8 +3,8 @@ import GoshuinRecovery
 
 /// `seal --recovery`: a recovery set computed from the sealed file's bytes as the sealer writes them, in
 /// order (``SealedBytesObserver``), and written beside the file once the file is in place; past the
-/// writer's memory budget, what needs every slice at once is computed from the file read back
-/// (`Spec/recovery-par2.md` §5.4).
+/// writer's memory budget, computed from the file read back and checked against the CRC-32s its slices were
+/// written with (`Spec/recovery-par2.md` §5.4).
 final class RecoveryFeed: SealedBytesObserver {
     private let writer: RecoveryWriter
 
