@@ -10,10 +10,6 @@ import PackageDescription
 //   GoshuinFormat                       the container; its internals (Crypto, Encoding) at package access
 //   GoshuinSystem                       descriptors, atomic output, threads, signals, terminals, the one
 //                                       error type: thin forwarders over the C library, at package access
-// The two kernels' C targets are optimized in debug builds too: at -O0 their vector code runs slower than the
-// portable code (the AVX2 MD5 at 98 MB/s), and the tests and the damage campaign run every slice through them.
-let optimizedInDebugBuilds: [CSetting] = [.unsafeFlags(["-O2"], .when(configuration: .debug))]
-
 let package = Package(
     name: "goshuin-toolkit",
     products: [
@@ -51,11 +47,11 @@ let package = Package(
         // GF(2^16) region multiply-accumulate for PAR 2.0's Reed-Solomon code: portable C, SSSE3 and AVX2
         // split-table kernels, chosen at run time. Only
         // Sources/GoshuinRecovery/RegionKernel_galoisregion.swift imports it.
-        .target(name: "CGaloisRegion", cSettings: optimizedInDebugBuilds),
+        .target(name: "CGaloisRegion"),
         // MD5 of up to eight equally long streams at once, for the slices of a recovery set: portable C and an
         // AVX2 multi-buffer kernel, chosen at run time (Spec/decisions/0046). Only
         // Sources/GoshuinRecovery/SliceDigests_md5lanes.swift imports it.
-        .target(name: "CMD5Lanes", cSettings: optimizedInDebugBuilds),
+        .target(name: "CMD5Lanes"),
         .target(
             name: "GoshuinSystem",
             dependencies: ["CSystem"],

@@ -162,7 +162,14 @@ int md5_lanes_kernel_available(md5_lanes_kernel kernel) {
 }
 
 md5_lanes_kernel md5_lanes_best_kernel(void) {
+#ifndef __OPTIMIZE__
+    /* An unoptimized build (SwiftPM's debug builds compile C at -O0, and a package others depend on cannot
+       ask for more) keeps each AVX2 value in memory: 98 MB/s for eight streams, against 308 MB/s for the
+       portable kernel. The tests still run the AVX2 kernel by name. */
+    return MD5_LANES_PORTABLE;
+#else
     return md5_lanes_kernel_available(MD5_LANES_AVX2) ? MD5_LANES_AVX2 : MD5_LANES_PORTABLE;
+#endif
 }
 
 void md5_lanes_compress(md5_lanes_kernel kernel, md5_lanes_state *states, const uint8_t *const *data, size_t count,

@@ -2,8 +2,8 @@ import GoshuinFormat
 
 /// `protect`: a recovery set for a file that exists (`Spec/recovery-par2.md` §5). The file is read three
 /// ways at once by the workers of one pool: block after block for the whole-file MD5 (a sequential chain, on
-/// whichever core is free), slice by slice for the slices' MD5 and CRC-32, and in strips of every slice for
-/// the Reed-Solomon encoding, within the memory budget of ``StripCombiner``.
+/// whichever core is free), eight slices at a time for the slices' MD5 and CRC-32, and in strips of every
+/// slice for the Reed-Solomon encoding, within the memory budget of ``StripCombiner``.
 enum FileProtection {
     /// Protects the file at `path`.
     static func protect(
@@ -23,27 +23,39 @@ enum FileProtection {
                 ?? RecoveryPlan(
                     fileLength: length, recordLength: try recordLength(of: input, fileSize: length),
                     redundancy: redundancy)
-            let hash16k = try MD5Hasher.hash(
-                try ContainerStructure.readAt(input, offset: 0, count: FileDescriptionPacket.hash16kLength)[...])
             let layout = RecoverySetLayout(plan: plan, fileName: Array(FileSystem.lastComponent(of: path).utf8))
             let output = try RecoverySetOutput(protecting: path, layout: layout, replaceExisting: replaceExisting)
-            do {
-                try output.start(identity: try layout.identity(hash16k: hash16k))
-                let (fileHash, checksums) = try encode(
-                    input, name: path, layout: layout, output: output, workers: workers, kernel: kernel,
-                    progress: progress)
-                let after = try describingFailure("cannot examine \(DisplayText.quoted(path))") { try input.status() }
-                guard after.size == before.size, after.modified == before.modified,
-                    after.modifiedNanoseconds == before.modifiedNanoseconds
-                else {
-                    throw GoshuinError(
-                        .io, "\(DisplayText.quoted(path)) changed while it was being protected; protect it again")
-                }
-                return try output.finish(fileHash: fileHash, checksums: checksums)
-            } catch {
-                output.discard()
-                throw error
+            return try protect(
+                input, name: path, as: before, layout: layout, output: output, workers: workers, kernel: kernel,
+                progress: progress, ifChanged: "changed while it was being protected; protect it again")
+        }
+    }
+
+    /// Computes the set of the file open at `input` (named `name`, whose status was `before` when its plan was
+    /// made) into `output`, which it starts, and finishes it: unless the file changed meanwhile (any write moves
+    /// its status change time, which nobody but the kernel sets back), when the error says that it `ifChanged`,
+    /// or `check` refuses the slices' checksums. On any failure `output` is discarded.
+    static func protect(
+        _ input: FileDescriptor, name: String, as before: FileStatus, layout: RecoverySetLayout,
+        output: RecoverySetOutput, workers: Int, kernel: RegionKernel, progress: RecoveryProgressHandler?,
+        ifChanged: String, check: ([SliceChecksumPacket.Checksum]) throws -> Void = { _ in }
+    ) throws -> RecoverySetFiles {
+        do {
+            let hash16k = try MD5Hasher.hash(
+                try ContainerStructure.readAt(input, offset: 0, count: FileDescriptionPacket.hash16kLength)[...])
+            try output.start(identity: try layout.identity(hash16k: hash16k))
+            let (fileHash, checksums) = try encode(
+                input, name: name, layout: layout, output: output, workers: workers, kernel: kernel,
+                progress: progress)
+            let after = try describingFailure("cannot examine \(DisplayText.quoted(name))") { try input.status() }
+            guard after.isUnchanged(comparedTo: before) else {
+                throw GoshuinError(.io, "\(DisplayText.quoted(name)) \(ifChanged)")
             }
+            try check(checksums)
+            return try output.finish(fileHash: fileHash, checksums: checksums)
+        } catch {
+            output.discard()
+            throw error
         }
     }
 

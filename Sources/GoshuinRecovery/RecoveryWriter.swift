@@ -164,7 +164,10 @@ public final class RecoveryWriter {
             thread?.join()
             thread = nil
             if let failure = control.failure { throw failure }
-            guard encodesWhileWriting else { return try protectFromFile(writtenCRCs: schedule.crcs()) }
+            guard encodesWhileWriting else {
+                schedule.releaseSlots()
+                return try protectFromFile(writtenCRCs: schedule.crcs())
+            }
             try output.start(identity: try layout.identity(hash16k: try schedule.hash16k()))
             try schedule.deliverRecovery(to: output)
             return try output.finish(fileHash: try schedule.fileHash(), checksums: schedule.checksums())
@@ -203,8 +206,9 @@ public final class RecoveryWriter {
     }
 
     /// When the accumulators do not fit: the finished file read back once, as `protect` reads a file (the
-    /// whole-file MD5, the slices eight at a time and the recovery slices in strips, on every core), its slices
-    /// checked against the CRC-32s they were written with.
+    /// whole-file MD5, the slices eight at a time and the recovery slices in strips, on every core), refused
+    /// when it changed while it was read or its slices do not read back with the CRC-32s they were written
+    /// with.
     private func protectFromFile(writtenCRCs: [UInt32]) throws -> RecoverySetFiles {
         let file = try FileSystem.openRegularFile(filePath)
         return try file.closeAfter {
@@ -215,23 +219,19 @@ public final class RecoveryWriter {
                     "\(DisplayText.quoted(filePath)) has \(before.size) bytes, not the \(plan.fileLength) that were"
                         + " written")
             }
-            let hash16k = try MD5Hasher.hash(
-                try ContainerStructure.readAt(file, offset: 0, count: FileDescriptionPacket.hash16kLength)[...])
-            try output.start(identity: try layout.identity(hash16k: hash16k))
-            let (fileHash, checksums) = try FileProtection.encode(
-                file, name: filePath, layout: layout, output: output, workers: workers, kernel: kernel, progress: nil)
-            let after = try describingFailure("cannot examine \(DisplayText.quoted(filePath))") { try file.status() }
-            let changed = checksums.indices.first { checksums[$0].crc32 != writtenCRCs[$0] }
-            guard after.size == before.size, after.modified == before.modified,
-                after.modifiedNanoseconds == before.modifiedNanoseconds, changed == nil
-            else {
-                let which = changed.map { " (slice \($0) reads back other than it was written)" } ?? ""
+            let notAsSealed = "its recovery set would not describe it as it was sealed"
+            return try FileProtection.protect(
+                file, name: filePath, as: before, layout: layout, output: output, workers: workers, kernel: kernel,
+                progress: nil, ifChanged: "changed while it was read back: \(notAsSealed)"
+            ) { checksums in
+                guard let changed = checksums.indices.first(where: { checksums[$0].crc32 != writtenCRCs[$0] }) else {
+                    return
+                }
                 throw GoshuinError(
                     .io,
-                    "\(DisplayText.quoted(filePath)) changed after it was written\(which): its recovery set would not"
-                        + " describe it")
+                    "slice \(changed) of \(DisplayText.quoted(filePath)) reads back other than it was written:"
+                        + " \(notAsSealed)")
             }
-            return try output.finish(fileHash: fileHash, checksums: checksums)
         }
     }
 }

@@ -34,7 +34,7 @@ final class StreamingSchedule: WorkSchedule, @unchecked Sendable {
     private let plan: RecoveryPlan
     private let encoding: Bool
     private let kernel: RegionKernel
-    private let slots: [AllocatedBytes]
+    private var slots: [AllocatedBytes]
     private var freeSlots: [Int]
     private var pieces: [Int: (piece: Piece, kindsDone: Int)] = [:]
     private var enqueued = 0
@@ -251,6 +251,13 @@ final class StreamingSchedule: WorkSchedule, @unchecked Sendable {
     }
 
     // MARK: - Results, once every piece went through
+
+    /// Gives the slots' memory back (before the file is read back, which needs its own).
+    func releaseSlots() {
+        precondition(isFinished, "no piece is in flight")
+        slots = []
+        freeSlots = []
+    }
 
     /// The MD5 of the first 16 KiB, when encoding.
     func hash16k() throws -> [UInt8] {

@@ -178,7 +178,7 @@ final class SequentialHashChain: WorkComponent, @unchecked Sendable {
 /// of groups at once.
 final class SliceHashing: WorkComponent, @unchecked Sendable {
     // @unchecked: `next` and `completed` change under the pool's lock; each slot of `results` is written by
-    // the one task of its slice and read after the pool finished.
+    // the one task of its slice's group and read after the pool finished.
     /// The bytes of each slice of a group read at a time: a worker's buffer is eight of them, 1 MiB.
     static let pieceSize = 128 << 10
 

@@ -47,13 +47,23 @@ extension Optional where Wrapped == RecoveryFeed {
             throw error
         }
         guard let feed = self else { return (result, nil) }
+        // The backup is in place whatever becomes of its set, and the person is told so. A set refused because
+        // the file did not read back as it was sealed is no set to make again from that file.
+        let afterwards =
+            "make it with 'goshuin-tool protect \(outputPath)' once 'goshuin-tool verify \(outputPath)' (with the"
+            + " passphrase) says it is intact; if it does not, seal again"
         do {
             return (result, try feed.finish())
+        } catch let error as GoshuinError where error.code == .interrupted || Interruption.isRequested {
+            throw ToolError(
+                code: .interrupted,
+                "stopped by a signal: \(outputPath) is sealed and in place, but its recovery set was not written;"
+                    + " \(afterwards)", status: .interrupted)
         } catch let error as GoshuinError {
             throw GoshuinError(
                 error.code,
                 "\(outputPath) is sealed and in place, but its recovery set was not written (\(error.message));"
-                    + " make it with: goshuin-tool protect \(outputPath)")
+                    + " \(afterwards)")
         }
     }
 }

@@ -34,7 +34,8 @@ enum SealCommand: ToolCommand {
             OptionSpec(
                 .recovery, value: "PERCENT",
                 "Also write a PAR 2.0 recovery set of PERCENT (such as 5%) beside OUTPUT, as goshuin-tool protect"
-                    + " does, computed from the sealed bytes as they are written; not with -o - or a format 2 stream"
+                    + " does: computed from the sealed bytes as they are written, or, past 24 MiB of recovery data,"
+                    + " from OUTPUT read back and checked to be as written; not with -o - or a format 2 stream"
                     + " from '-'. --force replaces a set already there."),
         ] + CommandSpec.passphraseOptions + CommandSpec.outputOptions + [
             CommandSpec.jsonOption, CommandSpec.helpOption,

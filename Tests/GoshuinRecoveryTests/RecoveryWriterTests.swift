@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import GoshuinFormat
 import Testing
 
@@ -73,9 +74,42 @@ import Testing
         #expect {
             try writer.finish()
         } throws: { error in
-            (error as? GoshuinError)?.code == .io && "\(error)".contains("slice 3 reads back other than it was written")
+            (error as? GoshuinError)?.code == .io && "\(error)".contains("slice 3 of")
+                && "\(error)".contains("reads back other than it was written")
         }
         #expect(folder.entries == ["backup.goshuin"], "no set file and no temporary file is left")
+    }
+
+    /// A file written while its set is computed from it, its bytes and its modification time put back (to the
+    /// nanosecond), is refused: only its status change time tells, and no set is left.
+    @Test func aFileWrittenAndPutBackWhileItIsReadGetsNoSet() throws {
+        let folder = ScratchFolder()
+        let bytes = Recovery.noise(300_000, seed: 5)
+        let path = folder.write("file.bin", bytes)
+        let input = try FileSystem.openRegularFile(path)
+        try input.closeAfter {
+            let before = try input.status()
+            let plan = RecoveryPlan(fileLength: UInt64(bytes.count), recordLength: nil, redundancy: .default)
+            let layout = RecoverySetLayout(plan: plan, fileName: Array("file.bin".utf8))
+            let output = try RecoverySetOutput(protecting: path, layout: layout, replaceExisting: false)
+            var status = stat()
+            try #require(stat(path, &status) == 0)
+            let writer = try #require(FileHandle(forWritingAtPath: path))
+            try writer.seek(toOffset: 1_000)
+            try writer.write(contentsOf: Data(bytes[1_000..<1_001]))
+            try writer.close()
+            var times = [status.st_atim, status.st_mtim]
+            try #require(utimensat(AT_FDCWD, path, &times, 0) == 0)
+            #expect {
+                try FileProtection.protect(
+                    input, name: path, as: before, layout: layout, output: output, workers: 2, kernel: .best,
+                    progress: nil, ifChanged: "changed while it was read")
+            } throws: { error in
+                (error as? GoshuinError)?.code == .io && "\(error)".contains("changed while it was read")
+            }
+        }
+        #expect(folder.entries == ["file.bin"], "no set file and no temporary file is left")
+        #expect(folder.read("file.bin") == bytes)
     }
 
     @Test func aWriterFedTooFewOrTooManyBytesWritesNothing() throws {
