@@ -2,9 +2,10 @@
 // par2cmdline-turbo and OpenSSL in the same run (each its own process, so its peak RSS is its own), and the
 // GF(2^16) kernels. Output lines are `key=value` pairs for the script to read.
 //
-//   goshuin-recovery-bench kernels                     GB/s of each kernel, 1, 6 and 20 destinations, in cache
-//   goshuin-recovery-bench digests                     GB/s of each slice-digest kernel, 8 streams of 128 KiB,
-//                                                      and of one OpenSSL MD5 stream
+//   goshuin-recovery-bench kernels [MIB]               GB/s of each kernel, 1, 6 and 20 destinations, in cache
+//                                                      (MIB of destination bytes each, 8 GiB by default)
+//   goshuin-recovery-bench digests [MIB]               GB/s of each slice-digest kernel, 8 streams of 128 KiB,
+//                                                      and of one OpenSSL MD5 stream (MIB each, 2 GiB by default)
 //   goshuin-recovery-bench protect FILE PERCENT [W [S]] RecoverySet.protect (W workers, default all; slice
 //                                                      size S instead of the plan's)
 //   goshuin-recovery-bench verify FILE                 RecoverySet.verify; fails unless intact
@@ -23,25 +24,27 @@ func fail(_ message: String) -> Never {
 let arguments = Array(CommandLine.arguments.dropFirst())
 do {
     switch arguments.first {
-    case "kernels" where arguments.count == 1:
+    case "kernels" where arguments.count <= 2:
+        let total = arguments.count == 2 ? (Int(arguments[1]) ?? 0) << 20 : 8 << 30
         var pairs: [String] = []
         for name in RecoveryBenchmarking.kernelNames {
             for destinations in [1, 6, 20] {
                 // Source and destinations within about 512 KiB, as the encoder's blocks are.
                 let length = max(2_048, (512 << 10) / (destinations + 1) / 64 * 64)
                 let rate = try RecoveryBenchmarking.kernelThroughput(
-                    name: name, destinations: destinations, length: length, totalBytes: 8 << 30)
+                    name: name, destinations: destinations, length: length, totalBytes: total)
                 pairs.append("\(name)_\(destinations)=\((rate / 1e7).rounded() / 100)")
             }
         }
         pairs.append("best=\(RecoveryBenchmarking.bestKernelName)")
         print(pairs.joined(separator: " "))
-    case "digests" where arguments.count == 1:
+    case "digests" where arguments.count <= 2:
+        let total = arguments.count == 2 ? (Int(arguments[1]) ?? 0) << 20 : 2 << 30
         var pairs: [String] = []
         for name in ["openssl"] + RecoveryBenchmarking.sliceDigestKernelNames {
             // A group of slices as SliceHashing reads them: 128 KiB of each, in cache.
             let rate = try RecoveryBenchmarking.sliceDigestThroughput(
-                name: name, streams: name == "openssl" ? 1 : 8, length: 128 << 10, totalBytes: 2 << 30)
+                name: name, streams: name == "openssl" ? 1 : 8, length: 128 << 10, totalBytes: total)
             pairs.append("\(name)=\((rate / 1e7).rounded() / 100)")
         }
         print(pairs.joined(separator: " "))
