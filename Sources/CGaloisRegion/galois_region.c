@@ -13,6 +13,49 @@ static inline uint32_t times_x(uint32_t value) {
     return (value & 0x10000u) ? (value ^ 0x1100Bu) : value;
 }
 
+/* exponentials[i] = x^i for i in 0 ..< 2 * 65535 (twice over, so that a sum of two logarithms needs no
+   reduction); logarithms[v] for v != 0. Filled before main by the constructor below. */
+static uint16_t exponentials[2 * 65535];
+static uint16_t logarithms[65536];
+
+__attribute__((constructor)) static void fill_logarithm_tables(void) {
+    uint32_t value = 1;
+    for (uint32_t power = 0; power < 65535; power++) {
+        exponentials[power] = (uint16_t)value;
+        exponentials[power + 65535] = (uint16_t)value;
+        logarithms[value] = (uint16_t)power;
+        value = times_x(value);
+    }
+}
+
+void galois_word_multiply_add(const uint16_t *constants, const uint8_t *source, uint8_t *const *destinations,
+                              size_t count, size_t length) {
+    length &= ~(size_t)1;
+    for (size_t position = 0; position < length; position += 2) {
+        uint16_t word = (uint16_t)(source[position] | (source[position + 1] << 8));
+        if (word == 0) continue;
+        uint32_t logarithm = logarithms[word];
+        for (size_t d = 0; d < count; d++) {
+            if (constants[d] == 0) continue;
+            uint16_t product = exponentials[logarithm + logarithms[constants[d]]];
+            destinations[d][position] ^= (uint8_t)(product & 0xFF);
+            destinations[d][position + 1] ^= (uint8_t)(product >> 8);
+        }
+    }
+}
+
+void galois_powers(uint16_t base, const uint32_t *exponents, size_t count, uint16_t *out) {
+    for (size_t d = 0; d < count; d++) {
+        if (exponents[d] == 0) {
+            out[d] = 1;
+        } else if (base == 0) {
+            out[d] = 0;
+        } else {
+            out[d] = exponentials[(uint64_t)logarithms[base] * exponents[d] % 65535u];
+        }
+    }
+}
+
 void galois_region_prepare(uint16_t constant, galois_region_tables *tables) {
     /* basis[b] = constant * x^b: the product with each single bit of a word. */
     uint32_t basis[16];

@@ -13,3 +13,7 @@ extern int sync_file_range(int fd, long offset, long count, unsigned int flags);
 static inline int goshuin_start_writeback(int fd, long offset, long count) {
     return sync_file_range(fd, offset, count, 2);
 }
+
+/* memmem(3) is declared only under _GNU_SOURCE too. */
+extern void *memmem(const void *haystack, unsigned long haystack_length, const void *needle,
+                    unsigned long needle_length);

@@ -88,13 +88,10 @@ enum FileProtection {
             }
         }
         let slices = SliceHashing(regions: regions, sliceSize: Int(plan.sliceSize), toleratingShortFiles: false)
+        let exponents = (0..<plan.recoverySliceCount).map { UInt32($0) }
         let combiner = try StripCombiner(
-            sources: regions, outputCount: plan.recoverySliceCount, sliceSize: Int(plan.sliceSize),
-            coefficients: { source in
-                (0..<plan.recoverySliceCount).map {
-                    InputSliceConstants.coefficient(ofSlice: source, exponent: UInt32($0))
-                }
-            },
+            sources: regions, accumulatorCount: plan.recoverySliceCount, sliceSize: Int(plan.sliceSize),
+            coefficients: { source in InputSliceConstants.coefficients(ofSlice: source, exponents: exponents) },
             delivery: { exponent, offset, bytes in
                 try output.writeRecovery(exponent: exponent, offset: offset, bytes: bytes)
             },

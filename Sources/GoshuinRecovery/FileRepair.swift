@@ -3,20 +3,19 @@ import GoshuinFormat
 /// `repair`: the damaged and missing slices of a file rebuilt from its recovery set, and the file written
 /// again, checked, then moved into place (`Spec/recovery-par2.md` §7).
 ///
-/// Three passes over the data: the slices are checked (``SliceSurvey``, on every core); the unknown slices are
-/// rebuilt in one combination of the intact slices and the recovery slices chosen (``RecoveryMatrix``,
-/// ``StripCombiner``), written at their places in a temporary file beside the destination; then the file is
-/// written in order, intact slices copied from the damaged file, while its MD5 is computed. It goes out only
-/// if that MD5 is the set's and, for a `.goshuin` file, its structure passes the checks that need no key.
+/// Two passes over the data: the slices are checked (``SliceSurvey``, on every core, for the set
+/// ``SetMatching`` chose); then, in one pool, the unknown slices are rebuilt (``SliceRebuild``) and written at
+/// their places in a temporary file beside the destination, the intact ones copied from the damaged file, and
+/// the file's MD5 computed in order as its blocks are complete. It goes out only if that MD5 is the set's and,
+/// for a `.goshuin` file, its structure passes the checks that need no key; in place, only if the file is
+/// still the one that was read.
 enum FileRepair {
-    /// The memory the combination coefficients of one pass may take (2 bytes per unknown per known slice).
-    static let coefficientBudget = 32 << 20
-
     /// Where the repaired file goes.
     enum Destination: Equatable {
         /// A new file (replaced only if `replaceExisting`, and only a regular file).
         case file(String, replaceExisting: Bool)
-        /// The damaged file itself, replaced only once the repaired one is complete and checked.
+        /// The damaged file itself, replaced only once the repaired one is complete and checked, and only if it
+        /// is still the file that was read.
         case inPlace
     }
 
@@ -30,144 +29,99 @@ enum FileRepair {
     static func repair(
         path: String, recoveryPath: String?, destination: Destination, workers: Int, progress: RecoveryProgressHandler?
     ) throws -> Outcome {
-        let opened = try RecoveryReading.open(path: path, recoveryPath: recoveryPath, progress: progress)
-        return try opened.file.closeAfter {
-            let survey = try SliceSurvey.survey(
-                file: opened.file, path: path, actualLength: opened.length, index: opened.index,
-                hashingWholeFile: false,
-                workers: workers, progress: progress)
-            defer { survey.close() }
-            let index = opened.index
-            let description = index.targetFile.description
-            if survey.isIntact {
-                // Every slice matches: the whole MD5 decides, as for a verify.
-                let confirmed = try RecoveryReading.wholeFileHash(opened.file, path: path, length: opened.length)
-                guard confirmed == description.fileHash else {
-                    throw GoshuinError(
-                        .recoverySetInvalid,
-                        "every slice of \(DisplayText.quoted(path)) matches the recovery set but the whole file's MD5"
-                            + " does not: the set contradicts itself")
-                }
-                let verification = RecoveryVerification(
-                    survey: survey.with(fileHashMatches: true), filePath: path, headerBytes: opened.headerBytes,
-                    repairable: true)
-                return Outcome(verification: verification, writtenTo: nil, recoverySlicesUsed: 0)
+        let reading = try RecoveryReading.open(
+            path: path, recoveryPath: recoveryPath, hashingWholeFile: false, workers: workers, progress: progress)
+        defer { reading.close() }
+        let survey = reading.survey
+        let description = survey.index.targetFile.description
+        if survey.isIntact {
+            // Every slice matches: the whole MD5 decides, as for a verify.
+            let confirmed = try RecoveryReading.wholeFileHash(reading.file, path: path, length: reading.length)
+            guard confirmed == description.fileHash else {
+                throw GoshuinError(
+                    .recoverySetInvalid,
+                    "every slice of \(DisplayText.quoted(path)) matches the recovery set but the whole file's MD5"
+                        + " does not: the set contradicts itself")
             }
-            // Nothing to rebuild when every slice is intact but the file is longer: it is written again, cut.
-            let solution = survey.unknown.isEmpty ? nil : try solve(survey, path: path)
             let verification = RecoveryVerification(
-                survey: survey, filePath: path, headerBytes: opened.headerBytes, repairable: true)
-            let (target, replace) = destinationPath(destination, path: path)
-            let output = try AtomicOutput(destination: target, replaceExisting: replace)
-            do {
-                try describingFailure("cannot size \(DisplayText.quoted(output.temporaryPath))") {
-                    try output.descriptor.setSize(Int64(description.length))
-                }
-                let rebuilt = try readBack(output)
-                defer { try? rebuilt.close() }
-                let hash = try rebuildAndAssemble(
-                    survey, solution: solution, from: opened.file, path: path, into: output, rebuilt: rebuilt,
-                    workers: workers, progress: progress)
-                guard hash == description.fileHash else {
-                    throw GoshuinError(
-                        .repairCheckFailed,
-                        "the rebuilt file's MD5 is not the one the recovery set gives: nothing was written (the set may"
-                            + " have been made for another version of the file)")
-                }
-                try checkStructure(rebuilt)
-                if destination == .inPlace, let permissions = try? opened.file.status().permissions {
-                    try? output.descriptor.setPermissions(permissions)
-                }
-                try Interruption.check()
-                try output.commit()
-            } catch {
-                output.discard()
-                throw error
-            }
-            return Outcome(
-                verification: verification, writtenTo: target, recoverySlicesUsed: solution?.matrix.chosen.count ?? 0)
+                reading, survey: survey.with(fileHashMatches: true), repairable: true)
+            return Outcome(verification: verification, writtenTo: nil, recoverySlicesUsed: 0)
         }
+        let (target, replace) = destinationPath(destination, path: path)
+        // Checked once the file is known to need it: an intact file is said to be so whatever is at the output.
+        if case .file = destination { try AtomicOutput.checkDestination(target, replaceExisting: replace) }
+        // Nothing to rebuild when every slice is intact but the file is longer: it is written again, cut.
+        let rebuild = survey.unknown.isEmpty ? nil : try SliceRebuild(survey, path: path)
+        let verification = RecoveryVerification(reading, survey: survey, repairable: true)
+        let output = try AtomicOutput(destination: target, replaceExisting: replace)
+        do {
+            try describingFailure("cannot size \(DisplayText.quoted(output.temporaryPath))") {
+                try output.descriptor.setSize(Int64(description.length))
+            }
+            let rebuilt = try readBack(output)
+            defer { try? rebuilt.close() }
+            let hash = try rebuildAndAssemble(
+                survey, rebuild: rebuild, from: reading.file, into: output, rebuilt: rebuilt, workers: workers,
+                progress: progress)
+            guard hash == description.fileHash else {
+                throw GoshuinError(
+                    .repairCheckFailed,
+                    "the rebuilt file's MD5 is not the one the recovery set gives: nothing was written (the set may"
+                        + " have been made for another version of the file)")
+            }
+            try checkStructure(rebuilt)
+            try Interruption.check()
+            if destination == .inPlace {
+                try keepOwnership(of: reading.status, on: output)
+                try output.commit(replacingOnly: reading.status)
+            } else {
+                try output.commit()
+            }
+        } catch {
+            output.discard()
+            throw error
+        }
+        return Outcome(
+            verification: verification, writtenTo: target, recoverySlicesUsed: rebuild?.matrix.chosen.count ?? 0)
     }
 
-    /// The recovery slices chosen and the matrix inverted, or why not.
-    static func solve(_ survey: SliceSurvey, path: String) throws -> (matrix: RecoveryMatrix, exponents: [UInt32]) {
-        let index = survey.index
-        let available = index.recoverySlices.count
-        let needed = survey.unknown.count
-        let others = needed - survey.damagedCount
-        let alsoOthers =
-            others > 0 ? " (and \(others) slices of the set's other files, which are not beside it intact)" : ""
-        guard needed <= available else {
-            throw GoshuinError(
-                .notRepairable,
-                "\(survey.damagedCount) of the \(survey.states.count) slices of \(DisplayText.quoted(path)) are"
-                    + " damaged or missing\(alsoOthers), and \(available) recovery slices are available:"
-                    + " \(needed - available) more would be needed")
+    /// Gives the repaired file the damaged one's owner and group where the caller may (root repairing a
+    /// person's file keeps it theirs; an owner keeps its group when it belongs to it), then its permission bits.
+    static func keepOwnership(of original: FileStatus, on output: AtomicOutput) throws {
+        let current = try describingFailure("cannot examine \(DisplayText.quoted(output.temporaryPath))") {
+            try output.descriptor.status()
         }
-        guard needed <= RecoveryMatrix.maximumUnknowns else {
-            throw GoshuinError(
-                .notRepairable,
-                "\(needed) slices would have to be rebuilt at once; this toolkit rebuilds at most"
-                    + " \(RecoveryMatrix.maximumUnknowns)")
+        if current.owner != original.owner || current.group != original.group {
+            if (try? output.descriptor.setOwner(original.owner, group: original.group)) == nil {
+                try? output.descriptor.setOwner(current.owner, group: original.group)
+            }
         }
-        let exponents = index.recoverySlices.map(\.exponent)
-        guard let matrix = try RecoveryMatrix.solve(unknowns: survey.unknown, exponents: exponents) else {
-            throw GoshuinError(
-                .notRepairable,
-                "\(survey.damagedCount) slices of \(DisplayText.quoted(path)) are damaged\(alsoOthers) and \(available)"
-                    + " recovery slices are available, but no \(needed) of them are independent (PAR 2.0's matrix is"
-                    + " singular for these slices)")
-        }
-        return (matrix, exponents)
+        try? output.descriptor.setPermissions(original.permissions)
     }
 
     /// Writes the repaired file into `output` and returns its MD5: the unknown slices rebuilt at their places
-    /// (``StripCombiner``), the intact ones copied from the damaged file (``SliceCopy``), and the whole file
+    /// (``SliceRebuild``), the intact ones copied from the damaged file (``SliceCopy``), and the whole file
     /// hashed in order from `rebuilt` (the output read back) as each block is complete, all in one pool, so the
-    /// sequential MD5 of the start overlaps the rebuilding. When the coefficients need more than one pass, the
-    /// passes but the last run first.
+    /// sequential MD5 of the start overlaps the rebuilding.
     static func rebuildAndAssemble(
-        _ survey: SliceSurvey, solution: (matrix: RecoveryMatrix, exponents: [UInt32])?, from file: FileDescriptor,
-        path: String, into output: AtomicOutput, rebuilt: FileDescriptor, workers: Int,
-        progress: RecoveryProgressHandler?
+        _ survey: SliceSurvey, rebuild: SliceRebuild?, from file: FileDescriptor, into output: AtomicOutput,
+        rebuilt: FileDescriptor, workers: Int, progress: RecoveryProgressHandler?
     ) throws -> [UInt8] {
         let index = survey.index
         let sliceSize = index.sliceSize
         let length = index.targetFile.description.length
         let firstSlice = index.targetFile.firstSlice
         let outputName = output.temporaryPath
-        var recoveryFiles: [FileDescriptor] = []
-        defer { for recoveryFile in recoveryFiles { try? recoveryFile.close() } }
-        var last: StripCombiner?
-        let total = UInt64(survey.damagedCount) * sliceSize
-        var done: UInt64 = 0
-        if let solution {
-            let chosen = solution.matrix.chosen.map { index.recoverySlices[$0] }
-            for location in chosen {
-                recoveryFiles.append(try FileSystem.openRegularFile(index.recoveryFiles[location.file]))
-            }
-            let recoveryRegions = zip(chosen, recoveryFiles).map { location, recoveryFile in
-                SliceRegion(
-                    file: recoveryFile, start: location.dataOffset, available: Int(sliceSize),
-                    name: index.recoveryFiles[location.file])
-            }
-            // Unknown m of the file is row m of the inverse (the file's unknowns come first).
-            let perPass = max(1, coefficientBudget / max(1, 2 * survey.known.count))
-            let passes = stride(from: 0, to: survey.damagedCount, by: perPass).map {
-                Array($0..<min(survey.damagedCount, $0 + perPass))
-            }
-            for (number, pass) in passes.enumerated() {
-                let combiner = try combiner(
-                    survey, solution: solution.matrix, chosen: chosen, recoveryRegions: recoveryRegions, pass: pass,
-                    into: output)
-                guard number < passes.count - 1 else {
-                    last = combiner
-                    break
-                }
-                try WorkPool.run(ComponentSchedule([combiner]), workers: workers) {
-                    progress?(.rebuilding(bytesDone: done, bytesTotal: total))
-                }
-                done += UInt64(pass.count) * sliceSize
+        let recoveryFiles = try rebuild?.openRecoveryFiles() ?? [:]
+        defer { for recoveryFile in recoveryFiles.values { try? recoveryFile.close() } }
+        let descriptor = output.descriptor
+        let starts = survey.unknown.prefix(survey.damagedCount).map { UInt64($0 - firstSlice) * sliceSize }
+        let rebuilding = try rebuild?.combiner(recoveryFiles: recoveryFiles) { output, offset, bytes in
+            let start = starts[output] + offset
+            guard start < length else { return }
+            let count = Int(min(UInt64(bytes.count), length - start))
+            try describingFailure("cannot write \(DisplayText.quoted(outputName))") {
+                try descriptor.writeAll(UnsafeRawBufferPointer(rebasing: bytes[0..<count]), atOffset: Int64(start))
             }
         }
         let states = survey.states
@@ -175,7 +129,6 @@ enum FileRepair {
             (slice: $0.slice - firstSlice, region: $0.region)
         }
         let copies = SliceCopy(intact, to: output.descriptor, name: outputName)
-        let rebuilding = last
         let ready = ReadyCount()
         let blockSize = UInt64(SequentialHashChain.blockSize)
         let chain = try SequentialHashChain(
@@ -197,64 +150,19 @@ enum FileRepair {
                 }
                 return lastSlice < ready.count
             })
-        let components: [any WorkComponent] = [chain] + (last.map { [$0] } ?? []) + [copies]
-        let rebuiltBefore = done
+        let components: [any WorkComponent] = [chain] + (rebuilding.map { [$0] } ?? []) + [copies]
+        let total = UInt64(survey.damagedCount) * sliceSize
         try WorkPool.run(ComponentSchedule(components), workers: workers) {
             if let rebuilding, !rebuilding.isFinished {
                 let share =
                     Double(rebuilding.bytesDone.load(ordering: .relaxed)) / Double(max(1, rebuilding.sourceBytes))
-                let part = UInt64(Double(UInt64(rebuilding.outputCount) * sliceSize) * min(1, share))
-                progress?(.rebuilding(bytesDone: rebuiltBefore + part, bytesTotal: total))
+                progress?(.rebuilding(bytesDone: UInt64(Double(total) * min(1, share)), bytesTotal: total))
             } else {
                 progress?(.writing(bytesDone: chain.bytesDone.load(ordering: .relaxed), bytesTotal: length))
             }
         }
         try describingFailure("cannot write \(DisplayText.quoted(outputName))") { try output.descriptor.sync() }
         return try chain.digest()
-    }
-
-    /// The combination that rebuilds the unknowns `pass` (rows of the inverse) of the file into `output`, at
-    /// their places.
-    static func combiner(
-        _ survey: SliceSurvey, solution matrix: RecoveryMatrix, chosen: [RecoverySliceLocation],
-        recoveryRegions: [SliceRegion], pass: [Int], into output: AtomicOutput
-    ) throws -> StripCombiner {
-        let index = survey.index
-        let sliceSize = index.sliceSize
-        let length = index.targetFile.description.length
-        let firstSlice = index.targetFile.firstSlice
-        // B[m][j] = Σ_d inverse[m][d] · c_j^(e_d) for each known slice j: its coefficient in unknown m.
-        var known = [[UInt16]](repeating: [UInt16](repeating: 0, count: survey.known.count), count: pass.count)
-        for (d, location) in chosen.enumerated() {
-            try Interruption.check()
-            let row = survey.known.map {
-                InputSliceConstants.coefficient(ofSlice: $0.slice, exponent: location.exponent)
-            }
-            for (position, unknown) in pass.enumerated() where matrix.inverse[unknown][d] != 0 {
-                RecoveryMatrix.addMultiple(matrix.inverse[unknown][d], of: row, to: &known[position])
-            }
-        }
-        let knownCoefficients = known
-        let recoveryCoefficients = pass.map { matrix.inverse[$0] }
-        let knownCount = survey.known.count
-        let starts = pass.map { UInt64(survey.unknown[$0] - firstSlice) * sliceSize }
-        let descriptor = output.descriptor
-        let outputName = output.temporaryPath
-        return try StripCombiner(
-            sources: survey.known.map(\.region) + recoveryRegions, outputCount: pass.count, sliceSize: Int(sliceSize),
-            coefficients: { source in
-                source < knownCount
-                    ? knownCoefficients.map { $0[source] } : recoveryCoefficients.map { $0[source - knownCount] }
-            },
-            delivery: { output, offset, bytes in
-                let start = starts[output] + offset
-                guard start < length else { return }
-                let count = Int(min(UInt64(bytes.count), length - start))
-                try describingFailure("cannot write \(DisplayText.quoted(outputName))") {
-                    try descriptor.writeAll(UnsafeRawBufferPointer(rebasing: bytes[0..<count]), atOffset: Int64(start))
-                }
-            },
-            toleratingShortFiles: true)
     }
 
     /// The temporary file of `output`, open for writing only, opened again for reading (the rebuilt slices are

@@ -37,11 +37,23 @@ struct RecoveryCatalog {
     private(set) var droppedPackets = 0
     /// Packets of types this reader does not know (skipped, as PAR 2.0 says).
     private(set) var unknownPackets = 0
-    /// Files whose scan stopped before their end (``PacketScanner``'s budget spent).
+    /// Files whose scan stopped before their end (``PacketScanner``'s budgets spent).
     private(set) var filesNotReadToTheEnd: [String] = []
+    /// Files of a set's name that could not be read at all, each with why: a folder, a pipe or a dangling
+    /// link of that name is left aside as a damaged packet is, with a notice, and the rest of the set read.
+    private(set) var filesLeftAside: [String] = []
     private var retainedBytes = 0
+    private let budget: ReadingBudget
+
+    /// An empty catalog for a reading of the set of a file of `protectedLength` bytes, which bounds it.
+    init(protectedLength: UInt64) {
+        budget = ReadingBudget(protectedLength: protectedLength)
+    }
 
     /// Scans the file at `path` and adds its packets.
+    ///
+    /// - Throws: `invalid_argument` when it is not a regular file, `io` when it cannot be read, `interrupted`,
+    ///   `out_of_memory`.
     mutating func add(fileAt path: String) throws {
         let descriptor = try FileSystem.openRegularFile(path)
         try descriptor.closeAfter {
@@ -49,8 +61,18 @@ struct RecoveryCatalog {
             let index = files.count
             files.append(path)
             var scanner = PacketScanner(file: descriptor, size: size, path: path)
-            try scanner.scan { found in try add(found, file: index) }
+            try scanner.scan(charging: budget) { found in try add(found, file: index) }
             if scanner.stoppedEarly { filesNotReadToTheEnd.append(path) }
+        }
+    }
+
+    /// Scans the file at `path` if it can be read, and otherwise leaves it aside with why
+    /// (``filesLeftAside``); throws only a stop or a refused allocation.
+    mutating func addIfReadable(fileAt path: String) throws {
+        do {
+            try add(fileAt: path)
+        } catch let error as GoshuinError where error.code != .interrupted && error.code != .outOfMemory {
+            filesLeftAside.append(error.message)
         }
     }
 
@@ -127,7 +149,7 @@ package enum RecoveryScanProbe {
 
     /// Scans the file at `path` as a recovery file.
     package static func scan(fileAt path: String) throws -> Summary {
-        var catalog = RecoveryCatalog()
+        var catalog = RecoveryCatalog(protectedLength: .max)
         try catalog.add(fileAt: path)
         let slices = catalog.sets.values.flatMap { $0.recoverySlices.values }.map {
             (offset: $0.location.dataOffset, length: $0.length)

@@ -2,7 +2,8 @@ import GoshuinFormat
 
 /// One recovery set as it applies to one file: its slice size, the recoverable files in the order of their
 /// slices (so the global index of each slice is known), the file's own place among them with its checksums,
-/// and the recovery slices whose data has the slice size, by exponent (`Spec/recovery-par2.md` §6–7).
+/// and the recovery slices whose data has the slice size, by exponent (`Spec/recovery-par2.md` §6–7). Which
+/// set and which of its files is the file is decided by ``SetMatching``.
 struct RecoveryIndex {
     /// A recoverable file of the set.
     struct File {
@@ -38,15 +39,17 @@ struct RecoveryIndex {
     /// Every slice of every recoverable file.
     var totalSliceCount: Int { files.last.map { $0.firstSlice + $0.sliceCount } ?? 0 }
 
-    /// The best set in `catalog` for the file named `fileName` whose first 16 KiB hash to `hash16k` and whose
-    /// length is `length`: among the sets whose main packet lists a file of that name, one that describes this
-    /// very file (its 16 KiB hash and length) if there is one, then the one with the most recovery slices.
+    /// The files of the sets in `catalog` that may be the file whose first 16 KiB hash to `hash16k`, whose
+    /// length is `length` and whose name is `fileName` (`Spec/decisions/0048`): every recoverable file of a
+    /// set with its main packet, its description and its slice checksums, when it has the file's 16 KiB MD5,
+    /// its length or its name, or is its set's only recoverable file. The name alone never decides: a renamed
+    /// backup is still matched by its content.
     ///
-    /// - Throws: `recovery_set_invalid` when no set is usable (nothing verified, or what the file needs is
+    /// - Throws: `recovery_set_invalid` when no set is usable (nothing verified, or what a candidate needs is
     ///   missing or past a limit), `recovery_set_mismatch` when the sets describe only other files.
-    static func select(
+    static func candidates(
         from catalog: RecoveryCatalog, fileName: [UInt8], hash16k: [UInt8], length: UInt64, setFiles: String
-    ) throws -> RecoveryIndex {
+    ) throws -> [RecoveryIndex] {
         guard !catalog.sets.isEmpty else {
             throw GoshuinError(
                 .recoverySetInvalid,
@@ -61,35 +64,48 @@ struct RecoveryIndex {
                 problems.append("set \(setID) has no main packet that verifies")
                 continue
             }
-            let names = main.recoverableFiles.compactMap { packets.descriptions[$0]?.name }
-            namesSeen += names
-            guard let target = main.recoverableFiles.firstIndex(where: { packets.descriptions[$0]?.name == fileName })
-            else { continue }
-            do {
-                candidates.append(
-                    try RecoveryIndex(setID: setID, main: main, packets: packets, target: target, catalog: catalog))
-            } catch let error as GoshuinError {
-                problems.append(error.message)
+            namesSeen += main.recoverableFiles.compactMap { packets.descriptions[$0]?.name }
+            let sole = main.recoverableFiles.count == 1
+            for (target, fileID) in main.recoverableFiles.enumerated() {
+                guard let description = packets.descriptions[fileID],
+                    sole || description.hash16k == hash16k || description.length == length
+                        || description.name == fileName
+                else { continue }
+                do {
+                    candidates.append(
+                        try RecoveryIndex(setID: setID, main: main, packets: packets, target: target, catalog: catalog))
+                } catch let error as GoshuinError {
+                    problems.append(error.message)
+                }
             }
         }
-        let best = candidates.max { lhs, rhs in
-            let lhsOwn = lhs.targetFile.description.hash16k == hash16k && lhs.targetFile.description.length == length
-            let rhsOwn = rhs.targetFile.description.hash16k == hash16k && rhs.targetFile.description.length == length
-            return (lhsOwn ? 1 : 0, lhs.recoverySlices.count) < (rhsOwn ? 1 : 0, rhs.recoverySlices.count)
-        }
-        if let best { return best }
+        if !candidates.isEmpty { return candidates }
         if !problems.isEmpty {
             throw GoshuinError(
                 .recoverySetInvalid, "\(setFiles) cannot be used: " + problems.joined(separator: "; "),
                 details: problems)
         }
-        let shown = namesSeen.prefix(3).map { DisplayText.quoted(String(decoding: $0, as: UTF8.self)) }
         throw GoshuinError(
             .recoverySetMismatch,
-            "\(setFiles) is a recovery set for "
-                + (shown.isEmpty ? "other files" : shown.joined(separator: ", ") + (namesSeen.count > 3 ? ", …" : ""))
-                + ", not for \(DisplayText.quoted(String(decoding: fileName, as: UTF8.self)))")
+            "\(setFiles) is a recovery set for \(RecoveryIndex.describe(names: namesSeen)), not for"
+                + " \(DisplayText.quoted(String(decoding: fileName, as: UTF8.self)))")
     }
+
+    /// `"a", "b", "c", …`: the first names of a set's files, for a message.
+    static func describe(names: [[UInt8]]) -> String {
+        let shown = names.prefix(3).map { DisplayText.quoted(String(decoding: $0, as: UTF8.self)) }
+        return shown.isEmpty ? "other files" : shown.joined(separator: ", ") + (names.count > 3 ? ", …" : "")
+    }
+
+    /// Whether the set's description of the file has its 16 KiB MD5 and its length: the set describes this
+    /// very file (its file ID but for the name).
+    func describes(hash16k: [UInt8], length: UInt64) -> Bool {
+        targetFile.description.hash16k == hash16k && targetFile.description.length == length
+    }
+
+    /// The largest slice a set may have whose longest recoverable file is shorter: its padding is hashed like
+    /// data, so it is bounded (`Spec/decisions/0049`).
+    static let largestSliceBeyondTheFiles: UInt64 = 64 << 20
 
     private init(
         setID: RecoverySetID, main: MainPacket, packets: RecoveryCatalog.SetPackets, target: Int,
@@ -100,6 +116,14 @@ struct RecoveryIndex {
                 .recoverySetInvalid,
                 "set \(setID) has slices of \(main.sliceSize) bytes, more than the"
                     + " \(RecoverySlicePacket.maximumSliceSize) this reader accepts")
+        }
+        let longest = main.recoverableFiles.compactMap { packets.descriptions[$0]?.length }.max() ?? 0
+        let needed = longest.addingReportingOverflow(3).overflow ? longest : (longest + 3) / 4 * 4
+        guard main.sliceSize <= max(needed, Self.largestSliceBeyondTheFiles) else {
+            throw GoshuinError(
+                .recoverySetInvalid,
+                "set \(setID) has slices of \(main.sliceSize) bytes for files of at most \(longest) bytes: a slice"
+                    + " larger than its files is accepted up to \(Self.largestSliceBeyondTheFiles) bytes")
         }
         var files: [File] = []
         var next = 0

@@ -1,54 +1,81 @@
 import GoshuinFormat
 
-/// The first steps of verifying and of repairing: the file opened, its recovery set found and read, and the
-/// set that applies to it chosen (`Spec/recovery-par2.md` §6).
+/// The first steps of verifying and of repairing: the file opened, its recovery set found and read, the set
+/// and the file in it that the file is chosen by content, and the file checked against it slice by slice
+/// (`Spec/recovery-par2.md` §6, `Spec/decisions/0048`).
 struct RecoveryReading {
-    /// The file, open for reading.
+    /// The file's path.
+    let path: String
+    /// The file, open for reading; closed by ``close()``.
     let file: FileDescriptor
-    /// Its length now.
-    let length: UInt64
+    /// Its status when it was opened: a repair in place replaces only this file.
+    let status: FileStatus
+    /// Its length then.
+    var length: UInt64 { UInt64(status.size) }
     /// Its first bytes (a header's worth), to place records in a `.goshuin` file.
     let headerBytes: [UInt8]
-    /// The set that applies to it.
-    let index: RecoveryIndex
+    /// The file checked against the set chosen.
+    let survey: SliceSurvey
+    /// Set files that could not be read at all, each with why.
+    let filesLeftAside: [String]
 
-    /// Opens the file at `path` and reads its recovery set: the files named by `recoveryPath` (a `.par2` file
-    /// and the files of its set beside it), or those beside the file.
+    /// Opens the file at `path`, reads its recovery set (the files named by `recoveryPath`, a `.par2` file and
+    /// the files of its set beside it, or those beside the file), chooses the set that describes it, and checks
+    /// the file against it on `workers` workers (with `hashingWholeFile`, its whole MD5 too).
     ///
-    /// - Throws: `recovery_set_not_found`, `recovery_set_invalid`, `recovery_set_mismatch`, `io`,
-    ///   `invalid_argument` (not a regular file), `interrupted`.
-    static func open(path: String, recoveryPath: String?, progress: RecoveryProgressHandler?) throws -> RecoveryReading
-    {
+    /// - Throws: `recovery_set_not_found`, `recovery_set_invalid`, `recovery_set_mismatch` (the set is for
+    ///   another file), `io`, `invalid_argument` (not a regular file), `interrupted`, `out_of_memory`.
+    static func open(
+        path: String, recoveryPath: String?, hashingWholeFile: Bool, workers: Int, progress: RecoveryProgressHandler?
+    ) throws -> RecoveryReading {
         let file = try FileSystem.openRegularFile(path)
         do {
-            let length = try ContainerStructure.regularFileSize(of: file)
+            let status = try describingFailure("cannot examine \(DisplayText.quoted(path))") { try file.status() }
+            let length = UInt64(status.size)
             let setFiles = try findSetFiles(path: path, recoveryPath: recoveryPath)
-            var catalog = RecoveryCatalog()
+            var catalog = RecoveryCatalog(protectedLength: length)
             let sizes = setFiles.map { UInt64(FileSystem.status(ofPath: $0)?.size ?? 0) }
             let total = sizes.reduce(0, +)
             var done: UInt64 = 0
             progress?(.scanning(bytesDone: 0, bytesTotal: total))
             for (setFile, size) in zip(setFiles, sizes) {
-                try catalog.add(fileAt: setFile)
+                if setFile == recoveryPath {
+                    try catalog.add(fileAt: setFile)
+                } else {
+                    try catalog.addIfReadable(fileAt: setFile)
+                }
                 done += size
                 progress?(.scanning(bytesDone: done, bytesTotal: total))
             }
             let start = try ContainerStructure.readAt(file, offset: 0, count: FileDescriptionPacket.hash16kLength)
-            let described =
-                setFiles.count == 1
-                ? DisplayText.quoted(setFiles[0])
-                : "the \(setFiles.count) files of "
-                    + DisplayText.quoted(setFiles[0]) + "'s recovery set"
-            let index = try RecoveryIndex.select(
+            let candidates = try RecoveryIndex.candidates(
                 from: catalog, fileName: Array(FileSystem.lastComponent(of: path).utf8),
-                hash16k: try MD5Hasher.hash(start[...]), length: length, setFiles: described)
+                hash16k: try MD5Hasher.hash(start[...]), length: length,
+                setFiles: describe(setFiles, leftAside: catalog.filesLeftAside))
+            let survey = try SetMatching(file: file, path: path, length: length, start: start, workers: workers)
+                .survey(candidates, hashingWholeFile: hashingWholeFile, progress: progress)
             return RecoveryReading(
-                file: file, length: length, headerBytes: Array(start.prefix(ContainerStructure.headerReadLength)),
-                index: index)
+                path: path, file: file, status: status, headerBytes: Array(start.prefix(ContainerStructure.headerReadLength)),
+                survey: survey, filesLeftAside: catalog.filesLeftAside)
         } catch {
             try? file.close()
             throw error
         }
+    }
+
+    /// Closes the file and the other files the survey opened.
+    func close() {
+        survey.close()
+        try? file.close()
+    }
+
+    /// How a message names the set files read.
+    private static func describe(_ setFiles: [String], leftAside: [String]) -> String {
+        let read = setFiles.count - leftAside.count
+        let named =
+            read <= 1
+            ? DisplayText.quoted(setFiles[0]) : "the \(read) files of " + DisplayText.quoted(setFiles[0]) + "'s recovery set"
+        return leftAside.isEmpty ? named : named + " (left aside: " + leftAside.joined(separator: "; ") + ")"
     }
 
     /// The set files to read.

@@ -31,32 +31,20 @@ public enum RecoverySet {
     ///
     /// - Parameter recoveryPath: a `.par2` file of the set (its other files beside it are read too); `nil`
     ///   reads the set beside the file (`FILE.par2`, `FILE.vol…par2`).
-    /// - Throws: `recovery_set_not_found`, `recovery_set_invalid`, `recovery_set_mismatch`, `invalid_argument`
-    ///   (not a regular file), `io`, `interrupted`, `out_of_memory`. Damage is not an error: it is the result.
+    /// - Throws: `recovery_set_not_found`, `recovery_set_invalid`, `recovery_set_mismatch` (no set describes
+    ///   this file: a set made for another file, `Spec/decisions/0048`), `invalid_argument` (not a regular
+    ///   file), `io`, `interrupted`, `out_of_memory`. Damage is not an error: it is the result.
     public static func verify(
         filePath path: String, recoveryPath: String? = nil, progress: RecoveryProgressHandler? = nil
     ) throws -> RecoveryVerification {
-        let opened = try RecoveryReading.open(path: path, recoveryPath: recoveryPath, progress: progress)
-        return try opened.file.closeAfter {
-            let survey = try SliceSurvey.survey(
-                file: opened.file, path: path, actualLength: opened.length, index: opened.index, hashingWholeFile: true,
-                workers: WorkPool.defaultWorkerCount, progress: progress)
-            defer { survey.close() }
-            let repairable: Bool
-            if survey.unknown.isEmpty {
-                repairable = true
-            } else if survey.unknown.count > opened.index.recoverySlices.count
-                || survey.unknown.count > RecoveryMatrix.maximumUnknowns
-            {
-                repairable = false
-            } else {
-                repairable =
-                    try RecoveryMatrix.solve(
-                        unknowns: survey.unknown, exponents: opened.index.recoverySlices.map(\.exponent)) != nil
-            }
-            return RecoveryVerification(
-                survey: survey, filePath: path, headerBytes: opened.headerBytes, repairable: repairable)
-        }
+        let workers = WorkPool.defaultWorkerCount
+        let reading = try RecoveryReading.open(
+            path: path, recoveryPath: recoveryPath, hashingWholeFile: true, workers: workers, progress: progress)
+        defer { reading.close() }
+        let survey = reading.survey
+        let repairable = try RecoveryMatrix.isSolvable(
+            unknowns: survey.unknown, exponents: survey.index.recoverySlices.map(\.exponent))
+        return RecoveryVerification(reading, survey: survey, repairable: repairable)
     }
 
     /// Repairs the file at `path` from its recovery set: rebuilds its damaged and missing slices, checks the
@@ -78,9 +66,6 @@ public enum RecoverySet {
         switch destination {
         case .newFile(let output, let replaceExisting): target = .file(output, replaceExisting: replaceExisting)
         case .inPlace: target = .inPlace
-        }
-        if case .file(let output, let replaceExisting) = target {
-            try AtomicOutput.checkDestination(output, replaceExisting: replaceExisting)
         }
         let outcome = try FileRepair.repair(
             path: path, recoveryPath: recoveryPath, destination: target, workers: WorkPool.defaultWorkerCount,

@@ -21,8 +21,12 @@ public struct RecoveryVerification: Sendable {
     public let filePath: String
     /// The recovery set's files that were read.
     public let recoveryFiles: [String]
-    /// Recovery files whose scan stopped before their end: too damaged to search through within the budget.
+    /// Recovery files whose scan stopped before their end: too damaged, or too large for a set of this file,
+    /// to search through within the budget.
     public let recoveryFilesNotReadToTheEnd: [String]
+    /// Files of the set's names that could not be read at all (a folder, a pipe, a dangling link), each with
+    /// why: left aside, the rest of the set read.
+    public let recoveryFilesLeftAside: [String]
     /// The length the set gives the file.
     public let expectedLength: UInt64
     /// The file's length now.
@@ -53,8 +57,11 @@ public struct RecoveryVerification: Sendable {
 }
 
 extension RecoveryVerification {
-    /// The verification a survey gives; `repairable` from ``RecoveryMatrix`` (or false when there are too few).
-    init(survey: SliceSurvey, filePath: String, headerBytes: [UInt8], repairable: Bool) {
+    /// The verification of `reading` that `survey` (its survey, or its survey with the whole MD5 known) gives;
+    /// `repairable` from ``RecoveryMatrix`` (or false when there are too few).
+    init(_ reading: RecoveryReading, survey: SliceSurvey, repairable: Bool) {
+        let filePath = reading.path
+        let headerBytes = reading.headerBytes
         let index = survey.index
         let sliceSize = index.sliceSize
         let length = index.targetFile.description.length
@@ -91,6 +98,7 @@ extension RecoveryVerification {
         self.filePath = filePath
         recoveryFiles = index.recoveryFiles
         recoveryFilesNotReadToTheEnd = index.filesNotReadToTheEnd
+        recoveryFilesLeftAside = reading.filesLeftAside
         expectedLength = length
         actualLength = survey.actualLength
         self.sliceSize = sliceSize

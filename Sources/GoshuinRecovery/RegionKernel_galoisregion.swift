@@ -77,3 +77,96 @@ struct RegionCoefficients {
         }
     }
 }
+
+/// Split tables in memory the caller owns (a worker's scratch, from ``AllocatedBytes``): as many tables as
+/// fit, prepared in place, so that tables for thousands of constants never need an array of their own.
+struct RegionTableStorage {
+    /// The bytes of one table.
+    static let tableSize = MemoryLayout<galois_region_tables>.stride
+
+    private let base: UnsafeMutablePointer<galois_region_tables>
+    /// How many tables fit.
+    let capacity: Int
+
+    /// Tables in `memory` (aligned to 16, as ``AllocatedBytes`` is).
+    init(_ memory: UnsafeMutableRawBufferPointer) {
+        guard let start = memory.baseAddress else { preconditionFailure("scratch memory has an address") }
+        base = start.bindMemory(to: galois_region_tables.self, capacity: memory.count / Self.tableSize)
+        capacity = memory.count / Self.tableSize
+    }
+
+    /// Prepares tables `first ..< first + constants.count` for `constants`.
+    func prepare(from first: Int, _ constants: some Collection<UInt16>) {
+        precondition(first + constants.count <= capacity, "the tables fit the storage")
+        for (offset, constant) in constants.enumerated() { galois_region_prepare(constant, base + first + offset) }
+    }
+
+    /// For each d: `destinations[d] ^= constant_(first + d) · source`, over `length` bytes (even), with the
+    /// tables from `first` on, one per destination.
+    func multiplyAdd(
+        from first: Int, _ source: UnsafeRawBufferPointer, into destinations: UnsafeBufferPointer<UnsafeMutablePointer<UInt8>?>,
+        length: Int, kernel: RegionKernel
+    ) {
+        precondition(length % 2 == 0 && length <= source.count, "a region is a whole number of 16-bit words")
+        precondition(first + destinations.count <= capacity, "one table per destination")
+        guard length > 0, !destinations.isEmpty, let bytes = source.baseAddress, let targets = destinations.baseAddress
+        else { return }
+        galois_region_multiply_add(
+            galois_region_kernel(rawValue: UInt32(kernel.rawValue)), base + first,
+            bytes.assumingMemoryBound(to: UInt8.self), targets, destinations.count, length)
+    }
+}
+
+/// Multiplications a word at a time, without split tables: for regions of a few words, where preparing a
+/// table per constant would cost more than the products (a set of 4-byte slices).
+enum WordMultiplication {
+    /// The region length below which words beat tables: a table costs about as much as 64 bytes of products.
+    static let shortRegion = 64
+
+    /// For each d: `destinations[d] ^= constants[d] · source`, over `length` bytes (even).
+    static func multiplyAdd(
+        _ constants: UnsafeBufferPointer<UInt16>, _ source: UnsafeRawBufferPointer,
+        into destinations: UnsafeBufferPointer<UnsafeMutablePointer<UInt8>?>, length: Int
+    ) {
+        precondition(length % 2 == 0 && length <= source.count, "a region is a whole number of 16-bit words")
+        precondition(constants.count == destinations.count, "one constant per destination")
+        guard length > 0, let values = constants.baseAddress, let bytes = source.baseAddress,
+            let targets = destinations.baseAddress
+        else { return }
+        galois_word_multiply_add(
+            values, bytes.assumingMemoryBound(to: UInt8.self), targets, constants.count, length)
+    }
+
+    /// `destination ^= constant · source`, over `count` words: one row of a matrix into another.
+    static func multiplyAdd(
+        _ constant: UInt16, _ source: UnsafePointer<UInt16>, into destination: UnsafeMutablePointer<UInt16>,
+        count: Int
+    ) {
+        guard constant != 0, count > 0 else { return }
+        let length = 2 * count
+        var target: UnsafeMutablePointer<UInt8>? = UnsafeMutableRawPointer(destination).assumingMemoryBound(
+            to: UInt8.self)
+        let bytes = UnsafeRawPointer(source).assumingMemoryBound(to: UInt8.self)
+        if length < shortRegion {
+            var value = constant
+            galois_word_multiply_add(&value, bytes, &target, 1, length)
+        } else {
+            var table = galois_region_tables()
+            galois_region_prepare(constant, &table)
+            galois_region_multiply_add(
+                galois_region_kernel(rawValue: UInt32(RegionKernel.best.rawValue)), &table, bytes, &target, 1, length)
+        }
+    }
+}
+
+extension InputSliceConstants {
+    /// The coefficients of input slice `index` in the recovery slices of `exponents`, in their order.
+    static func coefficients(ofSlice index: Int, exponents: [UInt32]) -> [UInt16] {
+        [UInt16](unsafeUninitializedCapacity: exponents.count) { buffer, count in
+            exponents.withUnsafeBufferPointer {
+                galois_powers(constant(ofSlice: index), $0.baseAddress, exponents.count, buffer.baseAddress)
+            }
+            count = exponents.count
+        }
+    }
+}

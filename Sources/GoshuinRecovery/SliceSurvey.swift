@@ -34,6 +34,16 @@ struct SliceSurvey {
 
     /// The slices of this file that need rebuilding.
     var damagedCount: Int { states.count { $0 != .intact } }
+    /// The bytes of the file's intact slices (the file's bytes in them, padding left out).
+    var intactBytes: UInt64 {
+        let sliceSize = index.sliceSize
+        let length = index.targetFile.description.length
+        return states.enumerated().reduce(0) { total, entry in
+            guard entry.element == .intact else { return total }
+            let start = UInt64(entry.offset) * sliceSize
+            return total + min(sliceSize, length - start)
+        }
+    }
     /// Whether the file is what the set describes.
     var isIntact: Bool { damagedCount == 0 && actualLength == index.targetFile.description.length }
 
@@ -61,6 +71,9 @@ struct SliceSurvey {
         var otherFiles: [FileDescriptor] = []
         var unknownOthers: [Int] = []
         let folder = index.recoveryFiles.first.map { FileSystem.parentDirectory(of: $0) } ?? "."
+        // The other files are hashed, padding included, only within twice what they hold and 64 MiB more
+        // (`Spec/decisions/0049`): a set of many tiny files with huge slices costs no more than that.
+        var othersBudget: UInt64 = 64 << 20
         for (position, other) in index.files.enumerated() where position != index.target {
             guard let checksums = other.checksums, let name = safeName(other.description.name),
                 let descriptor = try? FileSystem.openRegularFile(folder + "/" + name)
@@ -68,9 +81,17 @@ struct SliceSurvey {
                 unknownOthers += other.firstSlice..<(other.firstSlice + other.sliceCount)
                 continue
             }
-            otherFiles.append(descriptor)
             let size = (try? descriptor.regularFileSize()).flatMap { $0 }.map { UInt64($0) } ?? 0
             let otherReadable = min(size, other.description.length)
+            let slicesHeld = (otherReadable + sliceSize - 1) / sliceSize
+            othersBudget = othersBudget.addingReportingOverflow(2 * otherReadable).partialValue
+            guard slicesHeld.multipliedReportingOverflow(by: sliceSize).partialValue <= othersBudget else {
+                try? descriptor.close()
+                unknownOthers += other.firstSlice..<(other.firstSlice + other.sliceCount)
+                continue
+            }
+            othersBudget -= slicesHeld * sliceSize
+            otherFiles.append(descriptor)
             for slice in 0..<other.sliceCount {
                 let start = UInt64(slice) * sliceSize
                 guard start < otherReadable else {

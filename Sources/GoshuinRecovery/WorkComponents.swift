@@ -55,6 +55,10 @@ final class WorkerScratch {
         case read
         /// A batch of slices read for encoding.
         case batch
+        /// The split tables of a batch's coefficients.
+        case tables
+        /// Outputs combined from a strip's accumulators.
+        case combined
     }
 
     private var buffers: [AllocatedBytes?] = Array(repeating: nil, count: Slot.allCases.count)
@@ -231,6 +235,7 @@ final class SliceHashing: WorkComponent, @unchecked Sendable {
         let buffer = try scratch.buffer(.read, count: piece * members.count)
         var offset = 0
         while offset < sliceSize {
+            try Interruption.check()
             let count = min(piece, sliceSize - offset)
             var parts: [UnsafeRawBufferPointer] = []
             for (lane, region) in members.enumerated() {
@@ -302,6 +307,7 @@ final class SliceCopy: WorkComponent, @unchecked Sendable {
         let buffer = try scratch.buffer(.read, count: min(region.available, SequentialHashChain.blockSize))
         var offset = 0
         while offset < region.available {
+            try Interruption.check()
             let count = min(buffer.count, region.available - offset)
             let part = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<count])
             try region.read(at: offset, into: part, toleratingShortFiles: false)

@@ -99,11 +99,25 @@ package final class AtomicOutput {
         }
     }
 
-    /// Syncs the temporary file and moves it to the destination.
-    package func commit() throws {
+    /// Syncs the temporary file and moves it to the destination; with `expected`, only if the destination is
+    /// still that file (its identity, size, modification and status change, checked just before the rename):
+    /// a file written there meanwhile (a new backup, a sync client's copy) is left as it is, and this output
+    /// discarded (`io`).
+    package func commit(replacingOnly expected: FileStatus? = nil) throws {
         precondition(!finished, "an atomic output is committed or discarded once")
         do {
             try describingFailure("cannot finish writing \(DisplayText.quoted(destination))") { try descriptor.sync() }
+            if let expected {
+                let found = try describingFailure("cannot examine \(DisplayText.quoted(destination))") {
+                    try directory.status(of: destinationName)
+                }
+                guard let found, found.kind == .regular, found.isUnchanged(comparedTo: expected) else {
+                    throw GoshuinError(
+                        .io,
+                        "\(DisplayText.quoted(destination)) changed while this run worked on it (another program wrote"
+                            + " it, or it was replaced): it was left as it is, and nothing was written")
+                }
+            }
             try moveIntoPlace()
         } catch {
             discard()

@@ -147,6 +147,12 @@ package struct FileDescriptor: Hashable, Sendable {
         try SystemCall.setPermissions(rawValue, permissions)
     }
 
+    /// Sets the file's owner and group (`fchown(2)`): only root may give a file away; an owner may give it
+    /// to a group of its own.
+    package func setOwner(_ owner: UInt32, group: UInt32) throws(Errno) {
+        try SystemCall.setOwner(rawValue, owner: owner, group: group)
+    }
+
     /// Flushes the file's data and metadata to storage (`fsync(2)`).
     package func sync() throws(Errno) { try SystemCall.sync(rawValue) }
 

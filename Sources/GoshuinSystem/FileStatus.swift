@@ -8,6 +8,8 @@ package struct FileStatus: Sendable {
     package let identity: FileIdentity
     /// The owner's user ID.
     package let owner: UInt32
+    /// The owner's group ID.
+    package let group: UInt32
     /// The permission bits (`0o7777`).
     package let permissions: UInt32
     /// The last modification, in seconds since 1970.
@@ -21,13 +23,14 @@ package struct FileStatus: Sendable {
 
     /// A status with every field given.
     package init(
-        kind: FileKind, size: Int64, identity: FileIdentity, owner: UInt32, permissions: UInt32, modified: Int,
-        modifiedNanoseconds: Int = 0, statusChanged: Int = 0
+        kind: FileKind, size: Int64, identity: FileIdentity, owner: UInt32, group: UInt32 = 0, permissions: UInt32,
+        modified: Int, modifiedNanoseconds: Int = 0, statusChanged: Int = 0
     ) {
         self.kind = kind
         self.size = size
         self.identity = identity
         self.owner = owner
+        self.group = group
         self.permissions = permissions
         self.modified = modified
         self.modifiedNanoseconds = modifiedNanoseconds

@@ -127,6 +127,11 @@ extension SystemCall {
         _ = try retryOnInterrupt { fchmod(descriptor, mode_t(permissions)) }
     }
 
+    /// Sets the owner and group of the open file `descriptor` (`fchown(2)`).
+    static func setOwner(_ descriptor: Int32, owner: UInt32, group: UInt32) throws(Errno) {
+        _ = try retryOnInterrupt { fchown(descriptor, uid_t(owner), gid_t(group)) }
+    }
+
     static func isTerminal(_ descriptor: Int32) -> Bool { isatty(descriptor) == 1 }
 
     static func isOpen(_ descriptor: Int32) -> Bool { fcntl(descriptor, F_GETFD) != -1 }

@@ -68,6 +68,19 @@ extension SystemCall {
         return pointer
     }
 
+    /// The offset of the first occurrence of `needle` in `haystack` (`memmem(3)`), or `nil`.
+    static func firstOccurrence(of needle: UnsafeRawBufferPointer, in haystack: UnsafeRawBufferPointer) -> Int? {
+        guard let base = haystack.baseAddress, let wanted = needle.baseAddress, !needle.isEmpty,
+            let found = memmem(base, UInt(haystack.count), wanted, UInt(needle.count))
+        else { return nil }
+        return UnsafeRawPointer(found) - base
+    }
+
+    /// Whether the `count` bytes at `first` and `second` are equal (`memcmp(3)`).
+    static func equalBytes(_ first: UnsafeRawPointer, _ second: UnsafeRawPointer, count: Int) -> Bool {
+        memcmp(first, second, count) == 0
+    }
+
     static func free(_ pointer: UnsafeMutableRawPointer?) { Glibc.free(pointer) }
 
     /// `count` bytes (a multiple of the page size) of private anonymous memory, zeroed; `nil` when refused.

@@ -68,6 +68,7 @@ extension FileStatus {
         self.init(
             kind: FileKind(typeBits: UInt32(info.st_mode) & UInt32(S_IFMT)), size: Int64(info.st_size),
             identity: FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino)), owner: UInt32(info.st_uid),
+            group: UInt32(info.st_gid),
             permissions: UInt32(info.st_mode) & 0o7777, modified: Int(info.st_mtim.tv_sec),
             modifiedNanoseconds: Int(info.st_mtim.tv_nsec),
             statusChanged: Int(info.st_ctim.tv_sec) * 1_000_000_000 + Int(info.st_ctim.tv_nsec))

@@ -208,7 +208,7 @@ import Testing
         let started = clock.now
         Self.expectError(.recoverySetInvalid) { _ = try RecoverySet.verify(filePath: path) }
         #expect(clock.now - started < .seconds(30))
-        var catalog = RecoveryCatalog()
+        var catalog = RecoveryCatalog(protectedLength: 10_000)
         try catalog.add(fileAt: folder.file("backup.goshuin.par2"))
         #expect(catalog.filesNotReadToTheEnd.count == 1, "the budget ran out and says so")
     }

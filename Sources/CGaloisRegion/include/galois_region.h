@@ -39,4 +39,15 @@ galois_region_kernel galois_region_best_kernel(void);
 void galois_region_multiply_add(galois_region_kernel kernel, const galois_region_tables *tables,
                                 const uint8_t *source, uint8_t *const *destinations, size_t count, size_t length);
 
+/* For d in 0 ..< count: destinations[d][0 ..< length] ^= constants[d] * source[0 ..< length], a word at a
+   time through logarithm tables, without split tables: for short regions (a few words), where preparing a
+   split table per constant would cost more than the multiplications. Same rules as
+   galois_region_multiply_add. */
+void galois_word_multiply_add(const uint16_t *constants, const uint8_t *source, uint8_t *const *destinations,
+                              size_t count, size_t length);
+
+/* out[d] = base^exponents[d] for d in 0 ..< count (0^0 = 1): the coefficients of one input slice in
+   several recovery slices. */
+void galois_powers(uint16_t base, const uint32_t *exponents, size_t count, uint16_t *out);
+
 #endif
