@@ -18,6 +18,13 @@ enum FileProtection {
                 throw GoshuinError(
                     .invalidArgument, "\(DisplayText.quoted(path)) is empty: there is nothing to protect")
             }
+            let start = try ContainerStructure.readAt(input, offset: 0, count: PacketHeader.magic.count)
+            guard start != PacketHeader.magic else {
+                throw GoshuinError(
+                    .invalidArgument,
+                    "\(DisplayText.quoted(path)) is a PAR 2.0 recovery file: recovery files protect a file, and are"
+                        + " not protected themselves")
+            }
             let plan =
                 try sliceSize.map { RecoveryPlan(fileLength: length, sliceSize: $0, redundancy: redundancy) }
                 ?? RecoveryPlan(

@@ -76,6 +76,25 @@ public enum RecoverySet {
     }
 }
 
+extension RecoverySet {
+    /// The path of the file the recovery file at `path` protects, when `path` is one (its name is `X.par2` or
+    /// `X.volA+B.par2`, and it starts with a PAR 2.0 packet's magic): `X`, beside it, whether or not it is
+    /// there. `nil` for any other file.
+    /// The paths of the files of the recovery sets beside the file at `path` (`FILE.par2`, `FILE.vol…par2`),
+    /// whatever they are; none when its folder cannot be listed.
+    package static func filesOfSets(besides path: String) -> [String] {
+        (try? RecoverySetNames.setFiles(besides: path)) ?? []
+    }
+
+    package static func fileProtected(bySetFile path: String) -> String? {
+        guard let base = RecoverySetNames.baseName(ofSetFile: FileSystem.lastComponent(of: path)),
+            RecoverySetNames.startsWithPacketMagic(path)
+        else { return nil }
+        let folder = FileSystem.parentDirectory(of: path)
+        return path.contains("/") ? (folder == "/" ? "/" : folder + "/") + base : base
+    }
+}
+
 /// Where ``RecoverySet/repair(filePath:recoveryPath:to:progress:)`` writes the repaired file.
 public enum RepairDestination: Equatable, Sendable {
     /// The file at this path, written beside it under a temporary name and moved into place once checked; an

@@ -72,6 +72,14 @@ enum RecoverySetNames {
         return nil
     }
 
+    /// Whether the file at `path` starts with a PAR 2.0 packet's magic: a recovery file, whatever its name.
+    static func startsWithPacketMagic(_ path: String) -> Bool {
+        guard let file = try? FileSystem.openRegularFile(path) else { return false }
+        defer { try? file.close() }
+        let start = try? ContainerStructure.readAt(file, offset: 0, count: PacketHeader.magic.count)
+        return start == PacketHeader.magic
+    }
+
     private static func zeroPadded(_ value: Int, _ digits: Int) -> String {
         let text = String(value)
         return String(repeating: "0", count: max(0, digits - text.count)) + text

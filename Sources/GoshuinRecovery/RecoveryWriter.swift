@@ -142,12 +142,14 @@ public final class RecoveryWriter {
     }
 
     /// Writes the set once every byte came: waits for the work, computes the set from the file at
-    /// ``filePath`` when it was not computed as the bytes came, and moves the set's files into place.
+    /// ``filePath`` when it was not computed as the bytes came (reporting that read-back as
+    /// ``RecoveryProgressEvent/protecting(bytesDone:bytesTotal:)`` to `progress`), and moves the set's files into
+    /// place.
     ///
     /// - Throws: `invalid_argument` when fewer bytes came than the length given; the work's error; `io` when
     ///   the file read back is not as long as it should be, or not as it was written; `output_exists`,
     ///   `no_space`, `interrupted`.
-    public func finish() throws -> RecoverySetFiles {
+    public func finish(progress: RecoveryProgressHandler? = nil) throws -> RecoverySetFiles {
         precondition(!finished, "a writer finishes once")
         finished = true
         do {
@@ -166,7 +168,7 @@ public final class RecoveryWriter {
             if let failure = control.failure { throw failure }
             guard encodesWhileWriting else {
                 schedule.releaseSlots()
-                return try protectFromFile(writtenCRCs: schedule.crcs())
+                return try protectFromFile(writtenCRCs: schedule.crcs(), progress: progress)
             }
             try output.start(identity: try layout.identity(hash16k: try schedule.hash16k()))
             try schedule.deliverRecovery(to: output)
@@ -209,7 +211,7 @@ public final class RecoveryWriter {
     /// whole-file MD5, the slices eight at a time and the recovery slices in strips, on every core), refused
     /// when it changed while it was read or its slices do not read back with the CRC-32s they were written
     /// with.
-    private func protectFromFile(writtenCRCs: [UInt32]) throws -> RecoverySetFiles {
+    private func protectFromFile(writtenCRCs: [UInt32], progress: RecoveryProgressHandler?) throws -> RecoverySetFiles {
         let file = try FileSystem.openRegularFile(filePath)
         return try file.closeAfter {
             let before = try describingFailure("cannot examine \(DisplayText.quoted(filePath))") { try file.status() }
@@ -222,7 +224,7 @@ public final class RecoveryWriter {
             let notAsSealed = "its recovery set would not describe it as it was sealed"
             return try FileProtection.protect(
                 file, name: filePath, as: before, layout: layout, output: output, workers: workers, kernel: kernel,
-                progress: nil, ifChanged: "changed while it was read back: \(notAsSealed)"
+                progress: progress, ifChanged: "changed while it was read back: \(notAsSealed)"
             ) { checksums in
                 guard let changed = checksums.indices.first(where: { checksums[$0].crc32 != writtenCRCs[$0] }) else {
                     return

@@ -120,13 +120,16 @@ struct SliceSurvey {
                 chain = nil
             }
             components.append(hashing)
-            let total = regions.reduce(UInt64(0)) { $0 + UInt64($1.available) } + (chain == nil ? 0 : expectedLength)
-            progress?(.verifying(bytesDone: 0, bytesTotal: total))
+            // Reported in the file's bytes: with its whole MD5, each byte is read twice, and counts once.
+            let work = regions.reduce(UInt64(0)) { $0 + UInt64($1.available) } + (chain == nil ? 0 : expectedLength)
+            let shown = max(readable, 1)
+            progress?(.verifying(bytesDone: 0, bytesTotal: shown))
             try WorkPool.run(ComponentSchedule(components), workers: workers) {
                 let done = hashing.bytesDone.load(ordering: .relaxed) + (chain?.bytesDone.load(ordering: .relaxed) ?? 0)
-                progress?(.verifying(bytesDone: min(done, total), bytesTotal: total))
+                let part = Double(min(done, work)) / Double(max(work, 1))
+                progress?(.verifying(bytesDone: UInt64(Double(shown) * part), bytesTotal: shown))
             }
-            progress?(.verifying(bytesDone: total, bytesTotal: total))
+            progress?(.verifying(bytesDone: shown, bytesTotal: shown))
             var known: [(Int, SliceRegion)] = []
             var unknownTarget: [Int] = []
             for (position, checksum) in hashing.checksums().enumerated() {

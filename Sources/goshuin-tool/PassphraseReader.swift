@@ -25,6 +25,11 @@ struct PassphraseReader {
             || ControllingTerminal() != nil
     }
 
+    /// Whether a passphrase was given (a file, a descriptor or the environment): it can be read without asking.
+    var isGiven: Bool {
+        file != nil || descriptor != nil || FileSystem.environment(Self.environmentVariable) != nil
+    }
+
     /// Whether the passphrase is to be read from standard input (`--passphrase-fd 0`).
     var usesStandardInput: Bool { descriptor.flatMap { Int32($0) } == 0 }
 

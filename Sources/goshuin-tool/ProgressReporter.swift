@@ -10,6 +10,8 @@ final class ProgressReporter: Sendable {
     static let payloadThreshold: UInt64 = 64 * 1_048_576
 
     private let enabled: Bool
+    /// What the payload's bytes are going through, for its line: `sealing`, `decrypting`, `authenticating`.
+    private let payloadLabel: String
     /// When the steps began and the line was last drawn. The library reports from the threads doing the
     /// work, one call at a time; the lock makes each call see the last one's times.
     private let times = Mutex(Times())
@@ -22,9 +24,16 @@ final class ProgressReporter: Sendable {
         var recoveryStageStart = 0.0
     }
 
-    init(quiet: Bool) {
+    /// A reporter for `command`, silent when `quiet` or when standard error is not a terminal.
+    init(quiet: Bool, command: String) {
         enabled = !quiet && FileDescriptor.standardError.isTerminal
+        payloadLabel = Self.payloadLabels[command] ?? "reading"
     }
+
+    /// What each command does to the payload, for its progress line.
+    private static let payloadLabels = [
+        "seal": "sealing", "open": "decrypting", "verify": "authenticating with the passphrase", "inspect": "reading",
+    ]
 
     /// The handler to pass to the library, or `nil` when nothing is shown.
     var handler: ProgressHandler? {
@@ -38,10 +47,10 @@ final class ProgressReporter: Sendable {
     }
 
     private func handle(_ event: ProgressEvent) {
-        times.withLock { Self.handle(event, &$0) }
+        times.withLock { Self.handle(event, label: payloadLabel, &$0) }
     }
 
-    private static func handle(_ event: ProgressEvent, _ times: inout Times) {
+    private static func handle(_ event: ProgressEvent, label: String, _ times: inout Times) {
         switch event {
         case .keyDerivationStarted(let iterations):
             times.keyDerivationStart = Self.now()
@@ -64,15 +73,15 @@ final class ProgressReporter: Sendable {
             let rate = Double(done) / elapsed
             let left = rate > 0 ? Double(total - done) / rate : 0
             Console.progress(
-                "  \(Self.size(done)) / \(Self.size(total))  \(Self.size(UInt64(rate)))/s  " + Self.duration(left)
-                    + " left")
+                "goshuin-tool: \(label): \(Self.size(done)) / \(Self.size(total))  \(Self.size(UInt64(rate)))/s  "
+                    + Self.duration(left) + " left")
             if done == total { Console.clearProgress() }
         case .streamed(let done):
             let now = Self.now()
             guard done >= Self.payloadThreshold, now - times.lastDraw >= 0.2 else { return }
             times.lastDraw = now
             let rate = Double(done) / max(now - times.payloadStart, 0.001)
-            Console.progress("  \(Self.size(done)) sealed  \(Self.size(UInt64(rate)))/s")
+            Console.progress("goshuin-tool: \(label): \(Self.size(done))  \(Self.size(UInt64(rate)))/s")
         }
     }
 
@@ -80,8 +89,10 @@ final class ProgressReporter: Sendable {
         let (stage, done, total): (String, UInt64, UInt64)
         switch event {
         case .protecting(let bytesDone, let bytesTotal): (stage, done, total) = ("protecting", bytesDone, bytesTotal)
-        case .scanning(let bytesDone, let bytesTotal): (stage, done, total) = ("reading the set", bytesDone, bytesTotal)
-        case .verifying(let bytesDone, let bytesTotal): (stage, done, total) = ("checking", bytesDone, bytesTotal)
+        case .scanning(let bytesDone, let bytesTotal):
+            (stage, done, total) = ("reading the recovery files", bytesDone, bytesTotal)
+        case .verifying(let bytesDone, let bytesTotal):
+            (stage, done, total) = ("checking against the recovery files", bytesDone, bytesTotal)
         case .rebuilding(let bytesDone, let bytesTotal): (stage, done, total) = ("rebuilding", bytesDone, bytesTotal)
         case .writing(let bytesDone, let bytesTotal): (stage, done, total) = ("writing", bytesDone, bytesTotal)
         }

@@ -10,8 +10,8 @@ enum ProtectCommand: ToolCommand {
         options: [
             OptionSpec(
                 .redundancy, value: "PERCENT",
-                "How much recovery data, as a share of the file: 0.01% to 100% (default 5%); at least 2 recovery"
-                    + " slices."),
+                "How much recovery data, as a share of the file's parts: 0.01% to 100% (default 5%), rounded up, and"
+                    + " at least 2 parts (1 for a file of one part)."),
             OptionSpec(
                 .force,
                 "Replace a recovery set of FILE already beside it (FILE.par2 and every FILE.vol…par2); without it an"
@@ -42,21 +42,36 @@ enum ProtectCommand: ToolCommand {
             try RecoveryReport.redundancy($0, option: .redundancy, command: name)
         }
         try Paths.checkRecoveryInput(path, command: name)
-        let files = try RecoverySet.protect(
-            filePath: path, redundancy: redundancy ?? .default, replaceExisting: arguments.has(.force),
-            progress: context.reporter.recoveryHandler)
+        if let protected = RecoverySet.fileProtected(bySetFile: path) {
+            throw usage(
+                "\(DisplayText.quoted(path)) is a recovery file: recovery files protect a file, and are not protected"
+                    + " themselves; to protect the file it protects:"
+                    + " \(ShellQuoting.command(RecoveryReport.protectCommand(protected, replacing: true)))")
+        }
+        let input = try Paths.openInput(path, command: name)
+        try input.closeAfter { Paths.sweepLeftovers(besides: path, sparing: input) }
+        let files: RecoverySetFiles
+        do {
+            files = try RecoverySet.protect(
+                filePath: path, redundancy: redundancy ?? .default, replaceExisting: arguments.has(.force),
+                progress: context.reporter.recoveryHandler)
+        } catch let error as GoshuinError where error.code == .outputExists {
+            throw ToolError(
+                error,
+                hint: "to replace them: \(ShellQuoting.command(RecoveryReport.protectCommand(path, replacing: true)))")
+        }
         Console.result(resultLine(files, of: path))
         return CommandResult(
             summary: summary([("file", .string(path))] + members(files, redundancy ?? .default, of: path)))
     }
 
-    /// What a set written says on standard error: its files and what it repairs.
+    /// What a set written says on standard error: its files and what they repair.
     static func resultLine(_ files: RecoverySetFiles, of path: String) -> String {
-        "protected \(path): \(FileSystem.lastComponent(of: files.indexPath)) and"
-            + " \(FileSystem.lastComponent(of: files.volumePath)), \(ProgressReporter.size(files.bytes)),"
-            + " \(files.recoverySlices) recovery \(files.recoverySlices == 1 ? "slice" : "slices") of"
-            + " \(ProgressReporter.size(files.sliceSize)) for \(RecoveryReport.slices(files.inputSlices)); keep them"
-            + " next to the file"
+        let names = "\(FileSystem.lastComponent(of: files.indexPath)) and \(FileSystem.lastComponent(of: files.volumePath))"
+        let capacity =
+            "they can rebuild up to \(RecoveryReport.parts(files.recoverySlices)) of the file's"
+            + " \(files.inputSlices) (\(ProgressReporter.size(files.sliceSize)) each)"
+        return "protected \(path): \(names), \(ProgressReporter.size(files.bytes)); \(capacity); keep them next to the file"
     }
 
     /// The JSON members of a set written for the file at `path`, its files named as that path is.

@@ -25,8 +25,9 @@ final class RecoveryFeed: SealedBytesObserver {
 
     func sealed(_ bytes: UnsafeRawBufferPointer) throws { try writer.append(bytes) }
 
-    /// Writes the set beside the file, now in place.
-    func finish() throws -> RecoverySetFiles { try writer.finish() }
+    /// Writes the set beside the file, now in place: past the writer's memory, from the file read back, which
+    /// `progress` shows.
+    func finish(progress: RecoveryProgressHandler?) throws -> RecoverySetFiles { try writer.finish(progress: progress) }
 
     /// Removes what was started of the set.
     func cancel() { writer.cancel() }
@@ -37,7 +38,7 @@ extension Optional where Wrapped == RecoveryFeed {
     /// `seal` fails the set is cancelled (nothing of it is left); when the set fails after the file was
     /// placed, the error says that the file is sealed and how to make its set.
     func writingSet<Result>(
-        besides outputPath: String, _ seal: () throws -> Result
+        besides outputPath: String, progress: RecoveryProgressHandler?, _ seal: () throws -> Result
     ) throws -> (result: Result, set: RecoverySetFiles?) {
         let result: Result
         do {
@@ -50,10 +51,11 @@ extension Optional where Wrapped == RecoveryFeed {
         // The backup is in place whatever becomes of its set, and the person is told so. A set refused because
         // the file did not read back as it was sealed is no set to make again from that file.
         let afterwards =
-            "make it with 'goshuin-tool protect \(outputPath)' once 'goshuin-tool verify \(outputPath)' (with the"
-            + " passphrase) says it is intact; if it does not, seal again"
+            "make it with \(ShellQuoting.command(RecoveryReport.protectCommand(outputPath, replacing: true))) once"
+            + " \(ShellQuoting.command(RecoveryReport.verifyCommand(outputPath))) (with the passphrase) says it is"
+            + " intact; if it does not, seal again"
         do {
-            return (result, try feed.finish())
+            return (result, try feed.finish(progress: progress))
         } catch let error as GoshuinError where error.code == .interrupted || Interruption.isRequested {
             throw ToolError(
                 code: .interrupted,

@@ -1,41 +1,62 @@
 import GoshuinFormat
 import GoshuinRecovery
 
-/// How `verify` and `repair` word a file checked against its recovery set (`Spec/recovery-par2.md` §7): where
-/// it is damaged, in chunks for a `.goshuin` file, and what to run next, as text and as JSON.
+/// How `verify` and `repair` word a file checked against its recovery set (`Spec/recovery-par2.md` §7): in
+/// the words of `Spec/glossary.md` for people (parts of the file, chunks for where they are), in the
+/// specification's for `--json`, and the command to run next, quoted for a shell.
 enum RecoveryReport {
     /// The set's name as the person sees it beside the file: its index `FILE.par2` when it was read, else its
     /// first file.
     static func setName(_ verification: RecoveryVerification) -> String {
         let files = verification.recoveryFiles
-        let index = files.first { $0.hasSuffix(".par2") && !FileSystem.lastComponent(of: $0).contains(".vol") }
+        let index = files.first { isIndex($0) }
         return FileSystem.lastComponent(of: index ?? files.first ?? "")
     }
 
-    /// Where the file is damaged: `chunk 48`, `the header and chunks 3-4, 9`, `slices 2-5` for a file that is
-    /// not a `.goshuin` file, with how much is missing from a file cut short.
-    static func places(_ verification: RecoveryVerification) -> String {
+    /// Whether `path` is a set's index file (`X.par2`, not `X.volA+B.par2`).
+    private static func isIndex(_ path: String) -> Bool {
+        path.hasSuffix(".par2") && !FileSystem.lastComponent(of: path).contains(".vol")
+    }
+
+    /// `1 part`, `N parts`: slices, as people are told of them.
+    static func parts(_ count: Int) -> String { count == 1 ? "1 part" : "\(count) parts" }
+
+    /// What is damaged, in parts of the file, and where: `2 parts of the file (in chunks 47-49)`, with how
+    /// much is missing from a file cut short, or what follows its end.
+    static func damage(_ verification: RecoveryVerification) -> String {
+        var found: [String] = []
+        let count = verification.damagedSliceCount
+        if count > 0 {
+            found.append(
+                "\(parts(count)) of the file" + (isCut(verification) ? " damaged or missing" : "")
+                    + (location(verification).map { " (\($0))" } ?? ""))
+        }
+        if isCut(verification) {
+            found.append(
+                "cut short: \(ProgressReporter.size(verification.expectedLength - verification.actualLength)) missing"
+                    + " at its end")
+        } else if verification.actualLength > verification.expectedLength {
+            found.append(
+                "\(ProgressReporter.size(verification.actualLength - verification.expectedLength)) follow its end")
+        }
+        return found.isEmpty ? "its whole MD5 differs from the recovery files'" : found.joined(separator: "; ")
+    }
+
+    /// Where the damage is, for a `.goshuin` file: `in the header and chunks 3-4, 9`; for another file, the
+    /// bytes; `nil` when nothing is damaged in place.
+    static func location(_ verification: RecoveryVerification) -> String? {
+        let damaged = verification.damage.filter { !$0.missing }
+        guard !damaged.isEmpty else { return nil }
         var parts: [String] = []
-        if verification.damage.contains(where: \.includesHeader) { parts.append("the header") }
-        let records = verification.damage.compactMap(\.records)
+        if damaged.contains(where: \.includesHeader) { parts.append("the header") }
+        let records = damaged.compactMap(\.records)
         if !records.isEmpty {
             let single = records.count == 1 && records[0].lowerBound == records[0].upperBound
             parts.append((single ? "chunk " : "chunks ") + list(records))
-        } else if !verification.damage.isEmpty, !parts.contains("the header") {
-            let slices = verification.damage.map { UInt64($0.slices.lowerBound)...UInt64($0.slices.upperBound) }
-            let single = slices.count == 1 && slices[0].lowerBound == slices[0].upperBound
-            parts.append((single ? "slice " : "slices ") + list(slices))
+        } else if parts.isEmpty {
+            parts.append("bytes " + list(damaged.map { $0.bytes.lowerBound...($0.bytes.upperBound - 1) }))
         }
-        if verification.actualLength < verification.expectedLength {
-            parts.append(
-                "the file is cut short (\(ProgressReporter.size(verification.expectedLength - verification.actualLength))"
-                    + " missing)")
-        } else if verification.actualLength > verification.expectedLength {
-            parts.append(
-                "\(ProgressReporter.size(verification.actualLength - verification.expectedLength)) follow its end")
-        }
-        if parts.isEmpty { parts.append("the whole file's MD5 differs") }
-        return parts.joined(separator: "; ")
+        return "in " + parts.joined(separator: " and ")
     }
 
     /// The chunks the damage falls in, in order, each once.
@@ -47,44 +68,83 @@ enum RecoveryReport {
         return chunks
     }
 
+    /// Whether the file is cut short (``RecoveryVerification/actualLength`` below the set's length): a cut
+    /// is `truncated` whoever says it.
+    static func isCut(_ verification: RecoveryVerification) -> Bool {
+        verification.actualLength < verification.expectedLength
+    }
+
     /// The command that repairs the file at `path` (naming the set when it was given by path).
-    static func repairCommand(_ path: String, recoveryPath: String?) -> String {
-        "goshuin-tool repair \(path)" + (recoveryPath.map { " --recovery \($0)" } ?? "")
+    static func repairCommand(_ path: String, recoveryPath: String?) -> [String] {
+        ["goshuin-tool", "repair", ShellQuoting.argument(path)]
+            + (recoveryPath.map { ["--recovery", ShellQuoting.argument($0)] } ?? [])
     }
 
     /// The command that restores what is intact of the backup at `path`.
-    static func salvageCommand(_ path: String) -> String { "goshuin-tool open \(path) --extract DIR --salvage" }
-
-    /// `N slices damaged, M recovery slices available`: why a damaged file cannot be repaired, in numbers.
-    static func budget(_ verification: RecoveryVerification) -> String {
-        let others =
-            verification.otherUnknownSlices > 0
-            ? " (and \(verification.otherUnknownSlices) slices of the set's other files)" : ""
-        return "\(slices(verification.damagedSliceCount)) damaged\(others),"
-            + " \(verification.recoverySlicesAvailable) recovery slices available"
+    static func salvageCommand(_ path: String) -> [String] {
+        ["goshuin-tool", "open", ShellQuoting.argument(path), "--extract", "DIR", "--salvage"]
     }
 
-    /// One line for a damaged file: where, whether the set repairs it, and the command to run.
-    static func damageLine(_ verification: RecoveryVerification, path: String, recoveryPath: String?) -> String {
-        let set = setName(verification)
-        if verification.isRepairable {
-            return "damaged: \(places(verification)); repairable with \(set) (\(verification.recoverySlicesNeeded) of"
-                + " \(verification.recoverySlicesAvailable) recovery slices needed):"
-                + " \(repairCommand(path, recoveryPath: recoveryPath))"
+    /// The command that makes a new set for the file at `path`, replacing one beside it.
+    static func protectCommand(_ path: String, replacing: Bool) -> [String] {
+        ["goshuin-tool", "protect", ShellQuoting.argument(path)] + (replacing ? ["--force"] : [])
+    }
+
+    /// The command that checks a backup with its passphrase.
+    static func verifyCommand(_ path: String) -> [String] {
+        ["goshuin-tool", "verify", ShellQuoting.argument(path), "--backup"]
+    }
+
+    /// The command to run next for a damaged file: the repair, or when the set cannot repair it, the salvage
+    /// (for a cut file, copying it again comes first, and is said in words).
+    static func nextCommand(_ verification: RecoveryVerification, path: String, recoveryPath: String?) -> [String] {
+        verification.isRepairable ? repairCommand(path, recoveryPath: recoveryPath) : salvageCommand(path)
+    }
+
+    /// What the recovery files can do, in parts of the file: `the recovery files backup.goshuin.par2 can
+    /// rebuild up to 13 parts`, naming the volume file that is missing when only the index was found.
+    static func capacity(_ verification: RecoveryVerification) -> String {
+        let available = verification.recoverySlicesAvailable
+        let set = "the recovery files \(setName(verification))"
+        guard available == 0 else { return "\(set) can rebuild up to \(parts(available))" }
+        guard verification.recoveryFiles.allSatisfy(isIndex) else { return "\(set) hold nothing to rebuild with" }
+        let name = FileSystem.lastComponent(of: verification.filePath)
+        return "\(set) can rebuild nothing: the recovery data is in \(name).vol…par2, which is not beside it (only"
+            + " the index \(name).par2 is); put every .vol…par2 file made with it beside the file"
+    }
+
+    /// `13 parts needed, the recovery files can rebuild 10`: why a damaged file cannot be repaired.
+    static func shortfall(_ verification: RecoveryVerification) -> String {
+        let others =
+            verification.otherUnknownSlices > 0
+            ? " (and \(parts(verification.otherUnknownSlices)) of the other files its recovery files protect)" : ""
+        let needed = verification.recoverySlicesNeeded
+        if needed <= verification.recoverySlicesAvailable {
+            return "\(parts(needed)) to rebuild\(others), and no \(needed) of the recovery data are independent"
+                + " (PAR 2.0's matrix is singular here)"
         }
-        return "damaged: \(places(verification)); not repairable with \(set) (\(budget(verification))); to restore"
-            + " what is intact: \(salvageCommand(path))"
+        return "\(parts(needed)) to rebuild\(others); \(capacity(verification))"
+            + (verification.recoverySlicesAvailable == 0 ? "" : " (\(needed - verification.recoverySlicesAvailable) more needed)")
+    }
+
+    /// One line for a damaged file: where, whether its recovery files repair it, and the command to run.
+    static func damageLine(_ verification: RecoveryVerification, path: String, recoveryPath: String?) -> String {
+        let next = ShellQuoting.command(nextCommand(verification, path: path, recoveryPath: recoveryPath))
+        if verification.isRepairable {
+            return "damaged: \(damage(verification)); \(capacity(verification)): \(next)"
+        }
+        let first = isCut(verification) ? "copy it again from where it was saved; if this is the only copy, " : ""
+        return "damaged: \(damage(verification)); not repairable: \(shortfall(verification)); \(first)to restore"
+            + " what is intact: \(next)"
     }
 
     /// One line for an intact file.
     static func intactLine(_ verification: RecoveryVerification) -> String {
-        "intact: every slice and the whole file match \(setName(verification))"
-            + " (\(verification.recoverySlicesAvailable) recovery"
-            + " \(verification.recoverySlicesAvailable == 1 ? "slice" : "slices"): up to"
-            + " \(slices(verification.recoverySlicesAvailable)) can be rebuilt)"
+        "intact: every part of the file matches its recovery files \(setName(verification)), which can rebuild up"
+            + " to \(parts(verification.recoverySlicesAvailable))"
     }
 
-    /// The JSON of a check: the same as the line says, as numbers and lists.
+    /// The JSON of a check: the same as the line says, as numbers and lists, in the specification's words.
     static func json(_ verification: RecoveryVerification, path: String, recoveryPath: String?) -> JSONValue {
         let damaged = !verification.isIntact
         let damage = verification.damage.map { range -> JSONValue in
@@ -96,12 +156,15 @@ enum RecoveryReport {
                 ("lastChunk", range.records.map { .integer($0.upperBound) } ?? .null),
             ])
         }
+        let next = damaged ? nextCommand(verification, path: path, recoveryPath: recoveryPath) : nil
         return .object([
             ("usable", .bool(true)),
             ("set", .string(setName(verification))),
             ("files", .array(verification.recoveryFiles.map { .string($0) })),
+            ("filesLeftAside", .array(verification.recoveryFilesLeftAside.map { .string($0) })),
             ("intact", .bool(verification.isIntact)),
             ("repairable", .bool(verification.isRepairable)),
+            ("cutShort", .bool(isCut(verification))),
             ("sliceSize", .integer(verification.sliceSize)),
             ("sliceCount", .integer(verification.sliceCount)),
             ("damagedSlices", .integer(verification.damagedSliceCount)),
@@ -112,20 +175,28 @@ enum RecoveryReport {
             ("expectedLength", .integer(verification.expectedLength)),
             ("actualLength", .integer(verification.actualLength)),
             ("damage", .array(damage)),
-            (
-                "next",
-                !damaged
-                    ? .null
-                    : .string(
-                        verification.isRepairable
-                            ? repairCommand(path, recoveryPath: recoveryPath) : salvageCommand(path))
-            ),
+            ("next", next.map { .string(ShellQuoting.command($0)) } ?? .null),
+            ("nextArguments", next.map { .array($0.map { .string($0) }) } ?? .null),
         ])
     }
 
-    /// The JSON of a set found beside the file that cannot be used.
-    static func unusableJSON(_ error: GoshuinError) -> JSONValue {
-        .object([("usable", .bool(false)), ("code", .string(error.code.rawValue)), ("message", .string(error.message))])
+    /// The JSON of a set found beside the file that cannot be used: its code, its message, and for a set made
+    /// for another file, the command that makes a new one.
+    static func unusableJSON(_ error: GoshuinError, path: String) -> JSONValue {
+        var members: [(key: String, value: JSONValue)] = [
+            ("usable", .bool(false)), ("code", .string(error.code.rawValue)), ("message", .string(error.message)),
+        ]
+        if error.code == .recoverySetMismatch {
+            let next = protectCommand(path, replacing: true)
+            members += [("next", .string(ShellQuoting.command(next))), ("nextArguments", .array(next.map { .string($0) }))]
+        }
+        return .object(members)
+    }
+
+    /// What `verify` says of a set beside the file that was made for another file.
+    static func anotherFileNotice(_ path: String) -> String {
+        "the recovery files beside \(DisplayText.quoted(path)) were made for another backup; they cannot check or"
+            + " repair this one; make new ones with \(ShellQuoting.command(protectCommand(path, replacing: true)))"
     }
 
     /// The redundancy `text` asks for (`5%`, `5`, `2.5%`), or a usage error of `command` naming `option`.
@@ -141,9 +212,6 @@ enum RecoveryReport {
             throw ToolError(usage: error, command: command)
         }
     }
-
-    /// `1 slice`, `N slices`.
-    static func slices(_ count: Int) -> String { count == 1 ? "1 slice" : "\(count) slices" }
 
     /// `3`, `3-5`, `3-5, 9`: ranges of numbers, in order.
     private static func list(_ ranges: [ClosedRange<UInt64>]) -> String {

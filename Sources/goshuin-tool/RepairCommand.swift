@@ -46,21 +46,32 @@ enum RepairCommand: ToolCommand {
         ])
 
     static func run(_ arguments: ParsedArguments, _ context: CommandContext) throws -> CommandResult {
-        let path = try onlyPositional(arguments, "one FILE to repair")
+        var path = try onlyPositional(arguments, "one FILE to repair")
         guard !(arguments.has(.output) && arguments.has(.inPlace)) else {
             throw usage("give -o FIXED or --in-place, not both")
         }
         try Paths.checkRecoveryInput(path, command: name)
-        let recoveryPath = arguments.value(.recovery)
+        var recoveryPath = arguments.value(.recovery)
+        // par2's own syntax names a set file: the file it protects is repaired, with that set.
+        if let protected = try SetFileArgument.protectedFile(of: path, command: name) {
+            Console.notice(
+                "\(DisplayText.quoted(path)) is a recovery file; repairing the file it protects:"
+                    + " \(ShellQuoting.command(RecoveryReport.repairCommand(protected, recoveryPath: recoveryPath ?? path)))")
+            recoveryPath = recoveryPath ?? path
+            path = protected
+        }
         let destination: RepairDestination
+        let input = try Paths.openInput(path, command: name)
         if arguments.has(.inPlace) {
             destination = .inPlace
+            try input.closeAfter { Paths.sweepLeftovers(besides: path, sparing: input) }
         } else {
             let output = arguments.value(.output) ?? defaultOutput(for: path)
             guard output != "-" else { throw usage("repair writes a file; give -o FIXED a file name") }
-            let input = try Paths.openInput(path, command: name)
             try input.closeAfter {
-                try Paths.checkOutput(output, input: input, force: arguments.has(.force), binary: true, command: name)
+                // Whether something is already there is asked once the file is known to need repairing: an
+                // intact file is said to be so, whatever is at the output.
+                try Paths.checkOutput(output, input: input, force: true, binary: true, command: name)
                 Paths.sweepLeftovers(besides: output, sparing: input)
             }
             destination = .newFile(output, replaceExisting: arguments.has(.force))
@@ -70,18 +81,34 @@ enum RepairCommand: ToolCommand {
             result = try RecoverySet.repair(
                 filePath: path, recoveryPath: recoveryPath, to: destination,
                 progress: context.reporter.recoveryHandler)
-        } catch let error as GoshuinError where error.code == .notRepairable {
+        } catch let error as GoshuinError where error.code == .notRepairable || error.code == .truncated {
             throw beyondTheSet(path, recoveryPath: recoveryPath, error)
+        } catch let error as GoshuinError where error.code == .recoverySetMismatch {
+            throw ToolError(
+                error,
+                hint: "the recovery files beside it were made for another file; nothing was written; make new ones of"
+                    + " an intact backup with"
+                    + " \(ShellQuoting.command(RecoveryReport.protectCommand(path, replacing: true)))")
+        } catch let error as GoshuinError where error.code == .outputExists {
+            throw ToolError(error, hint: "use --force to replace it, or -o to choose another name")
         }
         let verification = result.verification
+        for leftAside in verification.recoveryFilesLeftAside { Console.notice("left aside: \(leftAside)") }
         let set = RecoveryReport.setName(verification)
         if let output = result.outputPath {
+            let place = destination == .inPlace ? "\(path) in place" : "\(path) into \(output)"
             Console.result(
-                "repaired \(path) into \(output): \(RecoveryReport.slices(verification.damagedSliceCount)) rebuilt"
-                    + " (\(RecoveryReport.places(verification))) with \(result.recoverySlicesUsed) of the"
-                    + " \(verification.recoverySlicesAvailable) recovery slices of \(set); its MD5 is the set's")
+                "repaired \(place): \(RecoveryReport.damage(verification)) rebuilt from its recovery files \(set);"
+                    + " the repaired file's MD5 is the one they give")
+            let check = ShellQuoting.command(RecoveryReport.verifyCommand(output))
+            Console.result(
+                destination == .inPlace
+                    ? "next: check it with its passphrase: \(check); its recovery files still match it"
+                    : "next: check it with its passphrase: \(check); then keep it in place of \(path) (its recovery"
+                        + " files match it under that name), or make recovery files of its own:"
+                        + " \(ShellQuoting.command(RecoveryReport.protectCommand(output, replacing: false)))")
         } else {
-            Console.result("\(path) is intact: every slice and the whole file match \(set); nothing was written")
+            Console.result("\(path) is intact: every part of the file matches its recovery files \(set); nothing was written")
         }
         return CommandResult(
             summary: summary([
@@ -103,24 +130,21 @@ enum RepairCommand: ToolCommand {
         return folder + name[..<dot] + ".repaired" + name[dot...]
     }
 
-    /// `not_repairable` in numbers (slices damaged, recovery slices available, how many more), with where the
-    /// damage is and the salvage that restores what is intact.
+    /// `not_repairable` in parts of the file (how many to rebuild, how many the recovery files can), with where
+    /// the damage is and the salvage that restores what is intact; `truncated` for a file cut short beyond
+    /// what they rebuild, which is copied again first.
     static func beyondTheSet(_ path: String, recoveryPath: String?, _ error: GoshuinError) -> ToolError {
-        let hint = "to restore what is intact: \(RecoveryReport.salvageCommand(path))"
+        let salvage = "to restore what is intact: \(ShellQuoting.command(RecoveryReport.salvageCommand(path)))"
+        let copy = "copy it again from where it was saved; if this is the only copy, \(salvage)"
         guard let verification = try? RecoverySet.verify(filePath: path, recoveryPath: recoveryPath),
             !verification.isRepairable
-        else { return ToolError(error, hint: hint) }
-        let missing = verification.recoverySlicesNeeded - verification.recoverySlicesAvailable
-        let why =
-            missing > 0
-            ? "\(missing) more would be needed"
-            : "no \(verification.recoverySlicesNeeded) of them are independent (PAR 2.0's matrix is singular here)"
+        else { return ToolError(error, hint: error.code == .truncated ? copy : salvage) }
+        let cut = RecoveryReport.isCut(verification)
         return ToolError(
             GoshuinError(
-                .notRepairable,
-                "\(path) cannot be repaired with \(RecoveryReport.setName(verification)):"
-                    + " \(RecoveryReport.budget(verification)); \(why) (damaged: \(RecoveryReport.places(verification)));"
+                cut ? .truncated : .notRepairable,
+                "\(path) cannot be repaired: \(RecoveryReport.damage(verification)); \(RecoveryReport.shortfall(verification));"
                     + " nothing was written"),
-            hint: hint)
+            hint: cut ? copy : salvage)
     }
 }

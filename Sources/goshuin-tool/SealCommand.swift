@@ -118,7 +118,7 @@ enum SealCommand: ToolCommand {
                 protecting: outputPath, plaintextLength: UInt64(length), parameters: parameters, redundancy: $0,
                 replaceExisting: force)
         }
-        let header = try feed.writingSet(besides: outputPath) {
+        let header = try feed.writingSet(besides: outputPath, progress: reporter.recoveryHandler) {
             try Paths.writeOutput(outputPath, force: force, input: payload) { output in
                 let draft = try parameters.draft(plaintextLength: UInt64(length))
                 let keyed = try draft.key(with: passphraseReader.read(confirm: true), progress: reporter.handler)
@@ -132,7 +132,7 @@ enum SealCommand: ToolCommand {
                 return try sealer.finish()
             }
         }
-        return sealed(what, into: outputPath, header: header.result, recovery: (header.set, recovery))
+        return sealed(what, into: outputPath, header: header.result, force: force, recovery: (header.set, recovery))
     }
 
     /// `seal - --format 2`: standard input sealed as it arrives, straight into the output's chunk records
@@ -152,12 +152,12 @@ enum SealCommand: ToolCommand {
             guard sealer.bytesSealed > 0 else { throw emptyInput("standard input") }
             return try sealer.finish()
         }
-        return sealed("standard input", into: outputPath, header: header)
+        return sealed("standard input", into: outputPath, header: header, force: force)
     }
 
     /// The result line and the JSON summary of a sealed file: `what` was sealed, and `more` says more.
     private static func sealed(
-        _ what: String, into outputPath: String, header: Header, more: [(key: String, value: JSONValue)] = [],
+        _ what: String, into outputPath: String, header: Header, force: Bool, more: [(key: String, value: JSONValue)] = [],
         recovery: (set: RecoverySetFiles?, redundancy: RecoveryRedundancy?) = (nil, nil)
     ) -> CommandResult {
         Console.result(
@@ -167,6 +167,10 @@ enum SealCommand: ToolCommand {
         if let set = recovery.set, let redundancy = recovery.redundancy {
             Console.result(ProtectCommand.resultLine(set, of: outputPath))
             more.append(("recovery", .object(ProtectCommand.members(set, redundancy, of: outputPath))))
+        }
+        if outputPath != "-" {
+            let stale = StaleRecoveryFiles.settle(besides: outputPath, removing: force, keeping: recovery.set)
+            more.append(("staleRecoveryFiles", stale.json))
         }
         return CommandResult(
             summary: summary(
@@ -258,7 +262,7 @@ enum SealCommand: ToolCommand {
                 protecting: outputPath, plaintextLength: folder.payloadSize, parameters: parameters, redundancy: $0,
                 replaceExisting: force)
         }
-        let written = try feed.writingSet(besides: outputPath) {
+        let written = try feed.writingSet(besides: outputPath, progress: reporter.recoveryHandler) {
             try folder.seal(
                 passphrase: passphraseReader.read(confirm: true), parameters: parameters, spaceNeededIn: outputFolder,
                 sealedBytes: feed, progress: reporter.handler
@@ -272,7 +276,7 @@ enum SealCommand: ToolCommand {
                     + ($0.isFolder ? [("photos", .array($0.photos.map { .string($0) }))] : []))
         }
         return sealed(
-            contents, into: outputPath, header: backup.header,
+            contents, into: outputPath, header: backup.header, force: force,
             more: [
                 ("createdAt", .string(manifest.createdAt)), ("photoCount", .integer(manifest.photos.count)),
                 ("leftOut", .array(leftOut)),

@@ -49,51 +49,96 @@ enum VerifyCommand: ToolCommand {
         let inputPath = try onlyPositional(arguments, "one INPUT.goshuin file")
         let passphraseReader = try PassphraseReader(arguments, command: name)
         try passphraseReader.refuseSharingStandardInput(with: inputPath)
-        let recovery = try recoveryCheck(inputPath, arguments, context)
+        let recoveryPath = arguments.value(.recovery)
+        var recovery = try recoveryCheck(inputPath, arguments, context)
         if case .checked(let checked) = recovery, !checked.isIntact {
-            throw damaged(checked, path: inputPath, recoveryPath: arguments.value(.recovery), context)
+            // The set says damaged. A passphrase given outranks it: a file that authenticates whole is intact,
+            // whatever a set says (Spec/decisions/0048); without one, the set's verdict stands unasked.
+            guard passphraseReader.isGiven,
+                let verified = try? authenticate(inputPath, passphraseReader, arguments, context)
+            else { throw damaged(checked, path: inputPath, recoveryPath: recoveryPath, context) }
+            Console.notice(
+                "\(DisplayText.quoted(inputPath)) authenticates whole with the passphrase, although its recovery files"
+                    + " \(RecoveryReport.setName(checked)) say it differs from the file they were made for; they do"
+                    + " not describe this file: make new ones with"
+                    + " \(ShellQuoting.command(RecoveryReport.protectCommand(inputPath, replacing: true)))")
+            recovery = .unusable(
+                GoshuinError(
+                    .recoverySetMismatch,
+                    "the file authenticates whole with the passphrase; the recovery files do not describe it"))
+            return finish(verified, path: inputPath, recovery: recovery, recoveryPath: recoveryPath, context)
         }
-        let input = try Paths.openInput(inputPath, command: name)
         // With the set checked and no passphrase to be had, the slices' checksums are the verdict.
         if case .checked(let checked) = recovery, !arguments.has(.backup), !passphraseReader.canRead {
+            let input = try Paths.openInput(inputPath, command: name)
             let header = try input.closeAfter { try LockedContainer(checking: input).header }
             if !context.json { Console.out(unauthenticatedText(checked, header: header, path: inputPath)) }
             return CommandResult(
                 summary: summary(
                     headerMembers(header, path: inputPath) + [
                         ("authenticated", .bool(false)), ("backup", .null),
-                        ("recovery", recovery.json(path: inputPath, recoveryPath: arguments.value(.recovery))),
+                        ("recovery", recovery.json(path: inputPath, recoveryPath: recoveryPath)),
                     ]))
         }
-        // The library checks the structure before it asks: a cut file says so at once.
         let verification: Verification
         do {
-            verification = try input.closeAfter {
-                try Verification.verify(
-                    input, passphrase: passphraseReader.read(confirm: false), requiringBackup: arguments.has(.backup),
-                    progress: context.reporter.handler)
-            }
+            verification = try authenticate(inputPath, passphraseReader, arguments, context)
         } catch let error as GoshuinError where recovery.isFound && !Interruption.isRequested {
+            let failure = failureWith(error, recovery: recovery, path: inputPath)
             // What the set said stays in the JSON of the failure.
-            let failure = ToolError(error)
             throw CommandFailure(
                 error: failure,
                 summary: Console.failureJSON(
                     failure, command: name, file: inputPath,
-                    more: [("recovery", recovery.json(path: inputPath, recoveryPath: arguments.value(.recovery)))]))
+                    more: [("recovery", recovery.json(path: inputPath, recoveryPath: recoveryPath))]))
         }
-        if !context.json { Console.out(text(verification, path: inputPath) + recovery.textLine) }
+        return finish(verification, path: inputPath, recovery: recovery, recoveryPath: recoveryPath, context)
+    }
+
+    /// Authenticates the file at `inputPath` with the passphrase, every chunk and, for a backup, every entry.
+    /// The library checks the structure before it asks: a cut file says so at once.
+    private static func authenticate(
+        _ inputPath: String, _ passphraseReader: PassphraseReader, _ arguments: ParsedArguments,
+        _ context: CommandContext
+    ) throws -> Verification {
+        let input = try Paths.openInput(inputPath, command: name)
+        return try input.closeAfter {
+            try Verification.verify(
+                input, passphrase: passphraseReader.read(confirm: false), requiringBackup: arguments.has(.backup),
+                progress: context.reporter.handler)
+        }
+    }
+
+    /// The text and the summary of a file that authenticated.
+    private static func finish(
+        _ verification: Verification, path: String, recovery: RecoveryCheck, recoveryPath: String?,
+        _ context: CommandContext
+    ) -> CommandResult {
+        if !context.json { Console.out(text(verification, path: path) + recovery.textLine) }
         return CommandResult(
             summary: verificationSummary(
-                verification, path: inputPath,
-                recovery: recovery.json(path: inputPath, recoveryPath: arguments.value(.recovery))))
+                verification, path: path, recovery: recovery.json(path: path, recoveryPath: recoveryPath)))
+    }
+
+    /// The error of a failed authentication as the tool gives it: for a file its recovery files have just
+    /// found intact, a wrong passphrase is said to be one (the file cannot be damaged).
+    private static func failureWith(_ error: GoshuinError, recovery: RecoveryCheck, path: String) -> ToolError {
+        guard error.code == .authFailed, case .checked(let checked) = recovery, checked.isIntact else {
+            return ToolError(error)
+        }
+        return ToolError(
+            code: error.code.rawValue,
+            "the passphrase is wrong: \(DisplayText.quoted(path)) is intact (every part of it matches its recovery"
+                + " files \(RecoveryReport.setName(checked))), so the passphrase is what differs",
+            hint: "check the passphrase (capital letters and spaces count, and the keyboard layout)",
+            status: ToolError.status(for: error.code))
     }
 
     /// What the recovery set beside the file (or named by `--recovery`) says of it.
     enum RecoveryCheck {
         /// No set beside the file, and none named.
         case none
-        /// A set beside the file that cannot be used for it (invalid, or for another file).
+        /// A set beside the file that cannot be used for it (invalid, or made for another file).
         case unusable(GoshuinError)
         /// The file checked against its set.
         case checked(RecoveryVerification)
@@ -102,7 +147,7 @@ enum VerifyCommand: ToolCommand {
         func json(path: String, recoveryPath: String?) -> JSONValue {
             switch self {
             case .none: return .null
-            case .unusable(let error): return RecoveryReport.unusableJSON(error)
+            case .unusable(let error): return RecoveryReport.unusableJSON(error, path: path)
             case .checked(let verification):
                 return RecoveryReport.json(verification, path: path, recoveryPath: recoveryPath)
             }
@@ -118,6 +163,8 @@ enum VerifyCommand: ToolCommand {
         var textLine: String {
             switch self {
             case .none: return ""
+            case .unusable(let error) where error.code == .recoverySetMismatch:
+                return "recovery     made for another file: they cannot check or repair this one\n"
             case .unusable(let error):
                 return "recovery     not usable: \(DisplayText.escaped("\(error.code): \(error.message)"))\n"
             case .checked(let verification):
@@ -127,7 +174,8 @@ enum VerifyCommand: ToolCommand {
     }
 
     /// Checks the file against its recovery set, with no passphrase: the set named by `--recovery` (whose
-    /// problems are errors), else the one beside the file, if there is one (whose problems are a notice).
+    /// problems are errors), else the one beside the file, if there is one (whose problems are a notice: a set
+    /// made for another file, in practice the set of an earlier backup under the same name, is left aside).
     static func recoveryCheck(
         _ inputPath: String, _ arguments: ParsedArguments, _ context: CommandContext
     ) throws -> RecoveryCheck {
@@ -138,40 +186,48 @@ enum VerifyCommand: ToolCommand {
         }
         try Paths.checkInputExists(inputPath, command: name)
         do {
-            return .checked(
-                try RecoverySet.verify(
-                    filePath: inputPath, recoveryPath: named, progress: context.reporter.recoveryHandler))
+            let verification = try RecoverySet.verify(
+                filePath: inputPath, recoveryPath: named, progress: context.reporter.recoveryHandler)
+            for leftAside in verification.recoveryFilesLeftAside { Console.notice("left aside: \(leftAside)") }
+            return .checked(verification)
         } catch let error as GoshuinError where error.code.category == .recovery && named == nil {
             guard error.code != .recoverySetNotFound else { return .none }
-            Console.notice(
-                "the recovery set beside \(inputPath) cannot be used (\(error.code): \(error.message)); verifying"
-                    + " without it")
+            if error.code == .recoverySetMismatch {
+                Console.notice(RecoveryReport.anotherFileNotice(inputPath))
+            } else {
+                Console.notice(
+                    "the recovery files beside \(inputPath) cannot be used (\(error.code): \(error.message));"
+                        + " verifying without them")
+            }
             return .unusable(error)
         }
     }
 
     /// A file its recovery set finds damaged: the line that says where and what to run, and the error (65):
-    /// `chunk_damaged` (with the first chunk), or `truncated` for a file cut short and damaged nowhere else.
+    /// `truncated` for a file cut short (a cut is `truncated` whoever says it), otherwise `chunk_damaged`
+    /// (with the first chunk).
     static func damaged(
         _ verification: RecoveryVerification, path: String, recoveryPath: String?, _ context: CommandContext
     ) -> CommandFailure {
         let line = RecoveryReport.damageLine(verification, path: path, recoveryPath: recoveryPath)
         if !context.json { Console.out(DisplayText.escaped(line) + "\n") }
-        let cutOnly =
-            verification.actualLength < verification.expectedLength
-            && verification.damage.allSatisfy(\.missing)
+        let cut = RecoveryReport.isCut(verification)
         let chunk = RecoveryReport.damagedChunks(verification).first
-        let code: GoshuinError.Code = cutOnly ? .truncated : .chunkDamaged
-        let hint =
-            verification.isRepairable
-            ? "repair it: \(RecoveryReport.repairCommand(path, recoveryPath: recoveryPath))"
-            : "to restore what is intact: \(RecoveryReport.salvageCommand(path))"
+        let code: GoshuinError.Code = cut ? .truncated : .chunkDamaged
+        let next = ShellQuoting.command(RecoveryReport.nextCommand(verification, path: path, recoveryPath: recoveryPath))
+        let hint: String
+        if verification.isRepairable {
+            hint = "repair it: \(next)"
+        } else if cut {
+            hint = "copy it again from where it was saved; if this is the only copy, to restore what is intact: \(next)"
+        } else {
+            hint = "to restore what is intact: \(next)"
+        }
         let error = ToolError(
             code: code.rawValue,
-            "\(path) does not match its recovery set \(RecoveryReport.setName(verification)):"
-                + " \(RecoveryReport.places(verification))"
-                + (verification.isRepairable ? "" : " (\(RecoveryReport.budget(verification)))"),
-            hint: hint, status: ToolError.status(for: code), chunkIndex: cutOnly ? nil : chunk)
+            "\(path) is damaged: \(RecoveryReport.damage(verification))"
+                + (verification.isRepairable ? "" : "; not repairable: \(RecoveryReport.shortfall(verification))"),
+            hint: hint, status: ToolError.status(for: code), chunkIndex: cut ? nil : chunk)
         return CommandFailure(
             error: error,
             summary: Console.failureJSON(
@@ -182,7 +238,7 @@ enum VerifyCommand: ToolCommand {
     /// The text of a file checked against its set only, without the passphrase.
     static func unauthenticatedText(_ verification: RecoveryVerification, header: Header, path: String) -> String {
         [
-            "intact       \(DisplayText.escaped(path)): every slice and the whole file match its recovery set",
+            "intact       \(DisplayText.escaped(path)): every part of the file matches its recovery files",
             "format       version \(header.version.rawValue)",
             "chunks       \(header.chunkCount) of up to \(ProgressReporter.size(UInt64(header.chunkSize)))",
             "recovery     \(DisplayText.escaped(RecoveryReport.intactLine(verification)))",

@@ -96,7 +96,9 @@ struct ProtectedBackupFixture {
         #expect(
             fixture.directory.entries == ["backup.goshuin", "backup.goshuin.par2", "backup.goshuin.vol00+25.par2"],
             "the old volume is gone with the old set: \(fixture.directory.entries)")
-        #expect(forced.stderr.contains("25 recovery slices") && forced.stderr.contains("keep them next to the file"))
+        #expect(
+            forced.stderr.contains("they can rebuild up to 25 parts of the file's 245")
+                && forced.stderr.contains("keep them next to the file"), "\(forced.stderr)")
     }
 
     @Test func protectRefusesWhatItCannotProtect() throws {
@@ -123,8 +125,8 @@ struct ProtectedBackupFixture {
         #expect(verify.status == 65, "\(verify.stderr)")
         #expect(
             verify.stdout.contains(
-                "damaged: chunks 47-49; repairable with backup.goshuin.par2 (2 of 13 recovery slices needed):"
-                    + " goshuin-tool repair backup.goshuin"), "\(verify.stdout)")
+                "damaged: 2 parts of the file (in chunks 47-49); the recovery files backup.goshuin.par2 can rebuild"
+                    + " up to 13 parts: goshuin-tool repair backup.goshuin"), "\(verify.stdout)")
         #expect(verify.stderr.contains("error: chunk_damaged"), "\(verify.stderr)")
         // With the passphrase: the same, and it is not even asked.
         let withPassphrase = try fixture.run(["verify", "backup.goshuin"], passphrase: true)
@@ -153,7 +155,7 @@ struct ProtectedBackupFixture {
         #expect(named.status == 65, "\(named.stderr)")
         #expect(
             named.stdout.contains(
-                "(2 of 13 recovery slices needed): goshuin-tool repair backup.goshuin --recovery"
+                "can rebuild up to 13 parts: goshuin-tool repair backup.goshuin --recovery"
                     + " sets/backup.goshuin.par2"), "\(named.stdout)")
         // Without any set, verify is what it was: it needs the passphrase (and finds the damage with it).
         let noSet = try fixture.run(["verify", "backup.goshuin"])
@@ -181,7 +183,10 @@ struct ProtectedBackupFixture {
         #expect((full["recovery"] as? [String: Any])?["intact"] as? Bool == true)
         let line = try fixture.run(["verify", "backup.goshuin"], passphrase: true)
         #expect(line.stdout.contains("verified     backup.goshuin: every chunk authenticates"))
-        #expect(line.stdout.contains("recovery     intact: every slice and the whole file match backup.goshuin.par2"))
+        #expect(
+            line.stdout.contains(
+                "recovery     intact: every part of the file matches its recovery files backup.goshuin.par2"),
+            "\(line.stdout)")
     }
 
     @Test func repairWritesAByteIdenticalFileAndLeavesTheOriginal() throws {
@@ -201,7 +206,13 @@ struct ProtectedBackupFixture {
         // Without -o: FILE with .repaired before its extension, never replaced.
         let byDefault = try fixture.run(["repair", "backup.goshuin"])
         #expect(byDefault.status == 0, "\(byDefault.stderr)")
-        #expect(byDefault.stderr.contains("repaired backup.goshuin into backup.repaired.goshuin: 2 slices rebuilt"))
+        #expect(
+            byDefault.stderr.contains(
+                "repaired backup.goshuin into backup.repaired.goshuin: 2 parts of the file (in chunks 99-101) rebuilt"),
+            "\(byDefault.stderr)")
+        #expect(
+            byDefault.stderr.contains("next: check it with its passphrase: goshuin-tool verify backup.repaired.goshuin"),
+            "a next step: \(byDefault.stderr)")
         #expect(fixture.directory.bytes("backup.repaired.goshuin") == fixture.original)
         let again = try fixture.run(["repair", "backup.goshuin"])
         #expect(again.status == 73 && again.stderr.contains("output_exists"), "\(again.stderr)")
@@ -221,7 +232,8 @@ struct ProtectedBackupFixture {
         fixture.directory.write("backup.goshuin", cut)
         try FileManager.default.setAttributes([.posixPermissions: 0o640], ofItemAtPath: path)
         let verify = try fixture.run(["verify", "backup.goshuin"])
-        #expect(verify.status == 65 && verify.stdout.contains("the file is cut short"), "\(verify.stdout)")
+        #expect(verify.status == 65 && verify.stdout.contains("cut short: "), "\(verify.stdout)")
+        #expect(verify.stderr.contains("error: truncated:"), "a cut is truncated whoever says it: \(verify.stderr)")
         let repair = try fixture.run(["repair", "backup.goshuin", "--in-place"])
         #expect(repair.status == 0, "\(repair.stderr)")
         #expect(fixture.directory.bytes("backup.goshuin") == fixture.original)
@@ -252,7 +264,9 @@ struct ProtectedBackupFixture {
         let repair = try fixture.run(["repair", "backup.goshuin", "--json"])
         #expect(repair.status == 65, "\(repair.stderr)")
         #expect(
-            repair.stderr.contains("28 slices damaged, 13 recovery slices available; 15 more would be needed"),
+            repair.stderr.contains(
+                "28 parts to rebuild; the recovery files backup.goshuin.par2 can rebuild up to 13 parts (15 more"
+                    + " needed)"),
             "\(repair.stderr)")
         #expect(
             repair.stderr.contains("goshuin-tool open backup.goshuin --extract DIR --salvage"), "\(repair.stderr)")
@@ -270,7 +284,8 @@ struct ProtectedBackupFixture {
         let text = try fixture.run(["verify", "backup.goshuin"])
         #expect(
             text.stdout.contains(
-                "not repairable with backup.goshuin.par2 (28 slices damaged, 13 recovery slices available)"),
+                "not repairable: 28 parts to rebuild; the recovery files backup.goshuin.par2 can rebuild up to 13"
+                    + " parts"),
             "\(text.stdout)")
     }
 

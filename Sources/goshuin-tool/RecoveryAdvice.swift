@@ -1,0 +1,47 @@
+import GoshuinFormat
+import GoshuinRecovery
+
+/// What the recovery files beside a file that `open` or `inspect` could not read say of it (issue 34): a file
+/// whose header, size or chunks fail, with a set beside it that finds it damaged, is damaged, and repairable
+/// or not, never "not a .goshuin file"; one the set finds intact that does not authenticate has a wrong
+/// passphrase. A set that is not beside it, or cannot be used, leaves the error as it was.
+enum RecoveryAdvice {
+    /// The codes a damaged file gives before or while it is read.
+    static let damageCodes: Set<GoshuinError.Code> = [
+        .shortHeader, .badMagic, .unsupportedVersion, .iterationsOutOfRange, .chunkSizeOutOfRange, .tooManyChunks,
+        .truncated, .trailingData, .chunkLengthInvalid, .authFailed, .chunkDamaged,
+    ]
+
+    /// `error` of reading the file at `path`, as its recovery files beside it tell it; `nil` when they have
+    /// nothing to add (none there, none usable, or `path` is standard input).
+    static func advise(_ error: GoshuinError, path: String?) -> ToolError? {
+        guard let path, path != "-", damageCodes.contains(error.code), !Interruption.isRequested,
+            let verification = try? RecoverySet.verify(filePath: path)
+        else { return nil }
+        if verification.isIntact {
+            guard error.code == .authFailed else { return nil }
+            return ToolError(
+                code: error.code.rawValue,
+                "the passphrase is wrong: \(path) is intact (every part of it matches its recovery files"
+                    + " \(RecoveryReport.setName(verification))), so the passphrase is what differs",
+                hint: "check the passphrase (capital letters and spaces count, and the keyboard layout)",
+                status: ToolError.status(for: error.code))
+        }
+        let cut = RecoveryReport.isCut(verification)
+        let code: GoshuinError.Code = cut ? .truncated : .chunkDamaged
+        let next = ShellQuoting.command(RecoveryReport.nextCommand(verification, path: path, recoveryPath: nil))
+        let hint =
+            verification.isRepairable
+            ? "repair it: \(next)"
+            : (cut ? "copy it again from where it was saved; if this is the only copy, " : "")
+                + "to restore what is intact: \(next)"
+        return ToolError(
+            code: code.rawValue,
+            "\(path) is damaged (\(error.code): \(error.message)); its recovery files say: \(RecoveryReport.damage(verification)), "
+                + (verification.isRepairable
+                    ? RecoveryReport.capacity(verification)
+                    : "not repairable: \(RecoveryReport.shortfall(verification))"),
+            hint: hint, status: ToolError.status(for: code),
+            chunkIndex: cut ? nil : RecoveryReport.damagedChunks(verification).first)
+    }
+}
