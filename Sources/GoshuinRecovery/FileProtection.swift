@@ -18,13 +18,7 @@ enum FileProtection {
                 throw GoshuinError(
                     .invalidArgument, "\(DisplayText.quoted(path)) is empty: there is nothing to protect")
             }
-            let start = try ContainerStructure.readAt(input, offset: 0, count: PacketHeader.magic.count)
-            guard start != PacketHeader.magic else {
-                throw GoshuinError(
-                    .invalidArgument,
-                    "\(DisplayText.quoted(path)) is a PAR 2.0 recovery file: recovery files protect a file, and are"
-                        + " not protected themselves")
-            }
+            try refuseWhatNoRepairWrites(input, path: path)
             let plan =
                 try sliceSize.map { RecoveryPlan(fileLength: length, sliceSize: $0, redundancy: redundancy) }
                 ?? RecoveryPlan(
@@ -63,6 +57,28 @@ enum FileProtection {
         } catch {
             output.discard()
             throw error
+        }
+    }
+
+    /// Refuses a file a set should not be made for (`Spec/recovery-par2.md` §5.1): a recovery file (it
+    /// starts with a PAR 2.0 packet's magic), and a file that starts as a `.goshuin` file but fails the checks
+    /// that need no key, which a repair would never write (§7.4).
+    static func refuseWhatNoRepairWrites(_ input: FileDescriptor, path: String) throws {
+        let start = try ContainerStructure.readAt(input, offset: 0, count: PacketHeader.magic.count)
+        guard start != PacketHeader.magic else {
+            throw GoshuinError(
+                .invalidArgument,
+                "\(DisplayText.quoted(path)) is a PAR 2.0 recovery file: recovery files protect a file, and are not"
+                    + " protected themselves")
+        }
+        guard start.starts(with: Header.magic) else { return }
+        do {
+            _ = try ContainerStructure.validate(input)
+        } catch let error as GoshuinError where error.code.category == .container {
+            throw GoshuinError(
+                .invalidArgument,
+                "\(DisplayText.quoted(path)) starts as a .goshuin file but is not a well-formed one (\(error.code):"
+                    + " \(error.message)): a repair could never write it back, so no recovery set is made for it")
         }
     }
 

@@ -57,7 +57,8 @@ extension OpenCommand {
     static func salvageOutput(
         _ inputPath: String, to outputPath: String, _ arguments: ParsedArguments, _ reporter: ProgressReporter
     ) throws -> CommandResult {
-        let salvage = try writing(from: inputPath, to: outputPath, arguments) { input, output, passphraseReader in
+        let salvage = try writing(from: inputPath, to: outputPath, arguments, progress: reporter.handler) {
+            input, output, passphraseReader in
             let salvage = try ContainerSalvage(
                 input, passphrase: passphraseReader.read(confirm: false), progress: reporter.handler)
             try salvage.write(into: output)

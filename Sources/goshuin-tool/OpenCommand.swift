@@ -58,7 +58,8 @@ enum OpenCommand: ToolCommand {
             throw usage("open needs -o OUTPUT (or --extract FOLDER for a backup)")
         }
         if arguments.has(.salvage) { return try salvageOutput(inputPath, to: outputPath, arguments, context.reporter) }
-        let header = try writing(from: inputPath, to: outputPath, arguments) { input, output, passphraseReader in
+        let header = try writing(from: inputPath, to: outputPath, arguments, progress: context.reporter.handler) {
+            input, output, passphraseReader in
             // The structure is checked before the passphrase is asked for: a cut file says so at once.
             let locked = try LockedContainer(checking: input)
             let container = try locked.unlock(
@@ -82,13 +83,18 @@ enum OpenCommand: ToolCommand {
     /// the input opened, then `write` into the output, which appears only once `write` returned
     /// (``Paths/writeOutput(_:force:input:_:)``).
     static func writing<Result>(
-        from inputPath: String, to outputPath: String, _ arguments: ParsedArguments,
+        from inputPath: String, to outputPath: String, _ arguments: ParsedArguments, progress: ProgressHandler?,
         _ write: (_ input: FileDescriptor, _ output: FileDescriptor, PassphraseReader) throws -> Result
     ) throws -> Result {
         let passphraseReader = try PassphraseReader(arguments, command: name)
         let force = arguments.has(.force)
         try passphraseReader.refuseSharingStandardInput(with: inputPath)
-        let input = try Paths.openInput(inputPath, command: name)
+        // Standard input is authenticated as it arrives, after the output's checks; not for a salvage, which
+        // reads what it can of a damaged file.
+        if inputPath == "-" { try Paths.checkOutput(outputPath, input: nil, force: force, binary: false, command: name) }
+        let input = try Paths.openInput(
+            inputPath, command: name, authenticatingWith: arguments.has(.salvage) ? nil : passphraseReader,
+            progress: progress)
         return try input.closeAfter {
             try Paths.checkOutput(outputPath, input: input, force: force, binary: false, command: name)
             return try Paths.writeOutput(outputPath, force: force, input: input) {
@@ -115,7 +121,9 @@ enum OpenCommand: ToolCommand {
         }
         let folder = destination.path
         try passphraseReader.refuseSharingStandardInput(with: inputPath)
-        let input = try Paths.openInput(inputPath, command: name)
+        let input = try Paths.openInput(
+            inputPath, command: name, authenticatingWith: arguments.has(.salvage) ? nil : passphraseReader,
+            progress: reporter.handler)
         return try input.closeAfter {
             Paths.sweepLeftovers(in: destination.parent, path: destination.parentPath, sparing: input)
             if arguments.has(.salvage) {

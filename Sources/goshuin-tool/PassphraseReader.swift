@@ -8,6 +8,8 @@ struct PassphraseReader {
     let file: String?
     let descriptor: String?
     let command: String
+    /// The passphrase once it was read to open a file.
+    private let alreadyRead = ReadPassphrase()
 
     /// The sources `arguments` name, checked before any work: two explicit sources, or a descriptor that is
     /// not open, are usage errors. Whether there is a source at all is asked only when the passphrase is
@@ -63,6 +65,15 @@ struct PassphraseReader {
     /// When sealing (`confirm`), an empty passphrase is refused and a short one, or one that is not UTF-8,
     /// warned about, whatever the source; at the prompt, before the confirmation is asked.
     func read(confirm: Bool) throws(ToolError) -> Passphrase {
+        // Read once: a descriptor or a prompt gives it once, and a file read from standard input is
+        // authenticated as it arrives, then read with the same passphrase (``Paths/openInput(_:command:authenticatingWith:progress:)``).
+        if !confirm, let known = alreadyRead.passphrase { return known }
+        let passphrase = try readOnce(confirm: confirm)
+        if !confirm { alreadyRead.passphrase = passphrase }
+        return passphrase
+    }
+
+    private func readOnce(confirm: Bool) throws(ToolError) -> Passphrase {
         if let given = try readGiven() {
             if confirm { try Self.checkForSealing(given.bytes) }
             return given
@@ -208,4 +219,9 @@ struct PassphraseReader {
                     + " takes"))
     }
 
+}
+
+/// A passphrase read to open a file, kept for the rest of the run.
+private final class ReadPassphrase {
+    var passphrase: Passphrase?
 }

@@ -7,14 +7,21 @@ enum Paths {
     /// directory. The open does not wait on a named pipe; the library refuses anything but a regular file.
     /// `-` is standard input, copied first into a private unnamed file (``spoolStandardInput()``): a
     /// `.goshuin` file is read by its size and at offsets.
-    static func openInput(_ path: String, command: String) throws -> FileDescriptor {
+    ///
+    /// With a `passphraseReader`, a `.goshuin` file on standard input is authenticated as it arrives
+    /// (``LeadingAuthentication``): its passphrase is asked once its header is in, and the spool stops at the
+    /// first failure, so a forged header cannot make it fill the temporary folder.
+    static func openInput(
+        _ path: String, command: String, authenticatingWith passphraseReader: PassphraseReader? = nil,
+        progress: ProgressHandler? = nil
+    ) throws -> FileDescriptor {
         if path == "-" {
             guard !FileDescriptor.standardInput.isTerminal else {
                 throw ToolError.usage(
                     "standard input is a terminal; give the file's name, or pipe it in: goshuin-tool \(command) - …"
                         + " < FILE.goshuin", command: command)
             }
-            return try spoolContainerFromStandardInput()
+            return try spoolContainerFromStandardInput(authenticatingWith: passphraseReader, progress: progress)
         }
         try checkInputExists(path, command: command)
         do {
@@ -66,6 +73,10 @@ enum Paths {
         return spool
     }
 
+    /// How much of a `.goshuin` file on standard input is spooled before its first bytes are authenticated,
+    /// when a passphrase is to be had (``LeadingAuthentication``).
+    static let unauthenticatedSpool: UInt64 = 64 << 20
+
     /// The size a version 1 file on standard input declared, when more followed it and was left unread.
     nonisolated(unsafe) private(set) static var standardInputLeftUnread: UInt64?
 
@@ -73,7 +84,9 @@ enum Paths {
     /// (``ContainerStructure/decidingLength(ofFileStartingWith:)``): a version 1 file's size and one byte
     /// more, so that endless bytes after it cost one byte and give `trailing_data`; a version 2 file's size
     /// is the input's, so all of it is spooled, up to the size no version 2 file can reach.
-    static func spoolContainerFromStandardInput() throws -> FileDescriptor {
+    static func spoolContainerFromStandardInput(
+        authenticatingWith passphraseReader: PassphraseReader? = nil, progress: ProgressHandler? = nil
+    ) throws -> FileDescriptor {
         standardInputLeftUnread = nil
         let spool = try FileSystem.anonymousFile()
         do {
@@ -84,13 +97,32 @@ enum Paths {
             head.removeLast(head.count - count)
             try describingFailure("cannot write a temporary file") { try spool.writeAll(head) }
             let limit = ContainerStructure.decidingLength(ofFileStartingWith: head)
-            if count == FormatVersion.v2.headerLength, limit > UInt64(count) {
-                try spool.copyAll(
-                    from: .standardInput, limit: limit - UInt64(count), reading: "standard input",
-                    writing: "a temporary file")
-                if head[4] == FormatVersion.v1.rawValue, spool.position() == Int64(limit) {
-                    standardInputLeftUnread = limit - 1
+            if let passphraseReader, let check = LeadingAuthentication(head: head) {
+                // Past `unauthenticatedSpool`, the spool goes on only once the first bytes the passphrase can
+                // authenticate did: a forged header's endless input stops there. A smaller file is spooled
+                // whole first, so that its checks come in their order (its size before its chunks).
+                let first = max(unauthenticatedSpool, UInt64(check.leadingLength))
+                if limit > UInt64(count) {
+                    try spool.copyAll(
+                        from: .standardInput, limit: min(limit, first) - UInt64(count), reading: "standard input",
+                        writing: "a temporary file")
                 }
+                if spool.position() == Int64(first), limit > first {
+                    let leading = try ContainerStructure.readAt(spool, offset: 0, count: check.leadingLength)
+                    try check.authenticate(
+                        leading, passphrase: passphraseReader.read(confirm: false), progress: progress)
+                }
+            }
+            let spooled = UInt64(spool.position() ?? Int64(count))
+            if count == FormatVersion.v2.headerLength, limit > spooled {
+                try spool.copyAll(
+                    from: .standardInput, limit: limit - spooled, reading: "standard input",
+                    writing: "a temporary file")
+            }
+            if count == FormatVersion.v2.headerLength, head[4] == FormatVersion.v1.rawValue,
+                spool.position() == Int64(limit)
+            {
+                standardInputLeftUnread = limit - 1
             }
             try describingFailure("cannot read a temporary file") { try spool.seek(to: 0) }
         } catch {

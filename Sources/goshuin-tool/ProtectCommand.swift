@@ -23,13 +23,15 @@ enum ProtectCommand: ToolCommand {
             Writes FILE.par2 (the index: the file's name, size and MD5, and every slice's MD5 and CRC-32) and
             one FILE.volA+B.par2 holding the recovery slices, named as par2cmdline names them, mode 0600, both
             in place only once both are complete. A .goshuin file is cut into slices of whole records (at most
-            512), so one bad sector costs one slice. No passphrase is needed: the set protects the file's bytes.
-            The file is read, never changed.
+            512), so one bad sector costs one part of the file. No passphrase is needed: the set protects the
+            file's bytes. The file is read, never changed. A recovery file, and a file that starts as a .goshuin
+            file but is not a well-formed one, are refused.
 
             Keep the .par2 files next to the backup, wherever it is kept (the cloud drive, the copy on the
             computer): with them, 'goshuin-tool repair FILE' (or par2 repair, or MultiPar) rebuilds damaged or
-            missing bytes up to the recovery slices' size, and 'goshuin-tool verify FILE' says where a damaged
-            file is damaged without the passphrase. 'goshuin-tool seal --recovery' writes the set while sealing.
+            missing parts of the file, as many as the redundancy allows, and 'goshuin-tool verify FILE' says
+            where a damaged file is damaged without the passphrase. 'goshuin-tool seal --recovery' writes the
+            set while sealing.
             """,
         examples: [
             "goshuin-tool protect backup.goshuin",

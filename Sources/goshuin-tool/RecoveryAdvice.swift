@@ -37,7 +37,8 @@ enum RecoveryAdvice {
                 + "to restore what is intact: \(next)"
         return ToolError(
             code: code.rawValue,
-            "\(path) is damaged (\(error.code): \(error.message)); its recovery files say: \(RecoveryReport.damage(verification)), "
+            "\(path) is damaged, as its recovery files find: \(RecoveryReport.damage(verification)) (read without them:"
+                + " \(error.code)); "
                 + (verification.isRepairable
                     ? RecoveryReport.capacity(verification)
                     : "not repairable: \(RecoveryReport.shortfall(verification))"),

@@ -17,8 +17,8 @@ enum RepairCommand: ToolCommand {
                 "Replace FILE itself, only once the repaired file is complete and checked (its permissions kept)."),
             OptionSpec(
                 .recovery, value: "PATH",
-                "A .par2 file of the set (the other files of its set beside it are read too); default: FILE.par2"
-                    + " and FILE.vol…par2 beside FILE."),
+                "A .par2 file of the set, under any name (the other files of its set beside it are read too);"
+                    + " default: FILE.par2 and FILE.vol…par2 beside FILE."),
             OptionSpec(
                 .force, "Replace the output if it exists and is a regular file (it is never replaced otherwise)."),
             OptionSpec(.quiet, short: "-q", "Show no progress or result line on standard error."),
@@ -26,17 +26,24 @@ enum RepairCommand: ToolCommand {
         ],
         discussion: """
             Finds the recovery set beside FILE (FILE.par2 and FILE.vol…par2, as goshuin-tool protect, seal
-            --recovery, par2cmdline, par2cmdline-turbo or MultiPar wrote it), checks every slice of FILE by its
-            MD5 and CRC-32, and rebuilds the damaged and missing ones from the recovery slices. The repaired file
-            is checked against the whole file's MD5 the set gives and, for a .goshuin file, its header and size,
-            and only then appears; if any check fails, nothing is written. No passphrase is needed or asked for.
+            --recovery, par2cmdline, par2cmdline-turbo or MultiPar wrote it), checks every part of FILE by its
+            MD5 and CRC-32, and rebuilds the damaged and missing ones from the recovery data. A set is matched
+            by the file it protects, not by its name; one made for another file (an earlier backup sealed under
+            the same name) is refused (recovery_set_mismatch) and nothing is written. Given a .par2 file in
+            place of FILE, as par2 repair takes it, the file it protects is repaired with that set. The repaired
+            file is checked against the whole file's MD5 the set gives and, for a .goshuin file, its header and
+            size, and only then appears; if any check fails, nothing is written. No passphrase is needed or
+            asked for.
 
-            FILE itself is never changed unless --in-place is given; unlike par2 repair, which renames the
-            damaged file FILE.1 and writes the repaired one in its place, the repaired file goes to FIXED, or
-            to FILE with .repaired before its extension (an existing file is never replaced without --force).
-            An intact file is said to be so, and nothing is written. When more slices are damaged than the
-            recovery slices can rebuild, it says so in numbers and exits 65: then 'goshuin-tool open FILE
-            --extract DIR --salvage' restores every photo that is still intact.
+            FILE itself is never changed unless --in-place is given, and then only if it is still the file that
+            was read (a new backup written there meanwhile is left as it is), keeping its permissions and, where
+            the caller may, its owner and group. Unlike par2 repair, which renames the damaged file FILE.1 and
+            writes the repaired one in its place, the repaired file goes to FIXED, or to FILE with .repaired
+            before its extension (an existing file is never replaced without --force). An intact file is said
+            to be so, and nothing is written. When more parts are damaged than the recovery files can rebuild,
+            it says so in numbers and exits 65 (truncated for a file cut short: copy it again): then
+            'goshuin-tool open FILE --extract DIR --salvage' restores every photo that is still intact. After a
+            repair, it says the next step: check the repaired file with its passphrase.
             """,
         examples: [
             "goshuin-tool repair backup.goshuin",

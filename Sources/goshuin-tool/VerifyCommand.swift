@@ -30,14 +30,17 @@ enum VerifyCommand: ToolCommand {
             number of photos. Exits 0 when everything verified, 65 with the error open would give when not.
 
             When a PAR 2.0 recovery set is beside the file (goshuin-tool protect, seal --recovery, par2) or
-            named with --recovery, the file is first checked against it without the passphrase: every slice's
-            MD5 and CRC-32 and the whole file's MD5. A damaged file is then named where it is damaged, in
-            chunks, with whether the set repairs it and the command to run ("damaged: chunk 48; repairable with
-            backup.goshuin.par2 (1 of 6 recovery slices needed): goshuin-tool repair backup.goshuin"), and exits
-            65 without asking for the passphrase; --json gives the same in "recovery". An intact file is then
-            authenticated with the passphrase as above; with no passphrase to be had (none given and no
-            terminal) and without --backup, the set's checksums are the verdict, and it says that the chunks
-            were not authenticated. A set beside the file that cannot be used is reported and left aside.
+            named with --recovery, the file is first checked against it without the passphrase: every part of
+            the file and its whole MD5. A damaged file is then named where it is damaged, with whether its
+            recovery files repair it and the command to run ("damaged: 1 part of the file (in chunk 48); the
+            recovery files backup.goshuin.par2 can rebuild up to 6 parts: goshuin-tool repair backup.goshuin"),
+            and exits 65 (truncated for a file cut short) without asking for the passphrase; a passphrase given
+            by a file, a descriptor or GOSHUIN_PASSPHRASE outranks the set: a file that authenticates whole is
+            intact. --json gives the same in "recovery". An intact file is then authenticated with the
+            passphrase as above; with no passphrase to be had (none given and no terminal) and without
+            --backup, the set's checksums are the verdict, and it says that the chunks were not authenticated.
+            A set is matched by what it protects, not by its name: one made for another file (an earlier backup
+            sealed under the same name) is named and left aside, as is a set that cannot be used.
             """,
         examples: [
             "goshuin-tool verify backup.goshuin --backup",
@@ -101,7 +104,8 @@ enum VerifyCommand: ToolCommand {
         _ inputPath: String, _ passphraseReader: PassphraseReader, _ arguments: ParsedArguments,
         _ context: CommandContext
     ) throws -> Verification {
-        let input = try Paths.openInput(inputPath, command: name)
+        let input = try Paths.openInput(
+            inputPath, command: name, authenticatingWith: passphraseReader, progress: context.reporter.handler)
         return try input.closeAfter {
             try Verification.verify(
                 input, passphrase: passphraseReader.read(confirm: false), requiringBackup: arguments.has(.backup),

@@ -89,6 +89,46 @@ import Testing
         #expect(!directory.exists("out.bin"))
     }
 
+    /// A header is not authenticated by itself: one forged to declare 2^40 bytes, followed by endless input,
+    /// must not fill the temporary folder. Standard input is authenticated as it arrives (version 1: chunk 0,
+    /// with its probe window; version 2: the header MAC), and the spool stops at the first failure (issue 34).
+    @Test func aForgedHeaderOnStandardInputStopsAtItsFirstChunk() throws {
+        try sealNotes()
+        let sealed = try run(["seal", "notes.txt", "-o", "notes2.goshuin", "--iterations", "1000", "--format", "2"])
+        #expect(sealed.status == 0, "\(sealed.stderr)")
+        var v1 = Array(directory.bytes("notes.goshuin").prefix(45))
+        v1.replaceSubrange(37..<45, with: [0, 0, 1, 0, 0, 0, 0, 0])  // plaintextLength 2^40
+        directory.write("forged1.goshuin", v1)
+        var v2 = Array(directory.bytes("notes2.goshuin").prefix(77))
+        v2[60] ^= 1  // the MAC no longer verifies
+        directory.write("forged2.goshuin", v2)
+        for (file, command) in [
+            ("forged1.goshuin", "verify"), ("forged1.goshuin", "open"), ("forged2.goshuin", "verify"),
+            ("forged2.goshuin", "open"),
+        ] {
+            let spool = directory.path + "/spool"
+            try? FileManager.default.removeItem(atPath: spool)
+            try FileManager.default.createDirectory(atPath: spool, withIntermediateDirectories: false)
+            let endless = ["/usr/bin/timeout", "20", "/bin/sh", "-c", "cat \(file) /dev/zero | exec \"$0\" \"$@\""]
+            let started = Date()
+            let result = try ToolRunner.run(
+                [command, "-"] + (command == "open" ? ["-o", "out.bin"] : []), in: directory.path,
+                environment: ["GOSHUIN_PASSPHRASE": "a passphrase", "TMPDIR": spool], wrapper: endless)
+            // Version 1's forged chunk 0 (zeros) fails its length prefix before its tag; version 2's header MAC.
+            let code = file == "forged1.goshuin" ? "error: chunk_length_invalid" : "error: auth_failed"
+            #expect(result.status == 65 && result.stderr.contains(code), "\(file) \(command): \(result.stderr)")
+            let spooled = try FileManager.default.contentsOfDirectory(atPath: spool)
+            #expect(spooled.isEmpty, "nothing is left in the temporary folder: \(spooled)")
+            #expect(Date().timeIntervalSince(started) < 15, "\(file) \(command): stopped at once")
+        }
+        #expect(!directory.exists("out.bin"))
+        // A genuine file on standard input opens as before, the key derived once.
+        let genuine = try ToolRunner.run(
+            ["open", "-", "-o", "-"], in: directory.path, stdin: directory.bytes("notes.goshuin"),
+            environment: environment)
+        #expect(genuine.status == 0 && genuine.stdout == "a few notes\n", "\(genuine.stderr)")
+    }
+
     /// 10. A set but empty GOSHUIN_PASSPHRASE is a usage error naming the variable, not a wrong passphrase.
     @Test func anEmptyPassphraseVariableIsAUsageError() throws {
         try sealNotes()

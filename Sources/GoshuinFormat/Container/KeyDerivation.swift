@@ -24,6 +24,7 @@ package enum KeyDerivation {
     package static func deriveKey(
         passphrase: Passphrase, salt: [UInt8], iterations: UInt32, progress: ProgressHandler?
     ) throws -> SecretBytes {
+        if let known = passphrase.derivedKeys.key(salt: salt, iterations: iterations) { return known }
         progress?(.keyDerivationStarted(iterations: iterations))
         let key = try passphrase.bytes.withUnsafeBytes { password in
             try FastPBKDF2.deriveSHA256(
@@ -32,6 +33,7 @@ package enum KeyDerivation {
             ) { done in progress?(.keyDerivation(iterationsDone: done, iterationsTotal: iterations)) }
         }
         progress?(.keyDerivationFinished)
+        passphrase.derivedKeys.remember(key, salt: salt, iterations: iterations)
         return key
     }
 }

@@ -1,0 +1,257 @@
+import Foundation
+import GoshuinTestSupport
+import Testing
+
+/// Recovery that can never cost a backup, through the tool as people run it (issue 34): a set made for an
+/// earlier backup under the same name is named and left aside, never repairs the new backup into the old one;
+/// what the tool suggests runs on that file and nothing else; a person is told what the file is and what to
+/// do.
+@Suite struct RecoveryIssue34Tests {
+    let directory = Scratch()
+    static let passphrase = "recovery, issue 34"
+
+    func run(_ arguments: [String], passphrase: Bool = false) throws -> ToolRunner.Result {
+        try ToolRunner.run(
+            arguments, in: directory.path, environment: passphrase ? ["GOSHUIN_PASSPHRASE": Self.passphrase] : [:])
+    }
+
+    /// A backup folder of a records.csv of `recordsSize` bytes and `photoSize` bytes of one photo.
+    func backupFolder(_ name: String, recordsSize: Int, photoSize: Int, seed: UInt8) throws {
+        let folder = directory.path + "/" + name
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let records = "date,note\n" + String(repeating: "2026-12-0\(seed % 9 + 1),a note\n", count: recordsSize / 20)
+        directory.write(name + "/records.csv", Array(records.utf8))
+        if photoSize > 0 { directory.write(name + "/IMG_0001.jpg", Fixtures.payload(photoSize, seed: seed)) }
+    }
+
+    func seal(_ folder: String, to output: String, _ more: [String] = []) throws -> ToolRunner.Result {
+        let result = try run(["seal", folder, "-o", output, "--iterations", "1000", "--chunk-size", "1KiB"] + more,
+            passphrase: true)
+        #expect(result.status == 0, "\(result.stderr)")
+        return result
+    }
+
+    /// Issue 34 A.1: at every size, the old set never repairs the new backup into the old one.
+    @Test(arguments: [(0, 300), (3_000, 900), (200_000, 600)])
+    func aSetOfTheBackupSealedOverIsLeftAside(photoSize: Int, recordsSize: Int) throws {
+        try backupFolder("first", recordsSize: recordsSize, photoSize: photoSize, seed: 1)
+        try backupFolder("second", recordsSize: recordsSize, photoSize: photoSize, seed: 2)
+        _ = try seal("first", to: "b.goshuin", ["--recovery", "5%"])
+        let old = Array(directory.entries.filter { $0.hasPrefix("b.goshuin.") })
+        // Today's bytes of the old set, put back after the --force seal below removes it (as a copy kept by a
+        // sync client would be).
+        let oldBytes = old.map { directory.bytes($0) }
+        let resealed = try seal("second", to: "b.goshuin", ["--force"])
+        #expect(resealed.stderr.contains("removed the recovery files of the backup it replaced"), "\(resealed.stderr)")
+        #expect(directory.entries.filter { $0.hasPrefix("b.goshuin.") }.isEmpty, "no stale set is left")
+        for (name, bytes) in zip(old, oldBytes) { directory.write(name, bytes) }
+        let newer = directory.bytes("b.goshuin")
+        let verify = try run(["verify", "b.goshuin", "--backup", "--json"], passphrase: true)
+        #expect(verify.status == 0, "the new backup is intact: \(verify.stderr)")
+        let summary = try #require(try JSONSerialization.jsonObject(with: Data(verify.stdout.utf8)) as? [String: Any])
+        let recovery = try #require(summary["recovery"] as? [String: Any])
+        #expect(recovery["usable"] as? Bool == false && recovery["code"] as? String == "recovery_set_mismatch")
+        #expect(recovery["next"] as? String == "goshuin-tool protect b.goshuin --force")
+        let text = try run(["verify", "b.goshuin", "--backup"], passphrase: true)
+        #expect(
+            text.stderr.contains("were made for another backup; they cannot check or repair this one"),
+            "\(text.stderr)")
+        let repair = try run(["repair", "b.goshuin", "--in-place"])
+        #expect(repair.status == 65 && repair.stderr.contains("error: recovery_set_mismatch"), "\(repair.stderr)")
+        #expect(directory.bytes("b.goshuin") == newer, "the new backup is as it was")
+        #expect(!directory.exists("b.repaired.goshuin"))
+    }
+
+    @Test func sealingOverAStaleSetWithoutForceNamesIt() throws {
+        try backupFolder("first", recordsSize: 300, photoSize: 0, seed: 3)
+        _ = try seal("first", to: "b.goshuin", ["--recovery", "5%"])
+        try FileManager.default.removeItem(atPath: directory.path + "/b.goshuin")
+        let sealed = try seal("first", to: "b.goshuin")
+        #expect(sealed.stderr.contains("were made for another file: they cannot repair this backup"), "\(sealed.stderr)")
+        #expect(sealed.stderr.contains("goshuin-tool protect b.goshuin --force"), "\(sealed.stderr)")
+        #expect(directory.exists("b.goshuin.par2"), "without --force nothing is removed")
+    }
+
+    @Test func suggestedCommandsAreQuotedForAShell() throws {
+        try backupFolder("first", recordsSize: 3_000, photoSize: 60_000, seed: 4)
+        for name in ["x;touch PWNED;.goshuin", "My Backup.goshuin", "-n.goshuin", "it's.goshuin"] {
+            _ = try seal("first", to: name.hasPrefix("-") ? "./" + name : name, ["--recovery", "5%"])
+            var bytes = directory.bytes(name)
+            bytes[20_000] ^= 1
+            directory.write(name, bytes)
+            let verify = try run(["verify", ShellQuoting.argument(name), "--json"])
+            #expect(verify.status == 65, "\(verify.stderr)")
+            let summary = try #require(
+                try JSONSerialization.jsonObject(with: Data(verify.stdout.utf8)) as? [String: Any])
+            let recovery = try #require(summary["recovery"] as? [String: Any])
+            let next = try #require(recovery["next"] as? String)
+            #expect(recovery["nextArguments"] as? [String] == ["goshuin-tool", "repair", ShellQuoting.argument(name)])
+            // Pasted into a shell, the command names this file, and runs nothing else.
+            let echoed = try ToolRunner.runCommand("/bin/sh", ["-c", "cd \"$1\" && printf '%s\\n' " + next, "sh", directory.path])
+            #expect(echoed.output == "goshuin-tool\nrepair\n\(ShellQuoting.argument(name))\n", "\(next): \(echoed.output)")
+            #expect(!directory.exists("PWNED"))
+            let repaired = try ToolRunner.runCommand(
+                "/bin/sh", ["-c", "cd \"$1\" && PATH=\"$2:$PATH\" " + next + " --in-place -q", "sh", directory.path,
+                    URL(fileURLWithPath: ToolRunner.toolPath).deletingLastPathComponent().path])
+            #expect(repaired.status == 0, "\(next): \(repaired.output)")
+            #expect(!directory.exists("PWNED"))
+        }
+    }
+
+    @Test func aRecoveryFileWhereTheFileIsExpected() throws {
+        try backupFolder("first", recordsSize: 3_000, photoSize: 60_000, seed: 5)
+        _ = try seal("first", to: "b.goshuin", ["--recovery", "5%"])
+        let original = directory.bytes("b.goshuin")
+        var bytes = original
+        bytes[30_000] ^= 1
+        directory.write("b.goshuin", bytes)
+        // par2's own syntax: the file it protects is repaired.
+        let repair = try run(["repair", "b.goshuin.par2", "-o", "fixed.goshuin"])
+        #expect(repair.status == 0, "\(repair.stderr)")
+        #expect(repair.stderr.contains("is a recovery file; repairing the file it protects"), "\(repair.stderr)")
+        #expect(directory.bytes("fixed.goshuin") == original)
+        // A recovery file is never protected.
+        let protect = try run(["protect", "b.goshuin.par2"])
+        #expect(protect.status == 64 && protect.stderr.contains("goshuin-tool protect b.goshuin --force"), "\(protect.stderr)")
+        #expect(!directory.exists("b.goshuin.par2.par2"))
+        // protect's advice for a set already there names --force, which protect has, not -o.
+        let again = try run(["protect", "b.goshuin"])
+        #expect(again.status == 73 && again.stderr.contains("goshuin-tool protect b.goshuin --force"), "\(again.stderr)")
+        #expect(!again.stderr.contains("-o"), "\(again.stderr)")
+    }
+
+    @Test func onlyTheIndexBesideADamagedBackupNamesTheMissingVolume() throws {
+        try backupFolder("first", recordsSize: 3_000, photoSize: 60_000, seed: 6)
+        _ = try seal("first", to: "b.goshuin", ["--recovery", "5%"])
+        for name in directory.entries where name.contains(".vol") {
+            try FileManager.default.removeItem(atPath: directory.path + "/" + name)
+        }
+        var bytes = directory.bytes("b.goshuin")
+        bytes[30_000] ^= 1
+        directory.write("b.goshuin", bytes)
+        let verify = try run(["verify", "b.goshuin"])
+        #expect(verify.status == 65)
+        #expect(
+            verify.stdout.contains("the recovery data is in b.goshuin.vol…par2, which is not beside it"),
+            "\(verify.stdout)")
+    }
+
+    @Test func aDamagedStartWithItsSetBesideIsDamagedAndRepairable() throws {
+        try backupFolder("first", recordsSize: 3_000, photoSize: 60_000, seed: 7)
+        _ = try seal("first", to: "b.goshuin", ["--recovery", "5%"])
+        let original = directory.bytes("b.goshuin")
+        var bytes = original
+        bytes.replaceSubrange(0..<4_096, with: [UInt8](repeating: 0, count: 4_096))
+        directory.write("b.goshuin", bytes)
+        for arguments in [["open", "b.goshuin", "-o", "out.zip"], ["open", "b.goshuin", "--extract", "out"], ["inspect", "b.goshuin"]] {
+            let result = try run(arguments, passphrase: true)
+            #expect(result.status == 65, "\(arguments): \(result.stderr)")
+            #expect(result.stderr.contains("error: chunk_damaged: b.goshuin is damaged, as its recovery files find"), "\(arguments): \(result.stderr)")
+            #expect(result.stderr.contains("repair it: goshuin-tool repair b.goshuin"), "\(arguments): \(result.stderr)")
+        }
+        // Without the set: bad_magic, and a hint for someone who kept the set elsewhere.
+        for name in directory.entries where name.hasPrefix("b.goshuin.") {
+            try FileManager.default.removeItem(atPath: directory.path + "/" + name)
+        }
+        let alone = try run(["open", "b.goshuin", "-o", "out.zip"], passphrase: true)
+        #expect(alone.status == 65 && alone.stderr.contains("error: bad_magic"), "\(alone.stderr)")
+        #expect(alone.stderr.contains("goshuin-tool repair FILE --recovery PATH"), "\(alone.stderr)")
+    }
+
+    @Test func aWrongPassphraseOnAFileItsSetConfirmsIsSaidToBeOne() throws {
+        try backupFolder("first", recordsSize: 3_000, photoSize: 60_000, seed: 8)
+        _ = try seal("first", to: "b.goshuin", ["--recovery", "5%"])
+        for arguments in [["verify", "b.goshuin"], ["open", "b.goshuin", "-o", "out.zip"]] {
+            let result = try ToolRunner.run(
+                arguments, in: directory.path, environment: ["GOSHUIN_PASSPHRASE": "not the passphrase"])
+            #expect(result.status == 65 && result.stderr.contains("error: auth_failed: the passphrase is wrong"), "\(result.stderr)")
+            #expect(!result.stderr.contains("damaged"), "\(result.stderr)")
+        }
+    }
+
+    @Test func aFileCutBeyondItsSetsReachIsTruncatedWhoeverSaysIt() throws {
+        try backupFolder("first", recordsSize: 3_000, photoSize: 200_000, seed: 9)
+        _ = try seal("first", to: "b.goshuin", ["--recovery", "5%"])
+        let bytes = directory.bytes("b.goshuin")
+        directory.write("b.goshuin", Array(bytes.prefix(bytes.count / 2)))
+        for arguments in [["verify", "b.goshuin"], ["repair", "b.goshuin"], ["open", "b.goshuin", "-o", "o.zip"]] {
+            let result = try run(arguments, passphrase: true)
+            #expect(result.status == 65 && result.stderr.contains("error: truncated:"), "\(arguments): \(result.stderr)")
+            #expect(result.stderr.contains("copy it again"), "\(arguments): \(result.stderr)")
+        }
+    }
+
+    @Test func anIntactFileIsSaidToBeSoWhateverIsAtTheOutput() throws {
+        try backupFolder("first", recordsSize: 3_000, photoSize: 60_000, seed: 10)
+        _ = try seal("first", to: "b.goshuin", ["--recovery", "5%"])
+        directory.write("b.repaired.goshuin", [1, 2, 3])
+        let repair = try run(["repair", "b.goshuin"])
+        #expect(repair.status == 0 && repair.stderr.contains("b.goshuin is intact"), "\(repair.stderr)")
+        #expect(directory.bytes("b.repaired.goshuin") == [1, 2, 3])
+    }
+
+    @Test func strayNamesOfASetFilesShapeAreLeftAsideWithANotice() throws {
+        try backupFolder("first", recordsSize: 3_000, photoSize: 60_000, seed: 11)
+        _ = try seal("first", to: "b.goshuin", ["--recovery", "5%"])
+        try FileManager.default.createDirectory(
+            atPath: directory.path + "/b.goshuin.vol7+1.par2", withIntermediateDirectories: false)
+        #expect(mkfifo(directory.path + "/b.goshuin.vol8+1.par2", 0o600) == 0)
+        let verify = try run(["verify", "b.goshuin"])
+        #expect(verify.status == 0, "\(verify.stderr)")
+        #expect(verify.stderr.contains("left aside:"), "\(verify.stderr)")
+        var bytes = directory.bytes("b.goshuin")
+        bytes[30_000] ^= 1
+        directory.write("b.goshuin", bytes)
+        let repair = try run(["repair", "b.goshuin", "--in-place"])
+        #expect(repair.status == 0, "\(repair.stderr)")
+    }
+
+    @Test func repairInPlaceAndProtectSweepAKilledRunsTemporary() throws {
+        try backupFolder("first", recordsSize: 3_000, photoSize: 60_000, seed: 12)
+        _ = try seal("first", to: "b.goshuin", ["--recovery", "5%"])
+        var bytes = directory.bytes("b.goshuin")
+        bytes[30_000] ^= 1
+        directory.write("b.goshuin", bytes)
+        for (arguments, leftover) in [
+            (["repair", "b.goshuin", "--in-place"], ".b.goshuin.goshuin-tmp-0123456789abcdef"),
+            (["protect", "b.goshuin", "--force"], ".b.goshuin.par2.goshuin-tmp-0123456789abcdef"),
+        ] {
+            directory.write(leftover, [UInt8](repeating: 7, count: 10_000))
+            let marked = try ToolRunner.runCommand(
+                "/usr/bin/python3",
+                [
+                    "-c",
+                    "import os, sys; os.setxattr(sys.argv[1], 'user.goshuin-toolkit.temporary', sys.argv[2].encode());"
+                        + " os.utime(sys.argv[1], (0, 0))",
+                    directory.path + "/" + leftover, leftover,
+                ])
+            #expect(marked.status == 0, "\(marked.output)")
+            let result = try run(arguments)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(!directory.exists(leftover), "\(arguments): the killed run's temporary is swept")
+            #expect(result.stderr.contains("removed 1 leftover temporary file"), "\(result.stderr)")
+        }
+    }
+
+    @Test func rootRepairingAPersonsBackupInPlaceKeepsItTheirs() throws {
+        guard getuid() == 0 else { return }
+        try backupFolder("first", recordsSize: 3_000, photoSize: 60_000, seed: 13)
+        _ = try seal("first", to: "b.goshuin", ["--recovery", "5%"])
+        let path = directory.path + "/b.goshuin"
+        var bytes = directory.bytes("b.goshuin")
+        bytes[30_000] ^= 1
+        directory.write("b.goshuin", bytes)
+        #expect(chown(path, 1_234, 5_678) == 0 && chmod(path, 0o600) == 0)
+        let repair = try run(["repair", "b.goshuin", "--in-place"])
+        #expect(repair.status == 0, "\(repair.stderr)")
+        var status = stat()
+        #expect(stat(path, &status) == 0)
+        #expect(status.st_uid == 1_234 && status.st_gid == 5_678 && status.st_mode & 0o7777 == 0o600)
+    }
+}
+
+/// The quoting the tool uses, restated for the tests (a word of plain characters as it is, others in single
+/// quotes, a leading `-` behind `./`).
+enum ShellQuoting {
+    static func argument(_ path: String) -> String { path.hasPrefix("-") ? "./" + path : path }
+}
