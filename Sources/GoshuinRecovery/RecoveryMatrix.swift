@@ -153,16 +153,25 @@ struct RecoveryMatrix {
             chosen.append(candidate)
         }
         guard chosen.count == k else { return nil }
-        // Back-substitution: from the last row up, each row's pivot column cleared from the rows before it.
+        // Back-substitution: from the last row up, each row's pivot column cleared from the rows before it, all
+        // at once (one source row into many). A row has by then taken in the rows after it, so its operations
+        // part is full width.
+        var factors: [UInt16] = []
+        var targets: [UnsafeMutablePointer<UInt8>?] = []
+        factors.reserveCapacity(k)
+        targets.reserveCapacity(k)
         for index in stride(from: k - 1, through: 1, by: -1) {
             try Interruption.check()
-            let pivotRow = basis.row(index)
+            factors.removeAll(keepingCapacity: true)
+            targets.removeAll(keepingCapacity: true)
             for earlier in 0..<index {
                 let target = basis.row(earlier)
                 let factor = target[pivots[index]]
                 guard factor != 0 else { continue }
-                WordMultiplication.multiplyAdd(factor, pivotRow, into: target, count: k + index + 1)
+                factors.append(factor)
+                targets.append(UnsafeMutableRawPointer(target).assumingMemoryBound(to: UInt8.self))
             }
+            try WordMultiplication.multiplyAdd(factors, basis.row(index), into: targets, count: width)
         }
         var rowOfUnknown = [Int](repeating: 0, count: k)
         for (row, pivot) in pivots.enumerated() { rowOfUnknown[pivot] = row }

@@ -1,4 +1,5 @@
 internal import CGaloisRegion
+import GoshuinFormat
 
 /// The GF(2^16) region kernels of the `CGaloisRegion` C target: `destination ^= c · source` over buffers of
 /// little-endian 16-bit words, for several destinations at once, with split tables looked up by PSHUFB
@@ -135,6 +136,24 @@ enum WordMultiplication {
         else { return }
         galois_word_multiply_add(
             values, bytes.assumingMemoryBound(to: UInt8.self), targets, constants.count, length)
+    }
+
+    /// For each d: `destinations[d] ^= constants[d] · source`, over `count` words: one row of a matrix into
+    /// several, the source read once for all of them (split tables in memory from ``AllocatedBytes``).
+    static func multiplyAdd(
+        _ constants: [UInt16], _ source: UnsafePointer<UInt16>, into destinations: [UnsafeMutablePointer<UInt8>?],
+        count: Int
+    ) throws {
+        precondition(constants.count == destinations.count, "one constant per destination")
+        guard !constants.isEmpty, count > 0 else { return }
+        let tables = try AllocatedBytes(count: constants.count * RegionTableStorage.tableSize, wipesOnRelease: false)
+        let storage = RegionTableStorage(tables.bytes)
+        storage.prepare(from: 0, constants)
+        destinations.withUnsafeBufferPointer { targets in
+            storage.multiplyAdd(
+                from: 0, UnsafeRawBufferPointer(start: source, count: 2 * count), into: targets, length: 2 * count,
+                kernel: .best)
+        }
     }
 
     /// `destination ^= constant · source`, over `count` words: one row of a matrix into another.

@@ -168,12 +168,15 @@ final class StripCombiner: WorkComponent, @unchecked Sendable {
                     UnsafeMutableRawBufferPointer(start: accumulator(index, column: first), count: width))
             }
         }
+        // Short regions multiply a word at a time from the constants themselves; longer ones through split
+        // tables. Either way the coefficients of a batch fit in ``tableBytes``, however many accumulators.
         let short = width < WordMultiplication.shortRegion
-        let tableSize = RegionTableStorage.tableSize * accumulatorCount
-        let perBatch = max(1, min(Self.batchBytes / width, short ? sources.count : Self.tableBytes / tableSize))
+        let coefficientSize = (short ? MemoryLayout<UInt16>.stride : RegionTableStorage.tableSize) * accumulatorCount
+        let perBatch = max(1, min(Self.batchBytes / width, Self.tableBytes / coefficientSize))
         let batch = try scratch.buffer(.batch, count: perBatch * width)
-        let tables = short ? nil : RegionTableStorage(try scratch.buffer(.tables, count: perBatch * tableSize))
-        var constants = short ? [UInt16](repeating: 0, count: perBatch * accumulatorCount) : []
+        let coefficientMemory = try scratch.buffer(.tables, count: perBatch * coefficientSize)
+        let tables = short ? nil : RegionTableStorage(coefficientMemory)
+        let constants = coefficientMemory.bindMemory(to: UInt16.self)
         var destinations = [UnsafeMutablePointer<UInt8>?](repeating: nil, count: accumulatorCount)
         var batchStart = 0
         while batchStart < sources.count {
@@ -186,8 +189,8 @@ final class StripCombiner: WorkComponent, @unchecked Sendable {
                 if let tables {
                     tables.prepare(from: member * accumulatorCount, coefficients(source))
                 } else {
-                    constants.replaceSubrange(
-                        (member * accumulatorCount)..<((member + 1) * accumulatorCount), with: coefficients(source))
+                    _ = UnsafeMutableBufferPointer(rebasing: constants[(member * accumulatorCount)...])
+                        .initialize(from: coefficients(source))
                 }
             }
             var block = 0
@@ -202,12 +205,10 @@ final class StripCombiner: WorkComponent, @unchecked Sendable {
                             tables.multiplyAdd(
                                 from: member * accumulatorCount, source, into: targets, length: length, kernel: kernel)
                         } else {
-                            constants.withUnsafeBufferPointer { all in
-                                WordMultiplication.multiplyAdd(
-                                    UnsafeBufferPointer(
-                                        rebasing: all[(member * accumulatorCount)..<((member + 1) * accumulatorCount)]),
-                                    source, into: targets, length: length)
-                            }
+                            WordMultiplication.multiplyAdd(
+                                UnsafeBufferPointer(
+                                    rebasing: constants[(member * accumulatorCount)..<((member + 1) * accumulatorCount)]),
+                                source, into: targets, length: length)
                         }
                     }
                 }

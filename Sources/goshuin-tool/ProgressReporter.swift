@@ -88,7 +88,8 @@ final class ProgressReporter: Sendable {
     private static func handle(_ event: RecoveryProgressEvent, _ times: inout Times) {
         let (stage, done, total): (String, UInt64, UInt64)
         switch event {
-        case .protecting(let bytesDone, let bytesTotal): (stage, done, total) = ("protecting", bytesDone, bytesTotal)
+        case .protecting(let bytesDone, let bytesTotal):
+            (stage, done, total) = ("making the recovery files", bytesDone, bytesTotal)
         case .scanning(let bytesDone, let bytesTotal):
             (stage, done, total) = ("reading the recovery files", bytesDone, bytesTotal)
         case .verifying(let bytesDone, let bytesTotal):

@@ -118,6 +118,31 @@ import Testing
     }
 }
 
+extension ProgressTests {
+    /// Each pass of a recovery command has its own labelled line, in the file's bytes (issue 34): `verify`
+    /// with a set checks every part against it, then authenticates; `seal --recovery` past the writer's
+    /// memory shows the read-back that computes the set once the backup is in place.
+    @Test(.slowTier) func recoveryPassesAreLabelled() throws {
+        let sealed = try ToolRunner.runOnTerminal(
+            [
+                "seal", "large.bin", "-o", "large.goshuin", "--passphrase-file", "pw.txt", "--iterations", "1000",
+                "--recovery", "50%",
+            ], in: directory.path, answers: [])
+        #expect(sealed.status == 0, "\(sealed.screen)")
+        #expect(sealed.screen.contains("goshuin-tool: sealing: 65 MiB / 65 MiB"), "\(sealed.screen.suffix(400))")
+        #expect(
+            sealed.screen.contains("goshuin-tool: making the recovery files: 65 MiB / 65 MiB"),
+            "the read-back is shown: \(sealed.screen.suffix(400))")
+        let verified = try ToolRunner.runOnTerminal(
+            ["verify", "large.goshuin", "--passphrase-file", "pw.txt"], in: directory.path, answers: [])
+        #expect(verified.status == 0, "\(verified.screen)")
+        #expect(
+            verified.screen.contains("goshuin-tool: checking against the recovery files: 65 MiB / 65 MiB"),
+            "once over the file, not twice: \(verified.screen.suffix(400))")
+        #expect(verified.screen.contains("goshuin-tool: authenticating with the passphrase: 65 MiB / 65 MiB"))
+    }
+}
+
 /// Job control at the prompt, in the person's own interactive shell: Ctrl-Z, then `fg`.
 @Suite struct PromptJobControlTests {
     let directory = Scratch()
