@@ -30,7 +30,7 @@ import Testing
                     _ = try RecoverySet.repair(filePath: path, to: .inPlace)
                 }
             }
-            #expect(elapsed < 2, "refused before any padding is hashed: \(elapsed) s")
+            #expect(elapsed < 10, "refused before any padding is hashed: \(elapsed) s")
         }
     }
 
@@ -48,7 +48,7 @@ import Testing
         #expect(Recovery.read(path) == data)
     }
 
-    @Test func fourThousandDamagedFourByteSlicesAreRepairedInSeconds() throws {
+    @Test(.slowTier) func fourThousandDamagedFourByteSlicesAreRepairedInSeconds() throws {
         // The hostile shape of issue 34 (slices of 4 bytes, 4,096 of them damaged, 4,096 recovery slices), made
         // as a genuine set: par2cmdline's smallest slices and the heaviest damage its set can repair.
         let folder = ScratchFolder()
@@ -67,7 +67,9 @@ import Testing
             try RecoverySet.repair(filePath: path, to: .inPlace)
         }
         #expect(Recovery.read(path) == data)
-        #expect(elapsed < 30, "verify and repair: \(elapsed) s")
+        // A bound that tells a hang (the reader before issue 34 took 147 s in a release build), not a timing:
+        // Benchmarks/ measures the speed.
+        #expect(elapsed < 120, "verify and repair: \(elapsed) s")
         print("4,096 damaged 4-byte slices: verify and repair in \(elapsed) s")
     }
 
@@ -93,7 +95,7 @@ import Testing
             try RecoverySet.repair(filePath: path, to: .inPlace)
         }
         #expect(Recovery.read(path) == original)
-        #expect(elapsed < 20, "scanned in \(elapsed) s")
+        #expect(elapsed < 60, "scanned in \(elapsed) s (a hang detector: the scan before issue 34 took 45 s on the sparse file alone)")
     }
 
     @Test func strayNamesOfASetFilesShapeAreLeftAside() throws {

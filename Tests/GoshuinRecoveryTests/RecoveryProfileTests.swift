@@ -128,7 +128,7 @@ import Testing
         let listed = Set(section.matches(of: /\n\| `([a-z_]+)` \|/).map { String($0.output.1) })
         #expect(listed == Set(GoshuinError.Code.recoveryModuleCodes.map(\.rawValue)))
         #expect(GoshuinError.Code.recoveryModuleCodes.allSatisfy { $0.category == .recovery })
-        for figure in ["u ≥ 100", "⌈u / 512⌉", "min(4,096, L)", "max(2, ⌈p · n⌉)", "32,768", "2^40", "4,096"] {
+        for figure in ["u ≥ 100", "⌈u / 512⌉", "min(4,096, L)", "max(2, ⌈b · n / 10,000⌉)", "32,768", "2^40", "4,096"] {
             #expect(spec.contains(figure), "§5 and §6 state \(figure)")
         }
         #expect(RecoveryPlan.preferredMinimum == 100 && RecoveryPlan.preferredMaximum == 512)
