@@ -46,8 +46,8 @@ public struct RecoveryRedundancy: Equatable, Sendable, CustomStringConvertible {
 /// The rule: a `.goshuin` file is cut into slices of whole records (its record length, doubled or quadrupled
 /// when that is not a multiple of 4), as few records a slice as keep the count at most ``preferredMaximum``;
 /// any other file the same way in units of 4 KiB. A file of fewer than ``preferredMinimum`` units is cut
-/// into ``preferredMinimum`` slices of at least 4 KiB (one slice of the whole file, rounded up to 4 bytes,
-/// when it is smaller).
+/// into slices of a ``preferredMinimum``-th of it but at least 4 KiB (so ``preferredMinimum`` slices from
+/// 400 KiB up, fewer below; one slice of the whole file, rounded up to 4 bytes, when it is smaller than 4 KiB).
 struct RecoveryPlan: Equatable, Sendable {
     /// Below this many whole-record slices, slices are cut finer.
     static let preferredMinimum = 100
