@@ -55,7 +55,8 @@ struct RecoveryReading {
             let survey = try SetMatching(file: file, path: path, length: length, start: start, workers: workers)
                 .survey(candidates, hashingWholeFile: hashingWholeFile, progress: progress)
             return RecoveryReading(
-                path: path, file: file, status: status, headerBytes: Array(start.prefix(ContainerStructure.headerReadLength)),
+                path: path, file: file, status: status,
+                headerBytes: Array(start.prefix(ContainerStructure.headerReadLength)),
                 survey: survey, filesLeftAside: catalog.filesLeftAside)
         } catch {
             try? file.close()
@@ -74,7 +75,8 @@ struct RecoveryReading {
         let read = setFiles.count - leftAside.count
         let named =
             read <= 1
-            ? DisplayText.quoted(setFiles[0]) : "the \(read) files of " + DisplayText.quoted(setFiles[0]) + "'s recovery set"
+            ? DisplayText.quoted(setFiles[0])
+            : "the \(read) files of " + DisplayText.quoted(setFiles[0]) + "'s recovery set"
         return leftAside.isEmpty ? named : named + " (left aside: " + leftAside.joined(separator: "; ") + ")"
     }
 

@@ -105,7 +105,8 @@ struct RegionTableStorage {
     /// For each d: `destinations[d] ^= constant_(first + d) · source`, over `length` bytes (even), with the
     /// tables from `first` on, one per destination.
     func multiplyAdd(
-        from first: Int, _ source: UnsafeRawBufferPointer, into destinations: UnsafeBufferPointer<UnsafeMutablePointer<UInt8>?>,
+        from first: Int, _ source: UnsafeRawBufferPointer,
+        into destinations: UnsafeBufferPointer<UnsafeMutablePointer<UInt8>?>,
         length: Int, kernel: RegionKernel
     ) {
         precondition(length % 2 == 0 && length <= source.count, "a region is a whole number of 16-bit words")

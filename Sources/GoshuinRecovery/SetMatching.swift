@@ -80,7 +80,8 @@ struct SetMatching {
         var best = 0
         for index in surveys.indices.dropFirst() {
             let (one, other) = (surveys[index], surveys[best])
-            if (one.intactBytes, one.index.recoverySlices.count) > (other.intactBytes, other.index.recoverySlices.count) {
+            if (one.intactBytes, one.index.recoverySlices.count) > (other.intactBytes, other.index.recoverySlices.count)
+            {
                 best = index
             }
         }
@@ -133,7 +134,8 @@ struct SetMatching {
     static func zeroSliceChecksum(sliceSize: UInt64) throws -> SliceChecksumPacket.Checksum {
         let hasher = try MD5Hasher()
         var crc = CRC32()
-        let zeros = try AllocatedBytes(count: Int(min(sliceSize, UInt64(SequentialHashChain.blockSize))), wipesOnRelease: false)
+        let zeros = try AllocatedBytes(
+            count: Int(min(sliceSize, UInt64(SequentialHashChain.blockSize))), wipesOnRelease: false)
         zeros.bytes.initializeMemory(as: UInt8.self, repeating: 0)
         var done: UInt64 = 0
         while done < sliceSize {

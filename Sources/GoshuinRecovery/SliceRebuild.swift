@@ -77,7 +77,9 @@ struct SliceRebuild {
         let transform = try WordMatrix(rows: survey.damagedCount, columns: chosen.count)
         for unknown in 0..<survey.damagedCount {
             let row = transform.row(unknown)
-            for equation in 0..<chosen.count { row[equation] = matrix.coefficient(unknown: unknown, equation: equation) }
+            for equation in 0..<chosen.count {
+                row[equation] = matrix.coefficient(unknown: unknown, equation: equation)
+            }
         }
         return try StripCombiner(
             sources: survey.known.map(\.region), accumulatorCount: chosen.count, sliceSize: Int(sliceSize),

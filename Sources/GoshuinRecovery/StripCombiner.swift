@@ -207,7 +207,8 @@ final class StripCombiner: WorkComponent, @unchecked Sendable {
                         } else {
                             WordMultiplication.multiplyAdd(
                                 UnsafeBufferPointer(
-                                    rebasing: constants[(member * accumulatorCount)..<((member + 1) * accumulatorCount)]),
+                                    rebasing: constants[(member * accumulatorCount)..<((member + 1) * accumulatorCount)]
+                                ),
                                 source, into: targets, length: length)
                         }
                     }
@@ -236,7 +237,9 @@ final class StripCombiner: WorkComponent, @unchecked Sendable {
         // output_m = Σ_d transform[m][d] · accumulator_d, for the group's outputs at once.
         let combined = try scratch.buffer(.combined, count: outputs.count * width)
         combined.initializeMemory(as: UInt8.self, repeating: 0)
-        let rows = (0..<outputs.count).map { UnsafeMutableRawBufferPointer(rebasing: combined[($0 * width)..<(($0 + 1) * width)]) }
+        let rows = (0..<outputs.count).map {
+            UnsafeMutableRawBufferPointer(rebasing: combined[($0 * width)..<(($0 + 1) * width)])
+        }
         let targets = rows.map { $0.baseAddress?.assumingMemoryBound(to: UInt8.self) }
         let short = width < WordMultiplication.shortRegion
         let tables =

@@ -47,7 +47,8 @@ enum GoshuinTool {
                     "--json and -o - both write to standard output; choose one", command: command.name)
             }
             Console.showsNotices = !parsed.has(.quiet) && !json
-            let context = CommandContext(json: json, reporter: ProgressReporter(quiet: parsed.has(.quiet) || json, command: command.name))
+            let context = CommandContext(
+                json: json, reporter: ProgressReporter(quiet: parsed.has(.quiet) || json, command: command.name))
             let result = try command.run(parsed, context)
             if json { Console.out(result.summary.serialized() + "\n") }
             return finishPrinting(result.status)
@@ -57,7 +58,8 @@ enum GoshuinTool {
             if json { Console.out(failure.summary.serialized() + "\n") }
             Console.report(failure.error, json: false)
             return failure.error.status
-        } catch let error as GoshuinError where command.name == OpenCommand.name || command.name == InspectCommand.name {
+        } catch let error as GoshuinError where command.name == OpenCommand.name || command.name == InspectCommand.name
+        {
             let reported = RecoveryAdvice.advise(error, path: input) ?? toolError(error)
             Console.report(reported, json: json, command: command.name, file: input)
             return reported.status

@@ -34,7 +34,8 @@ enum InspectCommand: ToolCommand {
         let summary = jsonSummary(inspection, path: inputPath)
         if !context.json { Console.out(text(inspection, path: inputPath)) }
         if let problem = inspection.problem {
-            throw CommandFailure(error: RecoveryAdvice.advise(problem, path: inputPath) ?? ToolError(problem), summary: summary)
+            throw CommandFailure(
+                error: RecoveryAdvice.advise(problem, path: inputPath) ?? ToolError(problem), summary: summary)
         }
         return CommandResult(summary: summary)
     }

@@ -91,7 +91,9 @@ enum OpenCommand: ToolCommand {
         try passphraseReader.refuseSharingStandardInput(with: inputPath)
         // Standard input is authenticated as it arrives, after the output's checks; not for a salvage, which
         // reads what it can of a damaged file.
-        if inputPath == "-" { try Paths.checkOutput(outputPath, input: nil, force: force, binary: false, command: name) }
+        if inputPath == "-" {
+            try Paths.checkOutput(outputPath, input: nil, force: force, binary: false, command: name)
+        }
         let input = try Paths.openInput(
             inputPath, command: name, authenticatingWith: arguments.has(.salvage) ? nil : passphraseReader,
             progress: progress)

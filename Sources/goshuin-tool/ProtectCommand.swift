@@ -69,11 +69,13 @@ enum ProtectCommand: ToolCommand {
 
     /// What a set written says on standard error: its files and what they repair.
     static func resultLine(_ files: RecoverySetFiles, of path: String) -> String {
-        let names = "\(FileSystem.lastComponent(of: files.indexPath)) and \(FileSystem.lastComponent(of: files.volumePath))"
+        let names =
+            "\(FileSystem.lastComponent(of: files.indexPath)) and \(FileSystem.lastComponent(of: files.volumePath))"
         let capacity =
             "they can rebuild up to \(RecoveryReport.parts(files.recoverySlices)) of the file's"
             + " \(files.inputSlices) (\(ProgressReporter.size(files.sliceSize)) each)"
-        return "protected \(path): \(names), \(ProgressReporter.size(files.bytes)); \(capacity); keep them next to the file"
+        return
+            "protected \(path): \(names), \(ProgressReporter.size(files.bytes)); \(capacity); keep them next to the file"
     }
 
     /// The JSON members of a set written for the file at `path`, its files named as that path is.

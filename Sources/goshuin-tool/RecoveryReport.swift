@@ -124,7 +124,8 @@ enum RecoveryReport {
                 + " (PAR 2.0's matrix is singular here)"
         }
         return "\(parts(needed)) to rebuild\(others); \(capacity(verification))"
-            + (verification.recoverySlicesAvailable == 0 ? "" : " (\(needed - verification.recoverySlicesAvailable) more needed)")
+            + (verification.recoverySlicesAvailable == 0
+                ? "" : " (\(needed - verification.recoverySlicesAvailable) more needed)")
     }
 
     /// One line for a damaged file: where, whether its recovery files repair it, and the command to run.
@@ -188,7 +189,9 @@ enum RecoveryReport {
         ]
         if error.code == .recoverySetMismatch {
             let next = protectCommand(path, replacing: true)
-            members += [("next", .string(ShellQuoting.command(next))), ("nextArguments", .array(next.map { .string($0) }))]
+            members += [
+                ("next", .string(ShellQuoting.command(next))), ("nextArguments", .array(next.map { .string($0) })),
+            ]
         }
         return .object(members)
     }

@@ -63,7 +63,8 @@ enum RepairCommand: ToolCommand {
         if let protected = try SetFileArgument.protectedFile(of: path, command: name) {
             Console.notice(
                 "\(DisplayText.quoted(path)) is a recovery file; repairing the file it protects:"
-                    + " \(ShellQuoting.command(RecoveryReport.repairCommand(protected, recoveryPath: recoveryPath ?? path)))")
+                    + " \(ShellQuoting.command(RecoveryReport.repairCommand(protected, recoveryPath: recoveryPath ?? path)))"
+            )
             recoveryPath = recoveryPath ?? path
             path = protected
         }
@@ -115,7 +116,8 @@ enum RepairCommand: ToolCommand {
                         + " files match it under that name), or make recovery files of its own:"
                         + " \(ShellQuoting.command(RecoveryReport.protectCommand(output, replacing: false)))")
         } else {
-            Console.result("\(path) is intact: every part of the file matches its recovery files \(set); nothing was written")
+            Console.result(
+                "\(path) is intact: every part of the file matches its recovery files \(set); nothing was written")
         }
         return CommandResult(
             summary: summary([

@@ -157,7 +157,8 @@ enum SealCommand: ToolCommand {
 
     /// The result line and the JSON summary of a sealed file: `what` was sealed, and `more` says more.
     private static func sealed(
-        _ what: String, into outputPath: String, header: Header, force: Bool, more: [(key: String, value: JSONValue)] = [],
+        _ what: String, into outputPath: String, header: Header, force: Bool,
+        more: [(key: String, value: JSONValue)] = [],
         recovery: (set: RecoverySetFiles?, redundancy: RecoveryRedundancy?) = (nil, nil)
     ) -> CommandResult {
         Console.result(

@@ -5,7 +5,8 @@ import GoshuinFormat
 /// (`x;touch PWNED;.goshuin`, `My Backup.goshuin`, `-n.goshuin`).
 enum ShellQuoting {
     /// The characters a word may hold and still need no quotes.
-    private static let plain = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./:@%+=,-".unicodeScalars)
+    private static let plain = Set(
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./:@%+=,-".unicodeScalars)
 
     /// `words` as one command line.
     static func command(_ words: [String]) -> String { words.map(quoted).joined(separator: " ") }

@@ -15,7 +15,8 @@ enum StaleRecoveryFiles {
 
         /// `{"files": […], "removed": true}`, or `null` when there were none.
         var json: JSONValue {
-            found.isEmpty ? .null : .object([("files", .array(found.map { .string($0) })), ("removed", .bool(removed))])
+            found.isEmpty
+                ? .null : .object([("files", .array(found.map { .string($0) })), ("removed", .bool(removed))])
         }
     }
 
@@ -24,7 +25,9 @@ enum StaleRecoveryFiles {
     /// how to replace them.
     static func settle(besides outputPath: String, removing: Bool, keeping set: RecoverySetFiles?) -> Settled {
         let kept = Set([set?.indexPath, set?.volumePath].compactMap { $0 }.map(FileSystem.lastComponent(of:)))
-        let found = RecoverySet.filesOfSets(besides: outputPath).filter { !kept.contains(FileSystem.lastComponent(of: $0)) }
+        let found = RecoverySet.filesOfSets(besides: outputPath).filter {
+            !kept.contains(FileSystem.lastComponent(of: $0))
+        }
         guard !found.isEmpty else { return Settled(found: [], removed: false) }
         let names = found.map { DisplayText.quoted(FileSystem.lastComponent(of: $0)) }.joined(separator: ", ")
         let protect = ShellQuoting.command(RecoveryReport.protectCommand(outputPath, replacing: true))
@@ -45,8 +48,10 @@ enum StaleRecoveryFiles {
         Console.notice(
             "removed the recovery files of the backup it replaced (\(names)): they could not repair this one;"
                 + (set == nil ? " make new ones with \(protect)" : " it has its own now")
-                + (left.isEmpty ? "" : "; left in place, not being regular files: "
-                    + left.map { DisplayText.quoted($0) }.joined(separator: ", ")))
+                + (left.isEmpty
+                    ? ""
+                    : "; left in place, not being regular files: "
+                        + left.map { DisplayText.quoted($0) }.joined(separator: ", ")))
         return Settled(found: found, removed: left.isEmpty)
     }
 }

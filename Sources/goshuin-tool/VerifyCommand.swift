@@ -218,7 +218,8 @@ enum VerifyCommand: ToolCommand {
         let cut = RecoveryReport.isCut(verification)
         let chunk = RecoveryReport.damagedChunks(verification).first
         let code: GoshuinError.Code = cut ? .truncated : .chunkDamaged
-        let next = ShellQuoting.command(RecoveryReport.nextCommand(verification, path: path, recoveryPath: recoveryPath))
+        let next = ShellQuoting.command(
+            RecoveryReport.nextCommand(verification, path: path, recoveryPath: recoveryPath))
         let hint: String
         if verification.isRepairable {
             hint = "repair it: \(next)"

@@ -75,7 +75,10 @@ import Testing
 
     @Test func repeatedMagicAndASparseHugeVolumeAreScannedInBoundedTime() throws {
         let folder = ScratchFolder()
-        let (path, original) = (folder.file("backup.goshuin"), try Recovery.seal(Recovery.noise(200_000, seed: 4), to: folder.file("backup.goshuin")))
+        let (path, original) = (
+            folder.file("backup.goshuin"),
+            try Recovery.seal(Recovery.noise(200_000, seed: 4), to: folder.file("backup.goshuin"))
+        )
         let set = try RecoverySet.protect(filePath: path)
         // 2 MiB of the magic, over and over.
         var magic: [UInt8] = []
@@ -95,7 +98,9 @@ import Testing
             try RecoverySet.repair(filePath: path, to: .inPlace)
         }
         #expect(Recovery.read(path) == original)
-        #expect(elapsed < 60, "scanned in \(elapsed) s (a hang detector: the scan before issue 34 took 45 s on the sparse file alone)")
+        #expect(
+            elapsed < 60,
+            "scanned in \(elapsed) s (a hang detector: the scan before issue 34 took 45 s on the sparse file alone)")
     }
 
     @Test func strayNamesOfASetFilesShapeAreLeftAside() throws {
@@ -110,7 +115,9 @@ import Testing
             atPath: folder.file("backup.goshuin.vol3+1.par2"), withDestinationPath: folder.file("nowhere"))
         Recovery.overwrite(path, at: 100_000, count: 100)
         let verification = try RecoverySet.verify(filePath: path)
-        #expect(verification.isRepairable && verification.recoveryFilesLeftAside.count == 3, "\(verification.recoveryFilesLeftAside)")
+        #expect(
+            verification.isRepairable && verification.recoveryFilesLeftAside.count == 3,
+            "\(verification.recoveryFilesLeftAside)")
         try RecoverySet.repair(filePath: path, to: .inPlace)
         #expect(Recovery.read(path) == original)
     }

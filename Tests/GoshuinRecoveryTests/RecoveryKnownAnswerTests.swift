@@ -96,7 +96,9 @@ import Testing
         guard testCase.expectation != .anotherFile else {
             let copy = scratch.read("backup.goshuin")
             HostileSetTests.expectError(.recoverySetMismatch) { _ = try RecoverySet.verify(filePath: path) }
-            HostileSetTests.expectError(.recoverySetMismatch) { _ = try RecoverySet.repair(filePath: path, to: .inPlace) }
+            HostileSetTests.expectError(.recoverySetMismatch) {
+                _ = try RecoverySet.repair(filePath: path, to: .inPlace)
+            }
             #expect(scratch.read("backup.goshuin") == copy, "the other file is as it was")
             return
         }

@@ -17,7 +17,8 @@ import Testing
             for j in 0..<k {
                 var sum: UInt16 = 0
                 for (d, candidate) in matrix.chosen.enumerated() {
-                    let coefficient = InputSliceConstants.coefficient(ofSlice: unknowns[j], exponent: exponents[candidate])
+                    let coefficient = InputSliceConstants.coefficient(
+                        ofSlice: unknowns[j], exponent: exponents[candidate])
                     sum ^= GaloisField16.multiply(matrix.coefficient(unknown: m, equation: d), coefficient)
                 }
                 if sum != (m == j ? 1 : 0) { wrong += 1 }

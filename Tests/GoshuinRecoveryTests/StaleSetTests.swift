@@ -14,7 +14,8 @@ import Testing
     static let sizes = [1_500, 5_000, 200_000]
 
     /// `backup.goshuin` sealed from `payload` bytes of noise in `folder`, replacing one sealed before.
-    static func sealed(_ payload: Int, seed: UInt64, in folder: ScratchFolder) throws -> (path: String, bytes: [UInt8]) {
+    static func sealed(_ payload: Int, seed: UInt64, in folder: ScratchFolder) throws -> (path: String, bytes: [UInt8])
+    {
         let path = folder.file("backup.goshuin")
         try? FileManager.default.removeItem(atPath: path)
         let bytes = try Recovery.seal(Recovery.noise(payload, seed: seed), to: path, version: .v1)
@@ -64,9 +65,25 @@ import Testing
         try RecoverySet.protect(filePath: path)
         // Damage that leaves no slice intact in a one-slice file: a flipped bit, a zeroed sector, both ends.
         let damages: [(String, ([UInt8]) -> [UInt8])] = [
-            ("a bit", { var bytes = $0; bytes[700] ^= 0x10; return bytes }),
-            ("512 zeros", { var bytes = $0; bytes.replaceSubrange(512..<1_024, with: [UInt8](repeating: 0, count: 512)); return bytes }),
-            ("the header and the end", { var bytes = $0; bytes[3] ^= 1; bytes[bytes.count - 2] ^= 1; return bytes }),
+            (
+                "a bit",
+                {
+                    var bytes = $0; bytes[700] ^= 0x10; return bytes
+                }
+            ),
+            (
+                "512 zeros",
+                {
+                    var bytes = $0; bytes.replaceSubrange(512..<1_024, with: [UInt8](repeating: 0, count: 512));
+                    return bytes
+                }
+            ),
+            (
+                "the header and the end",
+                {
+                    var bytes = $0; bytes[3] ^= 1; bytes[bytes.count - 2] ^= 1; return bytes
+                }
+            ),
             ("erased whole", { [UInt8](repeating: 0, count: $0.count) }),
         ]
         for (what, damage) in damages {
@@ -101,7 +118,8 @@ import Testing
         let other = ScratchFolder()
         let alone = other.write("copy.goshuin", original)
         Recovery.overwrite(alone, at: 100_000, count: 3_000)
-        try FileManager.default.moveItem(atPath: folder.file("renamed.goshuin.par2"), toPath: other.file("old.goshuin.par2"))
+        try FileManager.default.moveItem(
+            atPath: folder.file("renamed.goshuin.par2"), toPath: other.file("old.goshuin.par2"))
         let volumes = folder.entries.filter { $0.contains(".vol") }
         for volume in volumes {
             try FileManager.default.moveItem(

@@ -211,7 +211,8 @@ struct ProtectedBackupFixture {
                 "repaired backup.goshuin into backup.repaired.goshuin: 2 parts of the file (in chunks 99-101) rebuilt"),
             "\(byDefault.stderr)")
         #expect(
-            byDefault.stderr.contains("next: check it with its passphrase: goshuin-tool verify backup.repaired.goshuin"),
+            byDefault.stderr.contains(
+                "next: check it with its passphrase: goshuin-tool verify backup.repaired.goshuin"),
             "a next step: \(byDefault.stderr)")
         #expect(fixture.directory.bytes("backup.repaired.goshuin") == fixture.original)
         let again = try fixture.run(["repair", "backup.goshuin"])

@@ -25,7 +25,8 @@ import Testing
     }
 
     func seal(_ folder: String, to output: String, _ more: [String] = []) throws -> ToolRunner.Result {
-        let result = try run(["seal", folder, "-o", output, "--iterations", "1000", "--chunk-size", "1KiB"] + more,
+        let result = try run(
+            ["seal", folder, "-o", output, "--iterations", "1000", "--chunk-size", "1KiB"] + more,
             passphrase: true)
         #expect(result.status == 0, "\(result.stderr)")
         return result
@@ -67,7 +68,8 @@ import Testing
         _ = try seal("first", to: "b.goshuin", ["--recovery", "5%"])
         try FileManager.default.removeItem(atPath: directory.path + "/b.goshuin")
         let sealed = try seal("first", to: "b.goshuin")
-        #expect(sealed.stderr.contains("were made for another file: they cannot repair this backup"), "\(sealed.stderr)")
+        #expect(
+            sealed.stderr.contains("were made for another file: they cannot repair this backup"), "\(sealed.stderr)")
         #expect(sealed.stderr.contains("goshuin-tool protect b.goshuin --force"), "\(sealed.stderr)")
         #expect(directory.exists("b.goshuin.par2"), "without --force nothing is removed")
     }
@@ -87,12 +89,17 @@ import Testing
             let next = try #require(recovery["next"] as? String)
             #expect(recovery["nextArguments"] as? [String] == ["goshuin-tool", "repair", ShellQuoting.argument(name)])
             // Pasted into a shell, the command names this file, and runs nothing else.
-            let echoed = try ToolRunner.runCommand("/bin/sh", ["-c", "cd \"$1\" && printf '%s\\n' " + next, "sh", directory.path])
-            #expect(echoed.output == "goshuin-tool\nrepair\n\(ShellQuoting.argument(name))\n", "\(next): \(echoed.output)")
+            let echoed = try ToolRunner.runCommand(
+                "/bin/sh", ["-c", "cd \"$1\" && printf '%s\\n' " + next, "sh", directory.path])
+            #expect(
+                echoed.output == "goshuin-tool\nrepair\n\(ShellQuoting.argument(name))\n", "\(next): \(echoed.output)")
             #expect(!directory.exists("PWNED"))
             let repaired = try ToolRunner.runCommand(
-                "/bin/sh", ["-c", "cd \"$1\" && PATH=\"$2:$PATH\" " + next + " --in-place -q", "sh", directory.path,
-                    URL(fileURLWithPath: ToolRunner.toolPath).deletingLastPathComponent().path])
+                "/bin/sh",
+                [
+                    "-c", "cd \"$1\" && PATH=\"$2:$PATH\" " + next + " --in-place -q", "sh", directory.path,
+                    URL(fileURLWithPath: ToolRunner.toolPath).deletingLastPathComponent().path,
+                ])
             #expect(repaired.status == 0, "\(next): \(repaired.output)")
             #expect(!directory.exists("PWNED"))
         }
@@ -112,11 +119,14 @@ import Testing
         #expect(directory.bytes("fixed.goshuin") == original)
         // A recovery file is never protected.
         let protect = try run(["protect", "b.goshuin.par2"])
-        #expect(protect.status == 64 && protect.stderr.contains("goshuin-tool protect b.goshuin --force"), "\(protect.stderr)")
+        #expect(
+            protect.status == 64 && protect.stderr.contains("goshuin-tool protect b.goshuin --force"),
+            "\(protect.stderr)")
         #expect(!directory.exists("b.goshuin.par2.par2"))
         // protect's advice for a set already there names --force, which protect has, not -o.
         let again = try run(["protect", "b.goshuin"])
-        #expect(again.status == 73 && again.stderr.contains("goshuin-tool protect b.goshuin --force"), "\(again.stderr)")
+        #expect(
+            again.status == 73 && again.stderr.contains("goshuin-tool protect b.goshuin --force"), "\(again.stderr)")
         #expect(!again.stderr.contains("-o"), "\(again.stderr)")
     }
 
@@ -143,11 +153,17 @@ import Testing
         var bytes = original
         bytes.replaceSubrange(0..<4_096, with: [UInt8](repeating: 0, count: 4_096))
         directory.write("b.goshuin", bytes)
-        for arguments in [["open", "b.goshuin", "-o", "out.zip"], ["open", "b.goshuin", "--extract", "out"], ["inspect", "b.goshuin"]] {
+        for arguments in [
+            ["open", "b.goshuin", "-o", "out.zip"], ["open", "b.goshuin", "--extract", "out"],
+            ["inspect", "b.goshuin"],
+        ] {
             let result = try run(arguments, passphrase: true)
             #expect(result.status == 65, "\(arguments): \(result.stderr)")
-            #expect(result.stderr.contains("error: chunk_damaged: b.goshuin is damaged, as its recovery files find"), "\(arguments): \(result.stderr)")
-            #expect(result.stderr.contains("repair it: goshuin-tool repair b.goshuin"), "\(arguments): \(result.stderr)")
+            #expect(
+                result.stderr.contains("error: chunk_damaged: b.goshuin is damaged, as its recovery files find"),
+                "\(arguments): \(result.stderr)")
+            #expect(
+                result.stderr.contains("repair it: goshuin-tool repair b.goshuin"), "\(arguments): \(result.stderr)")
         }
         // Without the set: bad_magic, and a hint for someone who kept the set elsewhere.
         for name in directory.entries where name.hasPrefix("b.goshuin.") {
@@ -164,7 +180,9 @@ import Testing
         for arguments in [["verify", "b.goshuin"], ["open", "b.goshuin", "-o", "out.zip"]] {
             let result = try ToolRunner.run(
                 arguments, in: directory.path, environment: ["GOSHUIN_PASSPHRASE": "not the passphrase"])
-            #expect(result.status == 65 && result.stderr.contains("error: auth_failed: the passphrase is wrong"), "\(result.stderr)")
+            #expect(
+                result.status == 65 && result.stderr.contains("error: auth_failed: the passphrase is wrong"),
+                "\(result.stderr)")
             #expect(!result.stderr.contains("damaged"), "\(result.stderr)")
         }
     }
@@ -176,7 +194,8 @@ import Testing
         directory.write("b.goshuin", Array(bytes.prefix(bytes.count / 2)))
         for arguments in [["verify", "b.goshuin"], ["repair", "b.goshuin"], ["open", "b.goshuin", "-o", "o.zip"]] {
             let result = try run(arguments, passphrase: true)
-            #expect(result.status == 65 && result.stderr.contains("error: truncated:"), "\(arguments): \(result.stderr)")
+            #expect(
+                result.status == 65 && result.stderr.contains("error: truncated:"), "\(arguments): \(result.stderr)")
             #expect(result.stderr.contains("copy it again"), "\(arguments): \(result.stderr)")
         }
     }
