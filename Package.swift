@@ -69,7 +69,7 @@ let package = Package(
         ),
         .target(
             name: "GoshuinBackup",
-            dependencies: ["GoshuinSystem", "GoshuinFormat", "GoshuinRecovery", "CZlib"]
+            dependencies: ["GoshuinSystem", "GoshuinFormat", "CZlib"]
         ),
         .target(
             name: "GoshuinVectors",
@@ -96,7 +96,9 @@ let package = Package(
         ),
         // What the test targets share: fixtures, a temporary directory, ZIPs built byte by byte, and the slow
         // tier's trait (README, "Developing").
-        .target(name: "GoshuinTestSupport", dependencies: ["GoshuinFormat"], path: "Tests/GoshuinTestSupport"),
+        .target(
+            name: "GoshuinTestSupport", dependencies: ["GoshuinFormat", "GoshuinBackup", "GoshuinRecovery"],
+            path: "Tests/GoshuinTestSupport"),
         // One test target per library module; the tool's tests and the project-wide checks in GoshuinToolTests
         // and GoshuinFormatTests (error code lists, fuzz regressions, the decisions index).
         .testTarget(

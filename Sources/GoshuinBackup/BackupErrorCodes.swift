@@ -1,5 +1,4 @@
 import GoshuinFormat
-import GoshuinRecovery
 import GoshuinSystem
 
 /// The codes of backups (`Spec/backup-v1.md`): declared here, beside the code that gives them, each a case
@@ -29,12 +28,6 @@ extension GoshuinError.Code {
 
     /// The codes this module declares.
     package static let backupModuleCodes = all(BackupErrorCodes.self)
-
-    /// Every code of the library: the system module's, the container module's, the recovery module's and this
-    /// one's.
-    package static var allLibraryCodes: [Self] {
-        systemModuleCodes + containerModuleCodes + recoveryModuleCodes + backupModuleCodes
-    }
 }
 
 /// The backup module's codes.

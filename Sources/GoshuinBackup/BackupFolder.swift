@@ -129,7 +129,7 @@ public struct BackupFolder {
                 let writer = BackupZipWriter(folder: self)
                 let sealer = try StreamingSealer(
                     into: output, header: keyed, plaintextLength: payloadSize,
-                    workerCount: ParallelChunks.defaultWorkerCount, observer: writer.digests, sealedBytes: sealedBytes,
+                    workerCount: WorkerThreads.defaultWorkerCount, observer: writer.digests, sealedBytes: sealedBytes,
                     progress: progress)
                 let manifest = try writer.write(into: sealer)
                 return SealedBackup(manifest: manifest, header: try sealer.finish())

@@ -32,7 +32,7 @@ public struct Verification: Sendable {
     ///   extracting would refuse fails here too (a ZIP with a comment or trailing bytes, no manifest).
     package static func verify(
         _ input: FileDescriptor, passphrase: @autoclosure () throws -> Passphrase, requiringBackup: Bool = false,
-        workerCount: Int = ParallelChunks.defaultWorkerCount, progress: ProgressHandler? = nil
+        workerCount: Int = WorkerThreads.defaultWorkerCount, progress: ProgressHandler? = nil
     ) throws -> Verification {
         let container = try LockedContainer(checking: input).unlock(with: passphrase(), progress: progress)
         let payload: Payload

@@ -43,7 +43,7 @@ enum FileProtection {
     ) throws -> RecoverySetFiles {
         do {
             let hash16k = try MD5Hasher.hash(
-                try ContainerStructure.readAt(input, offset: 0, count: FileDescriptionPacket.hash16kLength)[...])
+                try FileSystem.read(input, at: 0, count: FileDescriptionPacket.hash16kLength)[...])
             try output.start(identity: try layout.identity(hash16k: hash16k))
             let (fileHash, checksums) = try encode(
                 input, name: name, layout: layout, output: output, workers: workers, kernel: kernel,
@@ -64,7 +64,7 @@ enum FileProtection {
     /// starts with a PAR 2.0 packet's magic), and a file that starts as a `.goshuin` file but fails the checks
     /// that need no key, which a repair would never write (§7.4).
     static func refuseWhatNoRepairWrites(_ input: FileDescriptor, path: String) throws {
-        let start = try ContainerStructure.readAt(input, offset: 0, count: PacketHeader.magic.count)
+        let start = try FileSystem.read(input, at: 0, count: PacketHeader.magic.count)
         guard start != PacketHeader.magic else {
             throw GoshuinError(
                 .invalidArgument,
@@ -85,7 +85,7 @@ enum FileProtection {
     /// The record length of the `.goshuin` file open at `input`, when its header and size pass the checks
     /// that need no key; `nil` for any other file (it is protected in units of 4 KiB).
     static func recordLength(of input: FileDescriptor, fileSize: UInt64) throws -> Int? {
-        let start = try ContainerStructure.readAt(input, offset: 0, count: ContainerStructure.headerReadLength)
+        let start = try FileSystem.read(input, at: 0, count: ContainerStructure.headerReadLength)
         guard let header = try? ContainerStructure.validate(headerBytes: start, fileSize: fileSize) else { return nil }
         return header.layout.geometry.fullRecordLength
     }

@@ -188,7 +188,7 @@ enum FileRepair {
     /// For a file that starts as a `.goshuin` file does: its structure, checks 1–9 of `Spec/container-v1.md`
     /// or 1–8 of `Spec/container-v2.md` (no key).
     static func checkStructure(_ file: FileDescriptor) throws {
-        let start = try ContainerStructure.readAt(file, offset: 0, count: 4)
+        let start = try FileSystem.read(file, at: 0, count: 4)
         guard start == Header.magic else { return }
         do {
             _ = try ContainerStructure.validate(file)

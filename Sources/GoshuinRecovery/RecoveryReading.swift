@@ -47,7 +47,7 @@ struct RecoveryReading {
                 done += size
                 progress?(.scanning(bytesDone: done, bytesTotal: total))
             }
-            let start = try ContainerStructure.readAt(file, offset: 0, count: FileDescriptionPacket.hash16kLength)
+            let start = try FileSystem.read(file, at: 0, count: FileDescriptionPacket.hash16kLength)
             let candidates = try RecoveryIndex.candidates(
                 from: catalog, fileName: Array(FileSystem.lastComponent(of: path).utf8),
                 hash16k: try MD5Hasher.hash(start[...]), length: length,

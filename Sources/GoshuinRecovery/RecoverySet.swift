@@ -21,7 +21,8 @@ public enum RecoverySet {
         progress: RecoveryProgressHandler? = nil
     ) throws -> RecoverySetFiles {
         try FileProtection.protect(
-            path: path, redundancy: redundancy, replaceExisting: replaceExisting, workers: WorkPool.defaultWorkerCount,
+            path: path, redundancy: redundancy, replaceExisting: replaceExisting,
+            workers: WorkerThreads.defaultWorkerCount,
             progress: progress)
     }
 
@@ -37,7 +38,7 @@ public enum RecoverySet {
     public static func verify(
         filePath path: String, recoveryPath: String? = nil, progress: RecoveryProgressHandler? = nil
     ) throws -> RecoveryVerification {
-        let workers = WorkPool.defaultWorkerCount
+        let workers = WorkerThreads.defaultWorkerCount
         let reading = try RecoveryReading.open(
             path: path, recoveryPath: recoveryPath, hashingWholeFile: true, workers: workers, progress: progress)
         defer { reading.close() }
@@ -68,7 +69,7 @@ public enum RecoverySet {
         case .inPlace: target = .inPlace
         }
         let outcome = try FileRepair.repair(
-            path: path, recoveryPath: recoveryPath, destination: target, workers: WorkPool.defaultWorkerCount,
+            path: path, recoveryPath: recoveryPath, destination: target, workers: WorkerThreads.defaultWorkerCount,
             progress: progress)
         return RepairResult(
             verification: outcome.verification, outputPath: outcome.writtenTo,

@@ -76,7 +76,7 @@ enum RecoverySetNames {
     static func startsWithPacketMagic(_ path: String) -> Bool {
         guard let file = try? FileSystem.openRegularFile(path) else { return false }
         defer { try? file.close() }
-        let start = try? ContainerStructure.readAt(file, offset: 0, count: PacketHeader.magic.count)
+        let start = try? FileSystem.read(file, at: 0, count: PacketHeader.magic.count)
         return start == PacketHeader.magic
     }
 

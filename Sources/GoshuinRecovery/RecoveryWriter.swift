@@ -51,7 +51,7 @@ public final class RecoveryWriter {
         try self.init(
             protecting: path, fileLength: fileLength, recordLength: recordLength, redundancy: redundancy,
             replaceExisting: replaceExisting, accumulatorBudget: Self.accumulatorBudget,
-            workers: WorkPool.defaultWorkerCount, kernel: .best)
+            workers: WorkerThreads.defaultWorkerCount, kernel: .best)
     }
 
     /// A writer for the `.goshuin` file with `header` that will be written at `path`.

@@ -25,14 +25,13 @@ protocol WorkSchedule: AnyObject, Sendable {
 
 /// Runs a ``WorkSchedule`` with workers of the toolkit's own threads (`Spec/decisions/0013`).
 enum WorkPool {
-    /// The workers used: one per online processor, at most 8.
-    static var defaultWorkerCount: Int { ParallelChunks.defaultWorkerCount }
 
     /// Runs every task of `schedule` on `workers` workers, this thread being the first; `progress` is called
     /// on this thread after each task it ran. The first error of any task (or `interrupted`, when a stop is
     /// requested) stops every worker at its next task and is thrown.
     static func run<Schedule: WorkSchedule>(
-        _ schedule: Schedule, workers: Int = defaultWorkerCount, control: WorkPoolControl = WorkPoolControl(),
+        _ schedule: Schedule, workers: Int = WorkerThreads.defaultWorkerCount,
+        control: WorkPoolControl = WorkPoolControl(),
         progress: (() -> Void)? = nil
     ) throws {
         let state = control

@@ -30,6 +30,16 @@ package enum FileSystem {
         }
     }
 
+    /// Up to `count` bytes of `file` at `offset` (fewer at the end of the file), by a positioned read that
+    /// leaves its position as it was.
+    package static func read(_ file: FileDescriptor, at offset: Int64, count: Int) throws -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: count)
+        let received = try describingFailure("cannot read the input") {
+            try bytes.withUnsafeMutableBytes { try file.readFully(into: $0, atOffset: offset) }
+        }
+        return Array(bytes[0..<received])
+    }
+
     /// Everything from `descriptor`'s position to its end, refused with `invalid_argument` beyond
     /// `maximumSize` bytes; `name` says which file in messages.
     package static func readAll(_ descriptor: FileDescriptor, maximumSize: Int, name: String) throws -> [UInt8] {

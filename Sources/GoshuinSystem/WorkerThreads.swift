@@ -9,6 +9,9 @@ package enum WorkerThreads {
     /// The processors online.
     package static var processorCount: Int { SystemCall.onlineProcessorCount }
 
+    /// The workers of one operation, unless it asks for others: one per online processor, at most 8.
+    package static var defaultWorkerCount: Int { max(1, min(processorCount, 8)) }
+
     /// A started thread, to be joined once.
     package struct Started {
         fileprivate let thread: SystemCall.Thread

@@ -39,8 +39,8 @@ struct VectorDiagnoser {
     /// What the file shows, most often nothing or one cause.
     func diagnose() -> [VectorDiagnosis] {
         guard let size = try? ContainerStructure.regularFileSize(of: file),
-            let headerBytes = try? ContainerStructure.readAt(
-                file, offset: 0, count: ContainerStructure.headerReadLength),
+            let headerBytes = try? FileSystem.read(
+                file, at: 0, count: ContainerStructure.headerReadLength),
             let version = try? ContainerStructure.version(headerBytes: headerBytes, fileSize: size)
         else { return [] }
         switch version {
@@ -207,8 +207,8 @@ struct VectorDiagnoser {
         /// Whether record `index` authenticates when opened as `opening` says.
         func authenticates(_ index: UInt64, _ opening: Opening) throws -> Bool {
             let length = layout.recordLength(ofChunk: index)
-            var record = try ContainerStructure.readAt(
-                file, offset: Int64(layout.recordOffset(ofChunk: index)), count: length)
+            var record = try FileSystem.read(
+                file, at: Int64(layout.recordOffset(ofChunk: index)), count: length)
             guard record.count == length else { return false }
             let start = layout.geometry.plaintextStart
             let tagStart = length - AES256GCM.tagLength

@@ -168,7 +168,7 @@ package struct VectorGenerator {
                     from: input, plaintextLength: UInt64(plaintext.count), to: output,
                     passphrase: Passphrase(bytes: passphrase), parameters: parameters)
                 let length = try ContainerStructure.regularFileSize(of: output)
-                return try ContainerStructure.readAt(output, offset: 0, count: Int(length))
+                return try FileSystem.read(output, at: 0, count: Int(length))
             }
         }
     }

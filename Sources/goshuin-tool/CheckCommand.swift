@@ -117,7 +117,7 @@ enum CheckCommand: ToolCommand {
     private static func startsLikeASealedFile(_ path: String) -> Bool {
         guard let file = try? FileSystem.openRegularFile(path) else { return false }
         defer { try? file.close() }
-        return (try? ContainerStructure.readAt(file, offset: 0, count: 4)) == Array("GSHN".utf8)
+        return (try? FileSystem.read(file, at: 0, count: 4)) == Array("GSHN".utf8)
     }
 
     /// The lines for one vector: `ok NAME (…)`, `SKIP`, or `FAIL NAME` / `MALFORMED NAME` followed by the

@@ -108,7 +108,7 @@ enum Paths {
                         writing: "a temporary file")
                 }
                 if spool.position() == Int64(first), limit > first {
-                    let leading = try ContainerStructure.readAt(spool, offset: 0, count: check.leadingLength)
+                    let leading = try FileSystem.read(spool, at: 0, count: check.leadingLength)
                     try check.authenticate(
                         leading, passphrase: passphraseReader.read(confirm: false), progress: progress)
                 }

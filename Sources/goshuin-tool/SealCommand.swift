@@ -126,7 +126,7 @@ enum SealCommand: ToolCommand {
                 // The sealer that shows its output in order, so the set is computed as the file is written.
                 let sealer = try StreamingSealer(
                     into: output, header: keyed, plaintextLength: UInt64(length),
-                    workerCount: ParallelChunks.defaultWorkerCount, observer: nil, sealedBytes: feed,
+                    workerCount: WorkerThreads.defaultWorkerCount, observer: nil, sealedBytes: feed,
                     progress: reporter.handler)
                 _ = try sealer.append(readingFrom: payload, count: UInt64(length))
                 return try sealer.finish()
@@ -146,7 +146,7 @@ enum SealCommand: ToolCommand {
         let header = try Paths.writeOutput(outputPath, force: force, input: nil) { output in
             let keyed = try draft.key(with: passphraseReader.read(confirm: true), progress: reporter.handler)
             let sealer = try StreamingSealer(
-                into: output, header: keyed, plaintextLength: nil, workerCount: ParallelChunks.defaultWorkerCount,
+                into: output, header: keyed, plaintextLength: nil, workerCount: WorkerThreads.defaultWorkerCount,
                 observer: nil, progress: reporter.handler)
             _ = try sealer.append(readingFrom: .standardInput, count: .max)
             guard sealer.bytesSealed > 0 else { throw emptyInput("standard input") }

@@ -46,7 +46,7 @@ import Testing
             let header = try sealer.finish()
             #expect(header.plaintextLength == UInt64(plaintext.count) && header.version == .v2)
             let size = try ContainerStructure.regularFileSize(of: output)
-            return try ContainerStructure.readAt(output, offset: 0, count: Int(size))
+            return try FileSystem.read(output, at: 0, count: Int(size))
         }
     }
 
@@ -72,7 +72,7 @@ import Testing
                     header: try keyed.header(plaintextLength: UInt64(length)))
             }
             let size = try ContainerStructure.regularFileSize(of: sequential)
-            #expect(try ContainerStructure.readAt(sequential, offset: 0, count: Int(size)) == file)
+            #expect(try FileSystem.read(sequential, at: 0, count: Int(size)) == file)
         }
     }
 

@@ -49,7 +49,7 @@ package struct ContainerInspection: Sendable {
     /// Inspects the regular file open at `input`, reading only its header.
     package init(_ input: FileDescriptor) throws {
         fileSize = try ContainerStructure.regularFileSize(of: input)
-        let headerBytes = try ContainerStructure.readAt(input, offset: 0, count: ContainerStructure.headerReadLength)
+        let headerBytes = try FileSystem.read(input, at: 0, count: ContainerStructure.headerReadLength)
         if let v1 = HeaderFields(parsing: headerBytes), v1.version == FormatVersion.v1.rawValue {
             fields = .v1(v1)
         } else if let v2 = HeaderFieldsV2(parsing: headerBytes), v2.version == FormatVersion.v2.rawValue {

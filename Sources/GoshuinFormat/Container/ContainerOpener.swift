@@ -28,7 +28,7 @@ package enum ContainerOpener {
     @discardableResult
     package static func open(
         _ input: FileDescriptor, to output: FileDescriptor?, passphrase: @autoclosure () throws -> Passphrase,
-        workerCount: Int = ParallelChunks.defaultWorkerCount, progress: ProgressHandler? = nil
+        workerCount: Int = WorkerThreads.defaultWorkerCount, progress: ProgressHandler? = nil
     ) throws -> Header {
         let container = try LockedContainer(checking: input)
         try container.unlock(with: passphrase(), progress: progress).open(

@@ -61,7 +61,7 @@ package final class ContainerSalvage {
     /// the length of its full records, the final one missing.
     package static func header(of input: FileDescriptor) throws -> Header {
         let fileSize = try ContainerStructure.regularFileSize(of: input)
-        let bytes = try ContainerStructure.readAt(input, offset: 0, count: ContainerStructure.headerReadLength)
+        let bytes = try FileSystem.read(input, at: 0, count: ContainerStructure.headerReadLength)
         switch try ContainerStructure.version(headerBytes: bytes, fileSize: fileSize) {
         case .v1:
             return try Header.decode(bytes)
@@ -218,7 +218,7 @@ package final class ContainerSalvage {
         let failing = Mutex<[UInt64]>([])
         let failure = Mutex<Error?>(nil)
         let workers = ChunkMemoryBudget.bufferCount(
-            wanted: min(ParallelChunks.defaultWorkerCount, Int(min(present, 8))), bufferSize: layout.largestRecordLength
+            wanted: min(WorkerThreads.defaultWorkerCount, Int(min(present, 8))), bufferSize: layout.largestRecordLength
         )
         let readers = try (0..<workers).map { _ in try ChunkReader(input: input, header: header, key: key) }
         let shared = SharedReaders(readers)

@@ -19,7 +19,7 @@ package enum ContainerSealer {
     package static func seal(
         from input: FileDescriptor, plaintextLength: UInt64, to output: FileDescriptor,
         passphrase: @autoclosure () throws -> Passphrase, parameters: SealParameters = SealParameters(),
-        workerCount: Int = ParallelChunks.defaultWorkerCount, progress: ProgressHandler? = nil
+        workerCount: Int = WorkerThreads.defaultWorkerCount, progress: ProgressHandler? = nil
     ) throws -> Header {
         try parameters.draft(plaintextLength: plaintextLength).key(with: passphrase(), progress: progress).seal(
             from: input, to: output, workerCount: workerCount, progress: progress)

@@ -86,7 +86,7 @@ package enum ContainerStructure {
     /// sized from a prefix. The position of `input` is not used.
     package static func validate(_ input: FileDescriptor) throws -> Header {
         let fileSize = try regularFileSize(of: input)
-        let headerBytes = try readAt(input, offset: 0, count: headerReadLength)
+        let headerBytes = try FileSystem.read(input, at: 0, count: headerReadLength)
         let header = try validate(headerBytes: headerBytes, fileSize: fileSize)
         if header.version == .v1 { try validatePrefixes(input, layout: header.layout) }
         return header
@@ -115,12 +115,4 @@ package enum ContainerStructure {
         return UInt64(size)
     }
 
-    /// Up to `count` bytes at `offset` (fewer at the end of the file).
-    package static func readAt(_ input: FileDescriptor, offset: Int64, count: Int) throws -> [UInt8] {
-        var bytes = [UInt8](repeating: 0, count: count)
-        let received = try describingFailure("cannot read the input") {
-            try bytes.withUnsafeMutableBytes { try input.readFully(into: $0, atOffset: offset) }
-        }
-        return Array(bytes[0..<received])
-    }
 }

@@ -116,7 +116,7 @@ public struct KeyedHeader: Sendable {
         return try withAtomicOutput(to: destination.path, replaceExisting: destination.replaceExisting) { output in
             let sealer = try StreamingSealer(
                 into: output, header: self, plaintextLength: plaintextLength,
-                workerCount: ParallelChunks.defaultWorkerCount, observer: nil, progress: progress)
+                workerCount: WorkerThreads.defaultWorkerCount, observer: nil, progress: progress)
             try write(sealer)
             return try sealer.finish()
         }
@@ -127,7 +127,7 @@ public struct KeyedHeader: Sendable {
     ///
     /// - Returns: the header written.
     package func seal(
-        from input: FileDescriptor, to output: FileDescriptor, workerCount: Int = ParallelChunks.defaultWorkerCount,
+        from input: FileDescriptor, to output: FileDescriptor, workerCount: Int = WorkerThreads.defaultWorkerCount,
         progress: ProgressHandler? = nil
     ) throws -> Header {
         guard let plaintextLength else {

@@ -113,7 +113,7 @@ public struct UnlockedContainer: Sendable {
     /// otherwise); with no `output`, only authenticates them. On failure `output` may hold part of the
     /// payload, unauthenticated: write to an ``AtomicOutput`` or a file to be discarded.
     package func open(
-        to output: FileDescriptor?, workerCount: Int = ParallelChunks.defaultWorkerCount,
+        to output: FileDescriptor?, workerCount: Int = WorkerThreads.defaultWorkerCount,
         progress: ProgressHandler? = nil
     ) throws {
         try ChunkPipeline.open(

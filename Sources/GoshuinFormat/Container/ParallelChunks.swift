@@ -8,9 +8,6 @@ import Synchronization
 /// version 2 writes the final record after every other (`Spec/container-v2.md` §6). ``ChunkPipeline``
 /// decides when this path applies.
 package enum ParallelChunks {
-    /// Workers used by default: the online processors, at most 8.
-    package static var defaultWorkerCount: Int { max(1, min(WorkerThreads.processorCount, 8)) }
-
     /// Seals the first `header.plaintextLength` bytes of the regular file `input` into `output` (header
     /// included), with `workerCount` workers.
     package static func seal(
