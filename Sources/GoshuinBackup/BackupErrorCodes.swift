@@ -44,6 +44,19 @@ package enum BackupErrorCodes: String, GoshuinErrorCodeSet {
     case destinationNotEmpty = "destination_not_empty"
 
     package var category: GoshuinError.Code.Category { self == .destinationNotEmpty ? .usage : .backup }
+
+    package var hint: String? {
+        switch self {
+        case .unexpectedFile:
+            return "rename what has a suggested name; files a backup cannot hold can be left out with"
+                + " --leave-out-unsupported"
+        case .destinationNotEmpty: return "give the name of a new folder, or empty that one first"
+        case .zipMalformed, .manifestMismatch:
+            return "to get what the file holds as it is, use 'goshuin-tool open FILE -o OUTPUT'"
+        case .unsafeEntryName, .duplicateEntry, .unsupportedEntry, .zipLimitExceeded, .entryCorrupt, .manifestInvalid:
+            return nil
+        }
+    }
 }
 
 extension GoshuinError {

@@ -67,6 +67,30 @@ package enum ContainerErrorCodes: String, GoshuinErrorCodeSet {
         default: return .container
         }
     }
+
+    package var hint: String? {
+        switch self {
+        case .emptyPassphrase: return "choose a passphrase of several words"
+        case .passphraseTooLong: return "choose a passphrase of at most 4096 bytes"
+        case .authFailed:
+            return "check the passphrase (capital letters and spaces count); if it is right, try another copy of the"
+                + " file"
+        case .truncated, .trailingData:
+            return "copy the file again from where it was saved; if this is the only copy and you kept its recovery"
+                + " files elsewhere, 'goshuin-tool repair FILE --recovery PATH' repairs it with them; without them,"
+                + " 'goshuin-tool open FILE --extract FOLDER --salvage' restores what it still holds"
+        case .chunkDamaged, .chunkLengthInvalid:
+            return "try another copy of the file; if this is the only copy and you kept its recovery files elsewhere,"
+                + " 'goshuin-tool repair FILE --recovery PATH' repairs it with them; without them, 'goshuin-tool open"
+                + " FILE --extract FOLDER --salvage' restores what is intact"
+        case .badMagic:
+            return "check that this is the .goshuin file, not something it holds or another file; if it is, and you"
+                + " kept its recovery files elsewhere, 'goshuin-tool repair FILE --recovery PATH' repairs its start"
+        case .shortHeader, .unsupportedVersion, .iterationsOutOfRange, .chunkSizeOutOfRange, .emptyPayload,
+            .tooManyChunks:
+            return nil
+        }
+    }
 }
 
 extension GoshuinError {

@@ -51,7 +51,12 @@ enum FileRepair {
         // Checked once the file is known to need it: an intact file is said to be so whatever is at the output.
         if case .file = destination { try AtomicOutput.checkDestination(target, replaceExisting: replace) }
         // Nothing to rebuild when every slice is intact but the file is longer: it is written again, cut.
-        let rebuild = survey.unknown.isEmpty ? nil : try SliceRebuild(survey, path: path)
+        let rebuild: SliceRebuild?
+        do {
+            rebuild = survey.unknown.isEmpty ? nil : try SliceRebuild(survey, path: path)
+        } catch let error as GoshuinError where error.code == .notRepairable || error.code == .truncated {
+            throw error.attaching(RecoveryVerification(reading, survey: survey, repairable: false))
+        }
         let verification = RecoveryVerification(reading, survey: survey, repairable: true)
         let output = try AtomicOutput(destination: target, replaceExisting: replace)
         do {

@@ -31,4 +31,28 @@ package enum RecoveryErrorCodes: String, GoshuinErrorCodeSet {
     case repairCheckFailed = "repair_check_failed"
 
     package var category: GoshuinError.Code.Category { .recovery }
+
+    package var hint: String? {
+        switch self {
+        case .recoverySetNotFound:
+            return "give the set's .par2 file with --recovery PATH, or make one of an intact file with 'goshuin-tool"
+                + " protect FILE'"
+        case .recoverySetInvalid:
+            return "give another copy of the set with --recovery PATH; without one, 'goshuin-tool open FILE --extract"
+                + " DIR --salvage' restores what is intact"
+        case .recoverySetMismatch:
+            return "the recovery files were made for another file; make new ones of an intact backup with"
+                + " 'goshuin-tool protect FILE --force', or give the right ones with --recovery PATH"
+        case .notRepairable: return "to restore what is intact: goshuin-tool open FILE --extract DIR --salvage"
+        case .repairCheckFailed:
+            return "the set may be for another version of the file; try another copy of the set or of the file"
+        }
+    }
+}
+
+extension GoshuinError {
+    /// What the recovery set found of the file when it could not repair it (`not_repairable`, or `truncated`
+    /// for a file cut short beyond its reach): where it is damaged and how many recovery slices there are, so
+    /// that a caller says it without checking the file again.
+    public var recoveryVerification: RecoveryVerification? { context as? RecoveryVerification }
 }

@@ -29,11 +29,14 @@ public struct GoshuinError: Error, Equatable, CustomStringConvertible, Sendable 
         public let rawValue: String
         /// What kind of problem it names.
         public let category: Category
+        /// What a person can do about it, declared with the code by its module (``GoshuinErrorCodeSet/hint``).
+        package let hint: String?
 
         /// A code named `rawValue`, of `category`.
-        private init(_ rawValue: String, _ category: Category) {
+        private init(_ rawValue: String, _ category: Category, hint: String?) {
             self.rawValue = rawValue
             self.category = category
+            self.hint = hint
         }
 
         /// The raw value.
@@ -42,8 +45,14 @@ public struct GoshuinError: Error, Equatable, CustomStringConvertible, Sendable 
         /// A code of a module's code set, with its category (``GoshuinErrorCodeSet``): the only way to make one,
         /// so that every code is a case of its module's set and in its list.
         package init<Codes: GoshuinErrorCodeSet>(_ member: Codes) {
-            self.init(member.rawValue, member.category)
+            self.init(member.rawValue, member.category, hint: member.hint)
         }
+
+        /// Codes compare by their string alone.
+        public static func == (lhs: Code, rhs: Code) -> Bool { lhs.rawValue == rhs.rawValue }
+
+        /// Hashes the string.
+        public func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }
 
         /// Every code of `set`, in its order.
         package static func all<Codes: GoshuinErrorCodeSet>(_ set: Codes.Type) -> [Code] { set.allCases.map(Code.init) }
@@ -76,16 +85,26 @@ public struct GoshuinError: Error, Equatable, CustomStringConvertible, Sendable 
     /// One line each for the several problems behind one error (every file of a folder that may not be in a
     /// backup), so that a person learns all of them at once.
     public let details: [String]
+    /// What the operation had found when it failed, for a caller to say in its own words without doing the
+    /// work again (a recovery set's check of a file it cannot repair); each module says what it attaches.
+    package let context: (any Sendable)?
 
     /// Makes an error with its code and message.
     package init(
-        _ code: Code, _ message: String, chunkIndex: UInt64? = nil, errno: Int32? = nil, details: [String] = []
+        _ code: Code, _ message: String, chunkIndex: UInt64? = nil, errno: Int32? = nil, details: [String] = [],
+        context: (any Sendable)? = nil
     ) {
         self.code = code
         self.message = message
         self.chunkIndex = chunkIndex
         self.errno = errno
         self.details = details
+        self.context = context
+    }
+
+    /// This error with `context` attached.
+    package func attaching(_ context: any Sendable) -> GoshuinError {
+        GoshuinError(code, message, chunkIndex: chunkIndex, errno: errno, details: details, context: context)
     }
 
     /// `code: message`.
@@ -108,6 +127,9 @@ public struct GoshuinError: Error, Equatable, CustomStringConvertible, Sendable 
 package protocol GoshuinErrorCodeSet: CaseIterable, RawRepresentable, Sendable where RawValue == String {
     /// The category of this code.
     var category: GoshuinError.Code.Category { get }
+    /// What a person can do about it, in the words of the toolkit's tool (`FILE` for the file at fault);
+    /// `nil` when the message says it all. A caller that knows better gives its own.
+    var hint: String? { get }
 }
 
 /// The codes of the system module: how the caller asked for an output or a parameter, and the operating
@@ -124,6 +146,15 @@ package enum SystemErrorCodes: String, GoshuinErrorCodeSet {
         switch self {
         case .outputExists, .invalidArgument: return .usage
         case .io, .noSpace, .interrupted, .outOfMemory: return .system
+        }
+    }
+
+    package var hint: String? {
+        switch self {
+        case .outputExists: return "use --force to replace it, or -o to choose another name"
+        case .noSpace: return "free some space, or choose a destination on another disk"
+        case .outOfMemory: return "close other programs, or raise the memory limit (ulimit -v)"
+        case .invalidArgument, .io, .interrupted: return nil
         }
     }
 }

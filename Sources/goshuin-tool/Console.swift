@@ -73,7 +73,7 @@ enum Console {
         _ error: ToolError, command: String?, file: String?, more: [(key: String, value: JSONValue)] = []
     ) -> JSONValue {
         var members: [(key: String, value: JSONValue)] = [
-            ("code", .string(error.code)), ("message", .string(error.message)),
+            ("code", .string(error.code.rawValue)), ("message", .string(error.message)),
         ]
         if let hint = error.hint { members.append(("hint", .string(hint))) }
         if let chunkIndex = error.chunkIndex { members.append(("chunkIndex", .integer(chunkIndex))) }

@@ -148,14 +148,6 @@ enum GoshuinTool {
         }
         switch error {
         case let error as ToolError: return error
-        case let error as GoshuinError where error.code == .trailingData:
-            guard let declared = Paths.standardInputLeftUnread else { return ToolError(error) }
-            // The spool stopped one byte past the declared size: how much more followed is not known.
-            return ToolError(
-                GoshuinError(
-                    .trailingData,
-                    "standard input holds more than the \(declared) bytes its header describes: bytes follow the"
-                        + " last chunk (reading stopped there)"))
         case let error as GoshuinError: return ToolError(error)
         default: return ToolError(code: .io, "\(error)", status: .ioError)
         }

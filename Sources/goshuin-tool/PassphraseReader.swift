@@ -87,7 +87,7 @@ struct PassphraseReader {
             guard same else {
                 throw ToolError(
                     code: .passphraseMismatch, "the two passphrases differ; nothing was written",
-                    hint: "run the command again", status: .usage)
+                    status: .usage)
             }
         }
         return Passphrase(secret: first)
@@ -165,7 +165,7 @@ struct PassphraseReader {
     /// was meant to hold the passphrase. A file sealed with an empty passphrase by another program still
     /// opens from an empty file or an empty line at the prompt.
     static let emptyVariable = ToolError(
-        code: GoshuinError.Code.emptyPassphrase.rawValue,
+        code: .emptyPassphrase,
         "\(environmentVariable) is set but empty; nothing was read or written",
         hint:
             "set it to the passphrase, or unset it to be asked on the terminal (to open a file sealed with an empty"

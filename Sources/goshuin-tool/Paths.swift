@@ -38,8 +38,7 @@ enum Paths {
         switch FileSystem.statusFollowingLinks(ofPath: path) {
         case .failure(let error):
             throw ToolError(
-                code: .inputNotFound, "cannot read \(DisplayText.quoted(path)): \(error)", hint: "check the path",
-                status: .noInput)
+                code: .inputNotFound, "cannot read \(DisplayText.quoted(path)): \(error)", status: .noInput)
         case .success(let found) where found.kind == .directory:
             throw ToolError.usage(
                 "\(DisplayText.quoted(path)) is a directory; \(command) takes a file", command: command)
@@ -77,9 +76,6 @@ enum Paths {
     /// when a passphrase is to be had (``LeadingAuthentication``).
     static let unauthenticatedSpool: UInt64 = 64 << 20
 
-    /// The size a version 1 file on standard input declared, when more followed it and was left unread.
-    nonisolated(unsafe) private(set) static var standardInputLeftUnread: UInt64?
-
     /// ``spoolStandardInput()`` for a `.goshuin` file: the spool stops at what its header says can matter
     /// (``ContainerStructure/decidingLength(ofFileStartingWith:)``): a version 1 file's size and one byte
     /// more, so that endless bytes after it cost one byte and give `trailing_data`; a version 2 file's size
@@ -87,7 +83,6 @@ enum Paths {
     static func spoolContainerFromStandardInput(
         authenticatingWith passphraseReader: PassphraseReader? = nil, progress: ProgressHandler? = nil
     ) throws -> FileDescriptor {
-        standardInputLeftUnread = nil
         let spool = try FileSystem.anonymousFile()
         do {
             var head = [UInt8](repeating: 0, count: FormatVersion.v2.headerLength)
@@ -119,10 +114,15 @@ enum Paths {
                     from: .standardInput, limit: limit - spooled, reading: "standard input",
                     writing: "a temporary file")
             }
-            if count == FormatVersion.v2.headerLength, head[4] == FormatVersion.v1.rawValue,
+            // A valid version 1 header fixes the file's size: a byte past it is check 8's `trailing_data`, said
+            // now, with how much is known (reading stopped there).
+            if head.count > 4, head[4] == FormatVersion.v1.rawValue, (try? Header.decode(head)) != nil,
                 spool.position() == Int64(limit)
             {
-                standardInputLeftUnread = limit - 1
+                throw GoshuinError(
+                    .trailingData,
+                    "standard input holds more than the \(limit - 1) bytes its header describes: bytes follow the"
+                        + " last chunk (reading stopped there)")
             }
             try describingFailure("cannot read a temporary file") { try spool.seek(to: 0) }
         } catch {
@@ -182,7 +182,7 @@ enum Paths {
                 : "give a file name for the .goshuin file (-o \(path)/NAME.goshuin)")
             : "give the name of a new file"
         throw ToolError(
-            code: GoshuinError.Code.outputExists.rawValue,
+            code: .outputExists,
             "\(name) is \(found.kind), not a regular file; -o writes one, and never replaces anything else", hint: hint,
             status: .cannotCreate)
     }
@@ -205,8 +205,7 @@ enum Paths {
             return .usage(refusal.goshuinError.message)
         case .folderNotWritable:
             return ToolError(
-                code: .cannotCreateOutput, refusal.goshuinError.message,
-                hint: "check that the folder exists and is writable", status: .cannotCreate)
+                code: .cannotCreateOutput, refusal.goshuinError.message, status: .cannotCreate)
         }
     }
 
@@ -216,8 +215,7 @@ enum Paths {
     /// Refusing to write `what` to the terminal standard output is.
     private static func terminalOutput(_ what: String) -> ToolError {
         ToolError(
-            code: .terminalOutput, "\(what); refusing to write it to a terminal",
-            hint: "redirect standard output, use -o FILE, or add --force to show it anyway", status: .usage)
+            code: .terminalOutput, "\(what); refusing to write it to a terminal", status: .usage)
     }
 
     /// The most a payload may be to be shown on a terminal as text.
@@ -237,7 +235,7 @@ enum Paths {
 
     private static let sameFile = ToolError(
         code: .sameFile, "the input and the output are the same file; nothing was written",
-        hint: "choose another output name", status: .usage)
+        status: .usage)
 
     private static func identity(of descriptor: FileDescriptor, _ what: String) throws(ToolError) -> FileIdentity {
         do {

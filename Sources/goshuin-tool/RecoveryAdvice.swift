@@ -21,7 +21,7 @@ enum RecoveryAdvice {
         if verification.isIntact {
             guard error.code == .authFailed else { return nil }
             return ToolError(
-                code: error.code.rawValue,
+                code: error.code,
                 "the passphrase is wrong: \(path) is intact (every part of it matches its recovery files"
                     + " \(RecoveryReport.setName(verification))), so the passphrase is what differs",
                 hint: "check the passphrase (capital letters and spaces count, and the keyboard layout)",
@@ -36,7 +36,7 @@ enum RecoveryAdvice {
             : (cut ? "copy it again from where it was saved; if this is the only copy, " : "")
                 + "to restore what is intact: \(next)"
         return ToolError(
-            code: code.rawValue,
+            code: code,
             "\(path) is damaged, as its recovery files find: \(RecoveryReport.damage(verification)) (read without them:"
                 + " \(error.code)); "
                 + (verification.isRepairable

@@ -90,7 +90,7 @@ enum RepairCommand: ToolCommand {
                 filePath: path, recoveryPath: recoveryPath, to: destination,
                 progress: context.reporter.recoveryHandler)
         } catch let error as GoshuinError where error.code == .notRepairable || error.code == .truncated {
-            throw beyondTheSet(path, recoveryPath: recoveryPath, error)
+            throw beyondTheSet(path, error)
         } catch let error as GoshuinError where error.code == .recoverySetMismatch {
             throw ToolError(
                 error,
@@ -141,19 +141,19 @@ enum RepairCommand: ToolCommand {
 
     /// `not_repairable` in parts of the file (how many to rebuild, how many the recovery files can), with where
     /// the damage is and the salvage that restores what is intact; `truncated` for a file cut short beyond
-    /// what they rebuild, which is copied again first.
-    static func beyondTheSet(_ path: String, recoveryPath: String?, _ error: GoshuinError) -> ToolError {
+    /// what they rebuild, which is copied again first. The numbers are what the library found
+    /// (``GoshuinError/recoveryVerification``): nothing is read again.
+    static func beyondTheSet(_ path: String, _ error: GoshuinError) -> ToolError {
         let salvage = "to restore what is intact: \(ShellQuoting.command(RecoveryReport.salvageCommand(path)))"
         let copy = "copy it again from where it was saved; if this is the only copy, \(salvage)"
-        guard let verification = try? RecoverySet.verify(filePath: path, recoveryPath: recoveryPath),
-            !verification.isRepairable
-        else { return ToolError(error, hint: error.code == .truncated ? copy : salvage) }
-        let cut = RecoveryReport.isCut(verification)
+        guard let verification = error.recoveryVerification else {
+            return ToolError(error, hint: error.code == .truncated ? copy : salvage)
+        }
         return ToolError(
             GoshuinError(
-                cut ? .truncated : .notRepairable,
-                "\(path) cannot be repaired: \(RecoveryReport.damage(verification)); \(RecoveryReport.shortfall(verification));"
-                    + " nothing was written"),
-            hint: cut ? copy : salvage)
+                error.code,
+                "\(path) cannot be repaired: \(RecoveryReport.damage(verification));"
+                    + " \(RecoveryReport.shortfall(verification)); nothing was written"),
+            hint: error.code == .truncated ? copy : salvage)
     }
 }

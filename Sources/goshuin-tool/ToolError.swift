@@ -23,8 +23,10 @@ enum ExitStatus: Int32 {
     case interrupted = 130
 }
 
-/// The codes of `goshuin-tool` itself, beside the library's (`GoshuinError.Code`); the manual lists both.
-enum ToolCode: String, CaseIterable {
+/// The codes of `goshuin-tool` itself, beside the library's (each module declares its own,
+/// `Spec/decisions/0036`); the manual lists both. A stop and an operating-system error the library did not
+/// report take the library's `interrupted` and `io`.
+enum ToolCode: String, GoshuinErrorCodeSet {
     /// A wrong command, option or argument.
     case usage
     /// The input, a passphrase file or a `check` path does not exist or cannot be read.
@@ -37,15 +39,44 @@ enum ToolCode: String, CaseIterable {
     case terminalOutput = "terminal_output"
     /// The output's folder does not exist or is not writable.
     case cannotCreateOutput = "cannot_create_output"
-    /// An operating-system error the library did not report.
-    case io
-    /// Stopped by a signal.
-    case interrupted
+
+    var category: GoshuinError.Code.Category {
+        switch self {
+        case .usage, .passphraseMismatch, .sameFile, .terminalOutput: return .usage
+        case .inputNotFound, .cannotCreateOutput: return .system
+        }
+    }
+
+    var hint: String? {
+        switch self {
+        case .inputNotFound: return "check the path"
+        case .passphraseMismatch: return "run the command again"
+        case .sameFile: return "choose another output name"
+        case .terminalOutput: return "redirect standard output, use -o FILE, or add --force to show it anyway"
+        case .cannotCreateOutput: return "check that the folder exists and is writable"
+        case .usage: return nil
+        }
+    }
+}
+
+extension GoshuinError.Code {
+    /// A wrong command, option or argument.
+    static let usage = Self(ToolCode.usage)
+    /// The input, a passphrase file or a `check` path does not exist or cannot be read.
+    static let inputNotFound = Self(ToolCode.inputNotFound)
+    /// The two passphrases typed on the terminal differ.
+    static let passphraseMismatch = Self(ToolCode.passphraseMismatch)
+    /// The input and the output are the same file.
+    static let sameFile = Self(ToolCode.sameFile)
+    /// Binary output was going to a terminal.
+    static let terminalOutput = Self(ToolCode.terminalOutput)
+    /// The output's folder does not exist or is not writable.
+    static let cannotCreateOutput = Self(ToolCode.cannotCreateOutput)
 }
 
 /// An error as the tool reports it: a stable code, a message, a hint and an exit status.
 struct ToolError: Error {
-    let code: String
+    let code: GoshuinError.Code
     let message: String
     let hint: String?
     let status: ExitStatus
@@ -54,17 +85,14 @@ struct ToolError: Error {
     /// One line per problem when there are several (every file of a folder that may not be in a backup).
     let details: [String]
 
-    init(code: ToolCode, _ message: String, hint: String? = nil, status: ExitStatus) {
-        self.init(code: code.rawValue, message, hint: hint, status: status)
-    }
-
+    /// An error of `code`, with the hint given or else the one declared with the code.
     init(
-        code: String, _ message: String, hint: String? = nil, status: ExitStatus, chunkIndex: UInt64? = nil,
+        code: GoshuinError.Code, _ message: String, hint: String? = nil, status: ExitStatus, chunkIndex: UInt64? = nil,
         details: [String] = []
     ) {
         self.code = code
         self.message = message
-        self.hint = hint
+        self.hint = hint ?? code.hint
         self.status = status
         self.chunkIndex = chunkIndex
         self.details = details
@@ -79,71 +107,31 @@ struct ToolError: Error {
     /// A core error that comes from how the tool was used (an option's value out of bounds): exit 64, with
     /// the command's help as the hint.
     init(usage error: GoshuinError, command: String) {
-        self.init(code: error.code.rawValue, error.message, hint: "see 'goshuin-tool help \(command)'", status: .usage)
+        self.init(code: error.code, error.message, hint: "see 'goshuin-tool help \(command)'", status: .usage)
     }
 
-    /// A core error with the exit status its code implies and a hint where one helps (`hint`, or the usual
-    /// one for the code).
+    /// A core error with the exit status its code implies and a hint where one helps (`hint`, or the one
+    /// declared with the code).
     init(_ error: GoshuinError, hint: String? = nil) {
         self.init(
-            code: error.code.rawValue, error.message, hint: hint ?? Self.hint(for: error.code),
-            status: Self.status(for: error.code), chunkIndex: error.chunkIndex, details: error.details)
+            code: error.code, error.message, hint: hint, status: Self.status(for: error.code),
+            chunkIndex: error.chunkIndex, details: error.details)
     }
 
-    /// The exit status of a library code: by its category, but for the destinations (73), a stop (130) and
-    /// memory (71).
+    /// The exit status of a code: by its category, but for the destinations (73), a stop (130), memory (71)
+    /// and an input that is not there (66).
     static func status(for code: GoshuinError.Code) -> ExitStatus {
         switch code {
-        case .outputExists, .destinationNotEmpty: return .cannotCreate
+        case .outputExists, .destinationNotEmpty, .cannotCreateOutput: return .cannotCreate
         case .interrupted: return .interrupted
         case .outOfMemory: return .systemError
+        case .inputNotFound: return .noInput
         default: break
         }
         switch code.category {
         case .container, .backup, .recovery: return .dataError
         case .usage: return .usage
         case .system: return .ioError
-        }
-    }
-
-    private static func hint(for code: GoshuinError.Code) -> String? {
-        switch code {
-        case .outputExists: return "use --force to replace it, or -o to choose another name"
-        case .unexpectedFile:
-            return "rename what has a suggested name; files a backup cannot hold can be left out with"
-                + " --leave-out-unsupported"
-        case .destinationNotEmpty: return "give the name of a new folder, or empty that one first"
-        case .zipMalformed, .manifestMismatch:
-            return "to get what the file holds as it is, use 'goshuin-tool open FILE -o OUTPUT'"
-        case .noSpace: return "free some space, or choose a destination on another disk"
-        case .outOfMemory: return "close other programs, or raise the memory limit (ulimit -v)"
-        case .emptyPassphrase: return "choose a passphrase of several words"
-        case .passphraseTooLong: return "choose a passphrase of at most 4096 bytes"
-        case .authFailed:
-            return
-                "check the passphrase (capital letters and spaces count); if it is right, try another copy of the file"
-        case .truncated, .trailingData:
-            return "copy the file again from where it was saved; if this is the only copy and you kept its recovery"
-                + " files elsewhere, 'goshuin-tool repair FILE --recovery PATH' repairs it with them; without them,"
-                + " 'goshuin-tool open FILE --extract FOLDER --salvage' restores what it still holds"
-        case .chunkDamaged, .chunkLengthInvalid:
-            return "try another copy of the file; if this is the only copy and you kept its recovery files elsewhere,"
-                + " 'goshuin-tool repair FILE --recovery PATH' repairs it with them; without them, 'goshuin-tool open"
-                + " FILE --extract FOLDER --salvage' restores what is intact"
-        case .badMagic:
-            return "check that this is the .goshuin file, not something it holds or another file; if it is, and you"
-                + " kept its recovery files elsewhere, 'goshuin-tool repair FILE --recovery PATH' repairs its start"
-        case .recoverySetNotFound:
-            return "give the set's .par2 file with --recovery PATH, or make one of an intact file with 'goshuin-tool"
-                + " protect FILE'"
-        case .recoverySetInvalid, .recoverySetMismatch:
-            return "give another copy of the set with --recovery PATH; without one, 'goshuin-tool open FILE --extract"
-                + " DIR --salvage' restores what is intact"
-        case .notRepairable:
-            return "to restore what is intact: goshuin-tool open FILE --extract DIR --salvage"
-        case .repairCheckFailed:
-            return "the set may be for another version of the file; try another copy of the set or of the file"
-        default: return nil
         }
     }
 }

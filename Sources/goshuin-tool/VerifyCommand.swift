@@ -131,7 +131,7 @@ enum VerifyCommand: ToolCommand {
             return ToolError(error)
         }
         return ToolError(
-            code: error.code.rawValue,
+            code: error.code,
             "the passphrase is wrong: \(DisplayText.quoted(path)) is intact (every part of it matches its recovery"
                 + " files \(RecoveryReport.setName(checked))), so the passphrase is what differs",
             hint: "check the passphrase (capital letters and spaces count, and the keyboard layout)",
@@ -229,7 +229,7 @@ enum VerifyCommand: ToolCommand {
             hint = "to restore what is intact: \(next)"
         }
         let error = ToolError(
-            code: code.rawValue,
+            code: code,
             "\(path) is damaged: \(RecoveryReport.damage(verification))"
                 + (verification.isRepairable ? "" : "; not repairable: \(RecoveryReport.shortfall(verification))"),
             hint: hint, status: ToolError.status(for: code), chunkIndex: cut ? nil : chunk)

@@ -187,6 +187,10 @@ import Testing
             #expect(error.code == .notRepairable)
             #expect(error.message.contains("1 of the 10 slices"), "\(error.message)")
             #expect(error.message.contains("and 10 slices of the set's other files"), "\(error.message)")
+            // The error carries what the check found: a caller says it without checking the file again.
+            let found = try #require(error.recoveryVerification)
+            #expect(found.damagedSliceCount == 1 && found.otherUnknownSlices == 10 && !found.isRepairable)
+            #expect(found.recoverySlicesAvailable == verification.recoverySlicesAvailable)
         }
     }
 
