@@ -302,6 +302,21 @@ function damagedSlices(original, damaged, sliceSize) {
   return bad;
 }
 
+/**
+ * Rule 3's evidence, by the oracle: the bytes of `damaged` equal to `original` in 512-byte blocks at multiples of
+ * 512 that are not all zeros, each block as far as `damaged` holds it, when that is at least 16 bytes.
+ */
+function equalBlockBytes(original, damaged) {
+  let equalBytes = 0;
+  for (let at = 0; at < original.length; at += 512) {
+    const end = Math.min(at + 512, original.length, damaged.length);
+    if (end - at < 16) break;
+    const block = Buffer.from(damaged.subarray(at, end));
+    if (block.some((b) => b !== 0) && block.equals(Buffer.from(original.subarray(at, end)))) equalBytes += end - at;
+  }
+  return equalBytes;
+}
+
 /** What the given recovery files hold intact: the critical packets and the distinct recovery exponents. */
 function intactRecovery(files) {
   const exponents = new Set();
@@ -392,16 +407,19 @@ async function damageTrials() {
             const intact = intactRecovery(files);
             const result = await repair(damaged.backup, files);
             const where = `trial ${trial} (seed ${trialSeed}): ${bad} slices damaged, ${intact.exponents} recovery slices intact`;
-            // What proves the set is this backup's: its length, its first 16 KiB, or an intact slice.
-            const sameLength = damaged.backup.length === backup.bytes.length;
+            // What proves the backup a copy of the set's file (ADR 0048): its first 16 KiB, an intact slice, or,
+            // when the set can rebuild every slice, a 512-byte block (of at least 16 bytes held) equal to the original.
             const sameStart = Buffer.from(damaged.backup.subarray(0, 16384)).equals(Buffer.from(backup.bytes.subarray(0, 16384)));
-            const allBad = bad === Math.ceil(backup.bytes.length / sliceSize);
-            if (intact.critical && allBad && !sameStart && (!sameLength || bad <= intact.exponents)) {
-              equal(result.code, "recovery_set_mismatch", `${where}: nothing proves the set is this backup's`);
-              trialCounts.unproved++;
-            } else if (!intact.critical) {
+            const slices = Math.ceil(backup.bytes.length / sliceSize);
+            const allBad = bad === slices;
+            const evidence = sameStart || !allBad || (intact.exponents >= slices && equalBlockBytes(backup.bytes, damaged.backup) >= 16);
+            const cutOnly = /cut/.test(kind);
+            if (!intact.critical) {
               equal(result.code, "recovery_set_invalid", where);
               trialCounts.invalid++;
+            } else if (!evidence) {
+              equal(result.code, "recovery_set_mismatch", `${where}: nothing proves the set is this backup's: ${result.detail}`);
+              trialCounts.unproved++;
             } else if (bad <= intact.exponents) {
               equal(result.code, undefined, `${where}: ${result.detail}`);
               assert(Buffer.from(result.bytes).equals(Buffer.from(backup.bytes)), `${where}: the repair is not the original`);
@@ -409,10 +427,11 @@ async function damageTrials() {
               equal(result.damagedSlices, bad, `${where}: slices found damaged`);
               trialCounts.repaired++;
             } else {
-              equal(result.code, "not_repairable", where);
+              // A file cut short (and damaged nowhere else) is said to be cut short; damage, not repairable.
+              equal(result.code, cutOnly ? "truncated" : "not_repairable", `${where}: ${result.detail}`);
               equal(result.error.damagedSlices, bad, `${where}: the count said`);
               equal(result.error.recoverySlices, intact.exponents, `${where}: the recovery slices said`);
-              assert(result.detail.includes(`${bad} slice`), result.detail);
+              assert(result.detail.includes(cutOnly ? "cut short" : `${bad} part`), result.detail);
               trialCounts.insufficient++;
             }
             // par2cmdline-turbo on the same damage, now and then: it must agree.
@@ -500,29 +519,41 @@ async function limitTests() {
     assert(result.sliceSize === 12 && result.damagedSlices > 300, `${result.damagedSlices} slices of ${result.sliceSize} bytes`);
     assert((Date.now() - started) / 1000 < 20, "too slow");
   });
-  // The page's most: 512 slices to rebuild, from forged recovery slices (right MD5s, wrong data), 4-byte slices.
-  function forged(unknowns) {
+  // The most at once: 4,096 slices to rebuild, from forged recovery slices (right MD5s, wrong data), 4-byte
+  // slices; exponents 0 … with `step` between them (1: consecutive, a Vandermonde matrix; 2: an elimination).
+  function forged(unknowns, step = 1) {
     const sliceSize = 4;
     const d = description(backup, "b.goshuin");
     const main = mainBody(sliceSize, [d.fileId]);
     const setId = createHash("md5").update(main).digest();
     const checksums = Buffer.from(checksumsBody(d.fileId, backup, sliceSize));
-    for (let i = 0; i < unknowns; i++) checksums[16 + 20 * (4 * i + 1)] ^= 1; // slices 1, 5, 9, … do not match
+    for (let i = 0; i < unknowns; i++) checksums[16 + 20 * (i + 1)] ^= 1; // slices 1 … unknowns do not match
     const index = Buffer.concat([packet(setId, TYPE.main, main), packet(setId, TYPE.description, d.body), packet(setId, TYPE.checksums, checksums)]);
-    const vol = Buffer.concat(Array.from({ length: unknowns + 10 }, (_, e) => packet(setId, TYPE.recovery, Buffer.concat([u32(e), randomBytes(sliceSize)]))));
+    const vol = Buffer.concat(Array.from({ length: unknowns + 10 }, (_, e) => packet(setId, TYPE.recovery, Buffer.concat([u32(e * step), randomBytes(sliceSize)]))));
     return { "i.par2": index, "v.par2": vol };
   }
-  await test("512 slices to rebuild (the page's most) from forged recovery data: solved in seconds, repair_check_failed", async () => {
+  await test("4,096 slices to rebuild (the most at once) from forged consecutive recovery data: inverted without elimination, in seconds, repair_check_failed", async () => {
     const started = Date.now();
-    const result = await repair(backup, forged(512));
+    const result = await repair(backup, forged(4096));
     equal(result.code, "repair_check_failed", result.detail);
     assert((Date.now() - started) / 1000 < 20, `took ${(Date.now() - started) / 1000} s`);
   });
-  await test("513 slices to rebuild: browser_limit at once, the tool named", async () => {
+  await test("4,097 slices to rebuild: not_repairable at once, the limit said", async () => {
     const started = Date.now();
-    const result = await repair(backup, forged(513));
-    equal(result.code, "browser_limit", result.detail);
-    assert(result.detail.includes("goshuin-tool repair"), result.detail);
+    const result = await repair(backup, forged(4097));
+    equal(result.code, "not_repairable", result.detail);
+    assert(result.detail.includes("4,096"), result.detail);
+    assert((Date.now() - started) / 1000 < 5, "too slow");
+  });
+  await test("300 slices from recovery data with gaps (exponents 0, 2, 4, …): eliminated, repair_check_failed; 513: browser_limit at once", async () => {
+    let started = Date.now();
+    const result = await repair(backup, forged(300, 2));
+    equal(result.code, "repair_check_failed", result.detail);
+    assert((Date.now() - started) / 1000 < 20, `took ${(Date.now() - started) / 1000} s`);
+    started = Date.now();
+    const beyond = await repair(backup, forged(513, 2));
+    equal(beyond.code, "browser_limit", beyond.detail);
+    assert(beyond.detail.includes("goshuin-tool repair"), beyond.detail);
     assert((Date.now() - started) / 1000 < 5, "too slow");
   });
   await test("more to hold than limits.recoveryMemory: browser_limit, said in bytes", async () => {
@@ -534,7 +565,7 @@ async function limitTests() {
     try {
       const result = await repair(damaged, set.files);
       equal(result.code, "browser_limit", result.detail);
-      assert(result.detail.includes("to hold"), result.detail);
+      assert(result.detail.includes("would take 12 KiB"), result.detail);
     } finally {
       core.limits.recoveryMemory = memory;
     }
@@ -659,8 +690,19 @@ async function hostileTests() {
     // Overlapping forged packets: a magic every 64 bytes, each claiming 600 KB of checksums with a wrong MD5.
     const forged = Buffer.alloc(8 << 20);
     for (let at = 0; at + 64 <= forged.length; at += 64) packet(setId, TYPE.checksums, Buffer.alloc(0), { lengthField: 600000, brokenHash: true }).copy(forged, at);
-    await refused("131,072 overlapping forged packets claiming 600 KB each", { ...good.files, "forged.par2": forged }, "recovery_set_invalid", (r) =>
-      assert(r.detail.includes("too many damaged packets"), r.detail)
+    // The scan's budget (64 MiB + 2 × the backup's length) runs out inside the forged file: the good set, read
+    // first, still repairs (its recovery slices checked from the budget kept for them), the forged file is said
+    // not to be read to its end.
+    await test("hostile: 131,072 overlapping forged packets claiming 600 KB each: the scan stops within its budget, the good set repairs", async () => {
+      const started = Date.now();
+      const result = await repair(damaged, { ...good.files, "forged.par2": forged });
+      equal(result.code, undefined, result.detail);
+      assert(Buffer.from(result.bytes).equals(Buffer.from(backup)), "the original");
+      equal(result.notReadToEnd, 1, "files not read to their end");
+      assert((Date.now() - started) / 1000 < 10, "too slow");
+    });
+    await refused("131,072 overlapping forged packets claiming 600 KB each, alone", { "forged.par2": forged }, "recovery_set_invalid", (r) =>
+      assert(r.detail.includes("not read to their end"), r.detail)
     );
   }
   {
@@ -668,16 +710,23 @@ async function hostileTests() {
     const eight = Buffer.concat(Array.from({ length: 64 }, (_, i) => packet(setId, TYPE.recovery, Buffer.concat([u32(i % 8), Buffer.alloc(sliceSize)]), { brokenHash: true })));
     await refused("recovery slices whose MD5s fail", { "b.goshuin.par2": index, "forged.par2": eight }, "not_repairable", (r) => {
       equal(r.error.recoverySlices, 0, "usable");
-      assert(r.detail.includes("8 more are damaged"), r.detail);
+      assert(r.detail.includes("8 more is damaged"), r.detail);
     });
-    // 60,000 overlapping headers, each claiming a 1 MiB recovery slice of its own exponent (wrong MD5s).
+    // 60,000 overlapping headers, each claiming a 1 MiB recovery slice of its own exponent (wrong MD5s), for a
+    // backup damaged past its first 16 KiB (which prove the set the backup's): the checks stop at the budget.
     const big = indexFor(backup, 1048576);
     const forged = Buffer.alloc(4 << 20);
     for (let i = 0, at = 0; at + 72 <= forged.length && i < 60000; i++, at += 68)
       packet(big.setId, TYPE.recovery, u32(i), { lengthField: 68 + 1048576, brokenHash: true }).copy(forged, at);
-    await refused("60,000 overlapping forged recovery slices of 1 MiB", { "b.goshuin.par2": big.index, "forged.par2": forged }, "recovery_set_invalid", (r) =>
-      assert(r.detail.includes("too many damaged recovery slices"), r.detail)
-    );
+    await test("hostile: 60,000 overlapping forged recovery slices of 1 MiB: not_repairable within the budget, quickly", async () => {
+      const late = backup.slice();
+      late[18000] ^= 1;
+      const started = Date.now();
+      const result = await repair(late, { "b.goshuin.par2": big.index, "forged.par2": forged });
+      equal(result.code, "not_repairable", result.detail);
+      assert(result.detail.includes("past what the page checks"), result.detail);
+      assert((Date.now() - started) / 1000 < 10, `took ${(Date.now() - started) / 1000} s`);
+    });
     await test("hostile: forged recovery slices with right MD5s but wrong data: repair_check_failed, nothing handed out", async () => {
       const vol = Buffer.concat([0, 1, 2].map((e) => packet(setId, TYPE.recovery, Buffer.concat([u32(e), randomBytes(sliceSize)]))));
       const result = await repair(damaged, { "b.goshuin.par2": index, "b.vol.par2": vol });
@@ -728,10 +777,10 @@ async function hostileTests() {
     const impostor = indexFor(sameLength, sliceSize, "b.goshuin");
     const slices = Buffer.concat(Array.from({ length: 20 }, (_, e) => packet(impostor.setId, TYPE.recovery, Buffer.concat([u32(e), randomBytes(sliceSize)]))));
     await refused("a set for another file of the same length, able to rebuild every slice", { "b.par2": impostor.index, "v.par2": slices }, "recovery_set_mismatch", (r) =>
-      assert(r.detail.includes("no slice"), r.detail)
+      assert(r.detail.includes("512-byte block"), r.detail)
     );
-    await refused("a set for another file of the same length, without recovery slices", { "b.par2": impostor.index }, "not_repairable", (r) =>
-      assert(r.detail.includes("no slice of the backup matches"), r.detail)
+    await refused("a set for another file of the same length, without recovery slices", { "b.par2": impostor.index }, "recovery_set_mismatch", (r) =>
+      assert(r.detail.includes("cannot rebuild every part"), r.detail)
     );
   }
   {
