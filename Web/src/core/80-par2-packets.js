@@ -357,12 +357,20 @@ async function scanRecoveryFile(scan, source, sourceIndex, pace, onBytes) {
 }
 
 /**
- * Every picked file scanned in turn (`sources`), within the reading's budget for a backup of `backupSize`
- * bytes: the RecoveryScan. `onBytes(count)` follows the bytes read.
+ * Every picked file scanned (`sources`), the smallest first (the index before the volumes, a huge file picked
+ * by mistake last), within the reading's budget for a backup of `backupSize` bytes: the RecoveryScan.
+ * `onBytes(count)` follows the bytes read.
  */
 async function scanRecoveryFiles(sources, backupSize, pace, onBytes) {
   var scan = new RecoveryScan(backupSize);
-  for (var i = 0; i < sources.length; i++) {
+  var order = sources.map(function (source, index) {
+    return index;
+  });
+  order.sort(function (a, b) {
+    return sources[a].size - sources[b].size || a - b;
+  });
+  for (var n = 0; n < order.length; n++) {
+    var i = order[n];
     if (scan.left() <= 0) {
       onBytes(sources[i].size);
       scan.notReadToEnd.push(i);

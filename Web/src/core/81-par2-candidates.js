@@ -156,11 +156,11 @@ function surveyedCandidates(candidates, file) {
   });
 }
 
-/** The survey's winner: the most intact bytes, then the most recovery slices, then the first read. */
-function bestSurveyed(results) {
+/** The surveyed candidates, the winner first: the most intact bytes, then the most recovery slices, then the first read. */
+function rankSurveyed(results) {
   return results.slice().sort(function (a, b) {
     return b.intactBytes - a.intactBytes || byRecoverySlices(a.candidate, b.candidate);
-  })[0];
+  });
 }
 
 /**

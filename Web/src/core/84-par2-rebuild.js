@@ -68,21 +68,32 @@ async function forEachSlicePiece(source, sliceSize, end, partBytes, pace, visit)
   }
 }
 
-/** Bytes of a part when each byte costs `perByte` multiply-adds: RECOVERY_WORK_PART of work, in whole words. */
-function workPart(perByte) {
-  return Math.max(4096, Math.floor(RECOVERY_WORK_PART / Math.max(1, perByte) / 4) * 4);
+/**
+ * Bytes of a part when each byte costs `perByte` multiply-adds and each slice of `sliceSize` bytes as many
+ * scalar products (its coefficients): about RECOVERY_WORK_PART of work, in whole words.
+ */
+function workPart(perByte, sliceSize) {
+  var perPartByte = Math.max(1, perByte) * (1 + 8 / sliceSize);
+  return Math.max(4, Math.floor(RECOVERY_WORK_PART / perPartByte / 4) * 4);
 }
 
 /** `visit(within, bytes)` over the data of a recovery slice packet, in pieces (each a whole window). */
 async function readRecoverySlice(recovery, copy, pace, visit) {
   var start = copy.offset + PAR2_PEEK;
-  for await (var piece of readPieces(recovery.sources[copy.source], start, start + recovery.target.sliceSize, RECOVERY_WINDOW, pace.signal))
+  for await (var piece of readPieces(recovery.sources[copy.source], start, start + recovery.target.sliceSize, RECOVERY_WINDOW, pace.signal)) {
+    await pace(); // a read of bytes in memory may come back without the event loop turning
     await visit(piece.offset - start, piece.bytes);
+  }
 }
 
-/** Σ_t row[t] · inputs[t] into a new slice, yielding between parts. */
+/** Σ_t row[t] · inputs[t] into a new slice, yielding between parts (at once for small slices). */
 async function combine(row, inputs, sliceSize, pace) {
   var out = new Uint8Array(sliceSize);
+  if (sliceSize * inputs.length <= RECOVERY_WORK_PART) {
+    await pace();
+    for (var i = 0; i < inputs.length; i++) multiplyAddAt(row[i], inputs[i], out, 0);
+    return out;
+  }
   for (var t = 0; t < inputs.length; t++) await multiplyAddPaced(row[t], inputs[t], out, pace);
   return out;
 }
@@ -104,7 +115,7 @@ async function rebuildBySyndromes(check, slots, rows, pace, onBytes) {
   var powers = new Uint16Array(slots.length);
   var powersOf = -1;
   var end = Math.min(source.size, target.description.length);
-  await forEachSlicePiece(source, sliceSize, end, workPart(slots.length), pace, function (slice, within, bytes) {
+  await forEachSlicePiece(source, sliceSize, end, workPart(slots.length, sliceSize), pace, function (slice, within, bytes) {
     if (check.status[slice] !== SLICE_INTACT) return;
     if (powersOf !== slice) {
       for (var p = 0; p < slots.length; p++) powers[p] = par2Coefficient(target.firstSlice + slice, slots[p].exponent);
@@ -130,7 +141,7 @@ async function rebuildByCoefficients(check, slots, rows, parity, pace, onBytes) 
   var rebuilt = rows.map(function () {
     return new Uint8Array(target.sliceSize);
   });
-  var part = workPart(k);
+  var part = workPart(k, target.sliceSize);
   for (var s = 0; s < slots.length; s++) {
     await readRecoverySlice(check.recovery, slots[s].copy, pace, async function (within, bytes) {
       for (var at = 0; at < bytes.length; at += part) {

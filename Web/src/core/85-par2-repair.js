@@ -51,35 +51,11 @@ function recoverySetSummary(recovery) {
   };
 }
 
-/**
- * The backup checked against the set read for it (`recovery`, from readRecoverySet): the set chosen by what
- * it protects (Spec/decisions/0048), every slice checked, the evidence that the backup is a copy of the set's
- * file, and as many recovery slices as a repair needs. Returns the check a repair starts from: { recovery,
- * status (a Uint8Array per slice: 0 intact, 1 damaged, 2 missing), runs, damaged, missing, intact, intactFile,
- * addedBytes, unknowns, recoverySlices (present), usable ([{ exponent, copy }], intact), damagedRecovery,
- * repairable, cutOnly, evidence ("start", "slice", "block", "zeros"), … }. `options.onProgress(stage, done,
- * total)`: "recovery-verify" (bytes), "recovery-slices"; `options.onRecoverySet(summary)` once the set is
- * chosen. Throws recovery_set_mismatch (another file), recovery_set_invalid (a set that contradicts itself).
- */
-async function verifyWithRecovery(recovery, options) {
-  options = options || {};
-  var progress = options.onProgress || function () {};
-  var pace = pacer(options.signal);
-  var started = now();
-  var file = recovery.file;
-  var exact = exactCandidates(recovery.candidates, file);
-  var surveyed = exact.length ? exact.slice(0, 1) : surveyedCandidates(recovery.candidates, file);
-  var announce = function (candidate) {
-    recovery.target = candidate;
-    recovery.match = exact.length ? "exact" : "content";
-    if (options.onRecoverySet) options.onRecoverySet(recoverySetSummary(recovery));
-  };
-  if (exact.length) announce(exact[0]);
-  var results = await surveyBackup(recovery, surveyed, progress, pace);
-  var result = exact.length ? results[0] : bestSurveyed(results);
-  if (!exact.length) announce(result.candidate);
+/** The check of the backup against one surveyed candidate (see verifyWithRecovery), its recovery slices checked. */
+async function checkAgainst(recovery, result, evidence, progress, pace) {
   var target = result.candidate;
-  var length = target.description.length;
+  recovery.target = target;
+  var file = recovery.file;
   var status = result.status;
   var damaged = 0;
   var missing = 0;
@@ -90,47 +66,99 @@ async function verifyWithRecovery(recovery, options) {
     if (status[i] === SLICE_MISSING) missing++;
     else damaged++;
   }
-  var intact = status.length - damaged - missing;
-  var evidence = file.firstNonZero < 0 && length > 0 ? "zeros" : length === 0 ? null : evidenceOf(result, file);
   // Other files' slices are unknowns only when there is something to rebuild.
   var unknowns = damaged + missing === 0 ? 0 : damaged + missing + target.otherSlices.length;
+  // Without evidence, rule 3 needs every slice rebuilt: as many recovery slices as that.
   var slices = await checkRecoverySlices(recovery, evidence ? unknowns : target.sliceCount + target.otherSlices.length, progress, pace);
-  var cutFrom = Math.floor(file.size / target.sliceSize);
-  var check = {
+  return {
     recovery: recovery,
     status: status,
     runs: damagedRuns(status),
     damaged: damaged,
     missing: missing,
-    intact: intact,
+    intact: status.length - damaged - missing,
+    firstBad: firstBad,
     intactFile: false, // every slice intact and the file's MD5 right (there may be bytes added to it)
-    addedBytes: Math.max(0, file.size - length),
-    fileDigest: result.fileDigest || result.digestAtEnd, // the whole file's MD5 over slices 0 … resumeSlice − 1
+    addedBytes: Math.max(0, file.size - target.description.length),
+    fileDigest: result.fileDigest, // the whole file's MD5 over slices 0 … resumeSlice − 1
     resumeSlice: result.resumeSlice,
     unknowns: unknowns,
     recoverySlices: target.exponents.length, // present; those checked: usable + damagedRecovery
     usable: slices.usable,
     damagedRecovery: slices.damaged,
     repairable: slices.usable.length >= unknowns,
-    cutOnly: file.size < length && (firstBad < 0 || firstBad >= cutFrom),
+    cutOnly: file.size < target.description.length && (firstBad < 0 || firstBad >= Math.floor(file.size / target.sliceSize)),
     parity: result.parity, // the XOR of the intact slices, or null
     evidence: evidence,
     rebuiltAll: null,
     verifyMs: 0,
   };
-  if (!evidence) {
-    // Rule 3: only when nothing else matched and the set can rebuild every slice.
-    var rebuilt = await rebuildEverything(check, pace);
-    var what = "no part of this backup that is not zeros holds what the set says its file held there (its first 16 KiB, any of its " + target.sliceCount + " parts";
-    if (rebuilt === null) throw anotherFile(recovery.scan, what + "), and the recovery files cannot rebuild every part to compare more");
-    if ((await equalBlockBytes(check, rebuilt, pace)) < EVIDENCE_BYTES)
-      throw anotherFile(recovery.scan, what + ", any 512-byte block of the file the recovery files rebuild)");
-    check.evidence = "block";
-    check.rebuiltAll = rebuilt;
-    check.repairable = true;
+}
+
+var RULE3_TRIES = 4; // candidates rebuilt whole (rule 3) when none has other evidence
+
+/**
+ * The backup checked against the set read for it (`recovery`, from readRecoverySet): the set chosen by what
+ * it protects (Spec/decisions/0048), every slice checked, the evidence that the backup is a copy of the set's
+ * file, and as many recovery slices as a repair needs. The candidates are ranked (81-par2-candidates.js) and
+ * the first with evidence is the backup's set: when the first has none (a tie: no intact slice anywhere, as
+ * in a one-slice backup picked with several sets), rule 3 is tried on the next ones too. Returns the check a
+ * repair starts from: { recovery, status (a Uint8Array per slice: 0 intact, 1 damaged, 2 missing), runs,
+ * damaged, missing, intact, intactFile, addedBytes, unknowns, recoverySlices (present), usable ([{ exponent,
+ * copy }], intact), damagedRecovery, repairable, cutOnly, evidence ("start", "slice", "block", "zeros"), … }.
+ * `options.onProgress(stage, done, total)`: "recovery-verify" (bytes), "recovery-slices";
+ * `options.onRecoverySet(summary)` once the set is chosen. Throws recovery_set_mismatch (another file),
+ * recovery_set_invalid (a set that contradicts itself), browser_limit.
+ */
+async function verifyWithRecovery(recovery, options) {
+  options = options || {};
+  var progress = options.onProgress || function () {};
+  var pace = pacer(options.signal);
+  var started = now();
+  var file = recovery.file;
+  var exact = exactCandidates(recovery.candidates, file);
+  recovery.match = exact.length ? "exact" : "content";
+  var announce = function (candidate) {
+    recovery.target = candidate;
+    if (options.onRecoverySet) options.onRecoverySet(recoverySetSummary(recovery));
+  };
+  if (exact.length) announce(exact[0]);
+  var results = await surveyBackup(recovery, exact.length ? exact.slice(0, 1) : surveyedCandidates(recovery.candidates, file), progress, pace);
+  var ranked = exact.length ? results : rankSurveyed(results);
+  var allZero = file.firstNonZero < 0;
+  var check = null;
+  for (var r = 0; r < ranked.length && check === null; r++) {
+    var length = ranked[r].candidate.description.length;
+    var evidence = allZero && length > 0 ? "zeros" : length === 0 ? null : evidenceOf(ranked[r], file);
+    if (evidence) check = await checkAgainst(recovery, ranked[r], evidence, progress, pace);
   }
-  if (firstBad < 0 && file.size >= length) {
-    if (!bytesEqual(result.digestAtEnd.digest(), target.description.md5))
+  // Rule 3: only when nothing else matched and the set can rebuild every slice.
+  for (var t = 0; t < Math.min(ranked.length, RULE3_TRIES) && check === null; t++) {
+    var trial = await checkAgainst(recovery, ranked[t], null, progress, pace);
+    var rebuilt = await rebuildEverything(trial, pace);
+    if (rebuilt !== null && (await equalBlockBytes(trial, rebuilt, pace)) >= EVIDENCE_BYTES) {
+      trial.evidence = "block";
+      trial.rebuiltAll = rebuilt;
+      trial.repairable = true;
+      check = trial;
+    }
+  }
+  if (check === null) {
+    recovery.target = ranked[0].candidate;
+    throw anotherFile(
+      recovery.scan,
+      "no part of this backup that is not zeros holds what the set says its file held there (its first 16 KiB, " +
+        (ranked[0].candidate.sliceCount === 1 ? "its one part" : "any of its " + partsOf(ranked[0].candidate.sliceCount)) +
+        ", or, where the recovery files can rebuild every part, any 512-byte block of it)"
+    );
+  }
+  var target = check.recovery.target;
+  if (!exact.length) announce(target);
+  var chosen = ranked.find(function (result) {
+    return result.candidate === target;
+  });
+  if (check.firstBad < 0 && file.size >= target.description.length) {
+    if (!bytesEqual(chosen.digestAtEnd.digest(), target.description.md5))
       throw recoveryInvalid("every slice matches its checksum but the whole file's MD5 is not the one of the file description: the recovery set contradicts itself");
     check.intactFile = true;
   }
