@@ -53,6 +53,10 @@ function pacer(signal) {
   pace.check = function () {
     if (signal && signal.aborted) throw interrupted();
   };
+  /** Whether `pace()` would yield or throw: for the hottest loops, which must not make a promise a turn. */
+  pace.due = function () {
+    return now() - last >= PACE_MS || (signal !== undefined && signal !== null && signal.aborted);
+  };
   pace.signal = signal;
   return pace;
 }

@@ -7,9 +7,9 @@
 // input file slice checksums (an MD5 and a CRC-32 per slice) and creator; recovery slices (an exponent
 // and a slice of recovery data) are noted where they lie and checked only when a repair needs them.
 //
-// The scan is linear and bounded by the backup: each file is read once, in a window that slides forward
-// (the bytes of a packet that runs past the window's end are kept, never read again); the magic is found
-// by indexOf. Every byte searched and every byte hashed is charged to one budget per reading, 64 MiB + 4 ×
+// The scan is linear and bounded by the backup: each file is read in a window that slides forward, the
+// next window starting where the search stands (at most the longest packet hashed whole is read twice, once
+// per window); the magic is found by indexOf. Every byte searched and every byte hashed is charged to one budget per reading, 64 MiB + 4 ×
 // the backup's length (the scan may spend all but 2 × that length, kept for checking the recovery slices a
 // repair uses), and the bytes hashed in one file to 2 × its size + 64 MiB: past either, the file (and, past
 // the first, every file after it) is reported as not read to its end. A packet whose MD5 fails, of an
@@ -21,7 +21,7 @@
 var PAR2_HEADER_SIZE = 64;
 var PAR2_PEEK = 68; // a header and the first word of its body (a recovery slice's exponent; a file ID's first)
 var PAR2_MAGIC = [0x50, 0x41, 0x52, 0x32, 0x00, 0x50, 0x4b, 0x54]; // "PAR2\0PKT"
-var PAR2_SCAN_WINDOW = 8388608; // bytes held at a time; more than twice the longest packet hashed whole (main)
+var PAR2_SCAN_WINDOW = 4194304; // bytes held at a time; more than three times the longest packet hashed whole (main)
 var PAR2_SEARCH_STEP = 1048576; // bytes searched between two looks at the clock
 var PAR2_MAX_FILES = 32768; // files in a recovery set (each file of a recovery set has at least one slice)
 var PAR2_MAX_SLICE_SIZE = 2147483648; // parsed; ADR 0049 bounds it by the set's files, the repair by memory
@@ -34,14 +34,31 @@ var PAR2_EXPONENT_LIMIT = 65536; // exponents are 16-bit (PAR 2.0 "Recovery Slic
 var PAR2_KEPT_LIMIT = 33554432; // bytes of packet bodies kept in all (Spec/recovery-par2.md §6.2)
 var PAR2_BUDGET_BASE = 67108864; // the reading's budget: this and 4 × the backup's length (ADR 0049)
 
-/** The packet types read, by their 16 bytes (latin1), with the longest packet each may be. */
-var PAR2_TYPES = {
-  "PAR 2.0\0Main\0\0\0\0": { kind: "main", minLength: PAR2_HEADER_SIZE + 12, maxLength: PAR2_HEADER_SIZE + 12 + 16 * 2 * PAR2_MAX_FILES },
-  "PAR 2.0\0FileDesc": { kind: "description", minLength: PAR2_HEADER_SIZE + 56, maxLength: PAR2_HEADER_SIZE + 56 + PAR2_MAX_NAME },
-  "PAR 2.0\0IFSC\0\0\0\0": { kind: "checksums", minLength: PAR2_HEADER_SIZE + 16, maxLength: PAR2_HEADER_SIZE + 16 + 20 * PAR2_MAX_INPUT_SLICES },
-  "PAR 2.0\0Creator\0": { kind: "creator", minLength: PAR2_HEADER_SIZE, maxLength: PAR2_HEADER_SIZE + PAR2_MAX_NAME },
-  "PAR 2.0\0RecvSlic": { kind: "recovery", minLength: PAR2_PEEK, maxLength: PAR2_PEEK + PAR2_MAX_SLICE_SIZE },
-};
+/** The packet types read, by their 16 bytes ("PAR 2.0\0" and 8 more), with the shortest and longest packet each may be. */
+var PAR2_TYPE_PREFIX = utf8Bytes("PAR 2.0\0");
+var PAR2_TYPES = [
+  { name: "Main\0\0\0\0", kind: "main", minLength: PAR2_HEADER_SIZE + 12, maxLength: PAR2_HEADER_SIZE + 12 + 16 * 2 * PAR2_MAX_FILES },
+  { name: "FileDesc", kind: "description", minLength: PAR2_HEADER_SIZE + 56, maxLength: PAR2_HEADER_SIZE + 56 + PAR2_MAX_NAME },
+  { name: "IFSC\0\0\0\0", kind: "checksums", minLength: PAR2_HEADER_SIZE + 16, maxLength: PAR2_HEADER_SIZE + 16 + 20 * PAR2_MAX_INPUT_SLICES },
+  { name: "Creator\0", kind: "creator", minLength: PAR2_HEADER_SIZE, maxLength: PAR2_HEADER_SIZE + PAR2_MAX_NAME },
+  { name: "RecvSlic", kind: "recovery", minLength: PAR2_PEEK, maxLength: PAR2_PEEK + PAR2_MAX_SLICE_SIZE },
+].map(function (type) {
+  type.suffix = utf8Bytes(type.name);
+  return type;
+});
+
+/** Whether bytes[at …] holds `other` (no view made: the scan compares millions of headers). */
+function equalAt(bytes, at, other) {
+  for (var i = 0; i < other.length; i++) if (bytes[at + i] !== other[i]) return false;
+  return true;
+}
+
+/** The type of the packet whose type field is at bytes[at …], or null. */
+function packetType(bytes, at) {
+  if (!equalAt(bytes, at, PAR2_TYPE_PREFIX)) return null;
+  for (var t = 0; t < PAR2_TYPES.length; t++) if (equalAt(bytes, at + 8, PAR2_TYPES[t].suffix)) return PAR2_TYPES[t];
+  return null;
+}
 
 // The page's limits for a repair (tests lower them): the slices rebuilt are held in memory, and the
 // matrix has one row and one column per slice to rebuild.
@@ -58,10 +75,6 @@ function u64leNumber(bytes, at) {
   var high = u32le(bytes, at + 4);
   if (high >= 0x200000) return -1;
   return high * 4294967296 + u32le(bytes, at);
-}
-
-function latin1(bytes) {
-  return String.fromCharCode.apply(null, bytes);
 }
 
 /** The index in `bytes` of the first magic at `from` … `last`, or -1. */
@@ -125,10 +138,13 @@ class RecoveryScan {
     this.notReadToEnd = []; // indices of the files whose scan stopped before their end
   }
 
-  set(id) {
+  /** The set whose ID is at bytes[at …] (the last one asked for is known without a view or a key). */
+  set(bytes, at) {
+    if (this.last && equalAt(bytes, at, this.last.id)) return this.last;
+    var id = bytes.subarray(at, at + 16);
     var key = toHex(id);
     var set = this.sets.get(key);
-    if (set) return set;
+    if (set) return (this.last = set);
     if (this.sets.size >= PAR2_MAX_SETS) return null;
     set = {
       id: id.slice(),
@@ -141,7 +157,7 @@ class RecoveryScan {
       recovery: new Map(), // exponent → [{ source, offset, length, hash, verified }]
     };
     this.sets.set(key, set);
-    return set;
+    return (this.last = set);
   }
 
   malformedPacket(kind, why) {
@@ -154,26 +170,20 @@ class RecoveryScan {
    * (its copy, or another packet in a place that holds one), or keeping it would pass the bounds.
    */
   passedOver(kind, set, window, at, length) {
-    var hash = window.subarray(at + 16, at + 32);
-    var same = function (kept) {
-      return kept !== null && kept !== undefined && bytesEqual(kept.hash, hash);
-    };
     var known = false;
     if (kind === "main") known = set.main !== null;
     else if (kind === "description" || kind === "checksums") {
-      var fileId = toHex(window.subarray(at + 64, at + 80));
       var place = kind === "description" ? set.descriptions : set.checksums;
-      known = place.has(fileId) || (set.main !== null && set.main.fileIds.indexOf(fileId) < 0);
-      if (place.has(fileId) && same(place.get(fileId))) {
-        this.duplicates++;
-        return true;
+      var kept = place.lastKept;
+      if (kept && equalAt(window, at + 16, kept.hash)) known = true; // a copy of the last one kept
+      else {
+        var fileId = toHex(window.subarray(at + 64, at + 80));
+        known = place.has(fileId) || (set.main !== null && set.main.fileIds.indexOf(fileId) < 0);
+        if (place.has(fileId)) place.lastKept = place.get(fileId);
       }
     } else if (kind === "creator") {
-      if (set.creators.some(same)) {
-        this.duplicates++;
-        return true;
-      }
       known = set.creators.length >= 4;
+      for (var c = 0; c < set.creators.length && !known; c++) known = equalAt(window, at + 16, set.creators[c].hash);
     }
     if (known) {
       this.duplicates++;
@@ -210,17 +220,17 @@ class RecoveryScan {
       // Spec/recovery-par2.md §3.3: the file ID is MD5(hash16k ‖ u64le(length) ‖ name).
       if (!bytesEqual(md5(concatBytes([body.subarray(32, 56), nameBytes])), body.subarray(0, 16)))
         return this.malformedPacket(kind, "whose file ID is not the MD5 of its fields");
-      set.descriptions.set(toHex(body.subarray(0, 16)), {
+      set.descriptions.set(toHex(body.subarray(0, 16)), (set.descriptions.lastKept = {
         fileId: toHex(body.subarray(0, 16)),
         md5: body.slice(16, 32),
         md5First16k: body.slice(32, 48),
         length: fileLength,
         name: printable(nameBytes, 200),
         hash: hash,
-      });
+      }));
     } else if (kind === "checksums") {
       if (body.length < 16 || (body.length - 16) % 20 !== 0) return this.malformedPacket(kind, "whose length is not 16 + 20 per slice");
-      set.checksums.set(toHex(body.subarray(0, 16)), { bytes: body.slice(16), hash: hash });
+      set.checksums.set(toHex(body.subarray(0, 16)), (set.checksums.lastKept = { bytes: body.slice(16), hash: hash }));
     } else if (kind === "creator") {
       set.creators.push({ text: printable(trailingZerosTrimmed(body), 200), hash: hash });
     }
@@ -229,12 +239,11 @@ class RecoveryScan {
   }
 
   /** A recovery slice packet, noted where it lies (once per packet: a copy is known by its MD5). */
-  note(set, source, offset, length, header, exponent) {
+  note(set, source, offset, length, window, at, exponent) {
     var copies = set.recovery.get(exponent);
-    var hash = header.subarray(16, 32);
     if (copies) {
       for (var i = 0; i < copies.length; i++) {
-        if (copies[i].length === length && bytesEqual(copies[i].hash, hash)) {
+        if (copies[i].length === length && equalAt(window, at + 16, copies[i].hash)) {
           this.duplicates++;
           return;
         }
@@ -249,7 +258,7 @@ class RecoveryScan {
       set.recovery.set(exponent, copies);
     }
     this.notes++;
-    copies.push({ source: source, offset: offset, length: length, hash: hash.slice(), verified: null });
+    copies.push({ source: source, offset: offset, length: length, hash: window.slice(at + 16, at + 32), verified: null });
   }
 
   /**
@@ -283,24 +292,24 @@ async function scanRecoveryFile(scan, source, sourceIndex, pace, onBytes) {
     onBytes(size - readTo); // the rest is not read: the progress still ends
     return false;
   };
-  /** The window moved forward to start at `at` (at ≥ windowStart), the bytes it held past `at` kept. */
+  /**
+   * The window moved forward to start at `at` (at ≥ windowStart): read anew, the few bytes it held past `at`
+   * with it (copying them would make every window twice: garbage the browser is slow to take back).
+   */
   async function slide(at) {
     await pace();
     var end = Math.min(size, at + PAR2_SCAN_WINDOW);
-    var next = new Uint8Array(end - at);
-    var kept = Math.max(0, Math.min(readTo, end) - at);
-    if (kept > 0) next.set(window.subarray(at - windowStart, at - windowStart + kept));
-    if (at + kept < end) {
-      next.set(await source.read(at + kept, end - at - kept), kept);
+    window = null;
+    window = await source.read(at, end - at);
+    windowStart = at;
+    if (end > readTo) {
       onBytes(end - readTo);
       readTo = end;
     }
-    window = next;
-    windowStart = at;
   }
   var pos = 0;
   while (pos + PAR2_PEEK <= size) {
-    await pace();
+    if (pace.due()) await pace(); // a turn of a promise per packet seen would be garbage too
     if (pos + PAR2_PEEK > windowStart + window.length) await slide(pos);
     if (scan.left() <= 0) return stop();
     var last = Math.min(window.length - PAR2_PEEK, pos - windowStart + Math.min(PAR2_SEARCH_STEP, scan.left() - 1));
@@ -314,7 +323,7 @@ async function scanRecoveryFile(scan, source, sourceIndex, pace, onBytes) {
     var at = windowStart + found;
     pos = at + 8; // unless the packet holds: a length is trusted only then
     var length = u64leNumber(window, found + 8);
-    var type = PAR2_TYPES[latin1(window.subarray(found + 48, found + 64))];
+    var type = packetType(window, found + 48);
     if (!type) {
       scan.unknown++;
       continue;
@@ -323,7 +332,7 @@ async function scanRecoveryFile(scan, source, sourceIndex, pace, onBytes) {
       scan.damaged++;
       continue;
     }
-    var set = scan.set(window.subarray(found + 32, found + 48));
+    var set = scan.set(window, found + 32);
     if (set === null) {
       scan.otherSets++;
       continue;
@@ -334,7 +343,7 @@ async function scanRecoveryFile(scan, source, sourceIndex, pace, onBytes) {
         scan.malformedPacket("recovery slice", "with the exponent " + exponent + " (at most 65,535)");
         continue;
       }
-      scan.note(set, sourceIndex, at, length, window.subarray(found, found + PAR2_HEADER_SIZE), exponent);
+      scan.note(set, sourceIndex, at, length, window, found, exponent);
       continue; // its data is searched too: a slice is checked only when used
     }
     if (scan.passedOver(type.kind, set, window, found, length)) continue;

@@ -14,8 +14,8 @@
 // Everything reports progress, yields to the browser at least every PACE_MS (08-pacing.js) and stops when
 // asked (options.signal).
 
-var RECOVERY_WINDOW = 8388608; // bytes read at a time from the backup and the recovery files
-var RECOVERY_WORK_PART = 4194304; // multiply-add bytes, or bytes hashed, between two looks at the clock
+var RECOVERY_WINDOW = 4194304; // bytes read at a time from the backup and the recovery files
+var RECOVERY_WORK_PART = 1048576; // multiply-add bytes, or bytes hashed, between two looks at the clock
 var VERIFY_PART = 65536; // the survey's digests read each piece in parts this size, which stay in cache
 var SLICE_INTACT = 0;
 var SLICE_DAMAGED = 1;
