@@ -159,7 +159,7 @@ async function verifyWithRecovery(recovery, options) {
   });
   if (check.firstBad < 0 && file.size >= target.description.length) {
     if (!bytesEqual(chosen.digestAtEnd.digest(), target.description.md5))
-      throw recoveryInvalid("every slice matches its checksum but the whole file's MD5 is not the one of the file description: the recovery set contradicts itself");
+      throw recoveryInvalid("every part of the file matches its checksum but the whole file's MD5 is not the one of the file description: the recovery set contradicts itself");
     check.intactFile = true;
   }
   check.verifyMs = now() - started;
