@@ -1199,6 +1199,27 @@ async function boundTests() {
   });
 }
 
+async function manyFilesTest() {
+  const backup = new Uint8Array(readFileSync(join(repository, "Tests", "SalvageCorpus", "intact.goshuin")));
+  await test("hostile: a main packet of 32,768 files, each described with its checksums (8 MB): laid out once, another file, quickly, no freeze", async () => {
+    const ids = [];
+    const packets = [];
+    for (let i = 0; i < 32768; i++) {
+      const first = createHash("md5").update("f" + i).digest();
+      const name = Buffer.from("n" + i);
+      const fileId = createHash("md5").update(Buffer.concat([first, u64(4), name])).digest();
+      ids.push(fileId);
+      packets.push({ fileId, body: Buffer.concat([fileId, createHash("md5").update("x").digest(), first, u64(4), name]) });
+    }
+    const main = mainBody(4, ids);
+    const setId = createHash("md5").update(main).digest();
+    const file = Buffer.concat([packet(setId, TYPE.main, main), ...packets.flatMap((d) => [packet(setId, TYPE.description, d.body), packet(setId, TYPE.checksums, Buffer.concat([d.fileId, Buffer.alloc(20)]))])]);
+    const { value: result, freezeMs, seconds } = await timed(() => repair(backup, { "many.par2": file }));
+    equal(result.code, "recovery_set_mismatch", result.detail);
+    assert(seconds < 10 && freezeMs < FREEZE_MS, `${seconds} s, the event loop held ${freezeMs} ms`);
+  });
+}
+
 async function solveTests() {
   const { invertConsecutive, eliminate } = core.recoveryInternals;
   const gf = core.gf16;
@@ -1288,6 +1309,7 @@ await stopAndProgress();
 await knownAnswerTests();
 if (tool) await contentMatchTests();
 await boundTests();
+await manyFilesTest();
 await solveTests();
 await pacingTests();
 if (bigMib > 0 && tool) await bigTest();

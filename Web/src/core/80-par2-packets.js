@@ -178,7 +178,7 @@ class RecoveryScan {
       if (kept && equalAt(window, at + 16, kept.hash)) known = true; // a copy of the last one kept
       else {
         var fileId = toHex(window.subarray(at + 64, at + 80));
-        known = place.has(fileId) || (set.main !== null && set.main.fileIds.indexOf(fileId) < 0);
+        known = place.has(fileId) || (set.main !== null && !set.main.recoverable.has(fileId));
         if (place.has(fileId)) place.lastKept = place.get(fileId);
       }
     } else if (kind === "creator") {
@@ -211,7 +211,7 @@ class RecoveryScan {
         return this.malformedPacket(kind, "claiming " + count + " files in " + body.length + " bytes");
       var fileIds = [];
       for (var i = 0; i < count; i++) fileIds.push(toHex(body.subarray(12 + 16 * i, 28 + 16 * i)));
-      set.main = { sliceSize: sliceSize, fileIds: fileIds, hash: hash };
+      set.main = { sliceSize: sliceSize, fileIds: fileIds, recoverable: new Set(fileIds), hash: hash };
     } else if (kind === "description") {
       if (body.length < 56) return this.malformedPacket(kind, "shorter than its fields");
       var fileLength = u64leNumber(body, 48);

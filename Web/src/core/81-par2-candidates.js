@@ -19,6 +19,7 @@
 var EVIDENCE_BYTES = 16; // the least evidence: 2^-128 for bytes of another file to match by chance
 var EVIDENCE_BLOCK = 512; // rule 3's block: a sector
 var SURVEY_GROUPS = 16; // slice sizes surveyed in one pass when no candidate describes the backup exactly
+var SURVEY_CANDIDATES = 64; // candidates surveyed in that pass
 
 function roundUp4(n) {
   return Math.ceil(n / 4) * 4;
@@ -26,7 +27,8 @@ function roundUp4(n) {
 
 /**
  * The candidates among the sets of `scan`, in the order their sets were first read: { candidates, problems }
- * (why the others are not, for an error when none is).
+ * (why the others are not, for an error when none is). Each set is laid out once (its files' slices, its
+ * recovery slices of its slice size), whatever the number of its files.
  */
 function recoveryCandidates(scan) {
   var candidates = [];
@@ -37,87 +39,74 @@ function recoveryCandidates(scan) {
       return;
     }
     var sliceSize = set.main.sliceSize;
+    var fileIds = set.main.fileIds;
     var longest = 0;
     var missing = 0;
-    set.main.fileIds.forEach(function (fileId) {
-      var description = set.descriptions.get(fileId);
+    for (var i = 0; i < fileIds.length; i++) {
+      var description = set.descriptions.get(fileIds[i]);
       if (description) longest = Math.max(longest, description.length);
       else missing++;
-    });
-    if (missing === set.main.fileIds.length) {
-      problems.push("the recovery set's file descriptions are missing or damaged in every copy");
-      return;
     }
-    if (sliceSize > roundUp4(longest) && sliceSize > PAR2_SLICE_OVER_FILE) {
-      problems.push(
+    if (missing === fileIds.length) return problems.push("the recovery set's file descriptions are missing or damaged in every copy");
+    if (missing > 0)
+      return problems.push("the recovery set protects " + fileIds.length + " files and the description of " + (missing === 1 ? "one of them" : missing + " of them") + " is missing or damaged in every copy");
+    if (sliceSize > roundUp4(longest) && sliceSize > PAR2_SLICE_OVER_FILE)
+      return problems.push(
         "the recovery set's slice size, " + sliceSize + " bytes, is larger than its longest file (" + longest + " bytes) and than " +
           PAR2_SLICE_OVER_FILE + " bytes: checking it would hash its padding"
       );
-      return;
+    var firstSlices = new Float64Array(fileIds.length);
+    var total = 0;
+    for (var f = 0; f < fileIds.length; f++) {
+      firstSlices[f] = total;
+      total += Math.ceil(set.descriptions.get(fileIds[f]).length / sliceSize);
+      if (total > PAR2_MAX_INPUT_SLICES) return problems.push("the recovery set claims more than " + PAR2_MAX_INPUT_SLICES + " slices (PAR 2.0 allows at most that)");
     }
-    set.main.fileIds.forEach(function (fileId, position) {
+    var exponents = setExponents(set);
+    fileIds.forEach(function (fileId, position) {
       var description = set.descriptions.get(fileId);
-      if (!description) return;
       var checksums = set.checksums.get(fileId);
-      if (!checksums) {
-        problems.push("the checksums of the slices of \u201c" + description.name + "\u201d (its IFSC packet) are missing or damaged in every copy");
-        return;
-      }
-      if (missing > 0) {
-        problems.push("the recovery set protects " + set.main.fileIds.length + " files and the description of " + (missing === 1 ? "one of them" : "some of them") + " is missing or damaged in every copy");
-        return;
-      }
-      try {
-        candidates.push(candidateLayout(set, position, description, checksums.bytes, candidates.length));
-      } catch (error) {
-        if (!(error instanceof GoshuinError)) throw error;
-        problems.push(error.detail);
-      }
+      if (!checksums) return problems.push("the checksums of the slices of \u201c" + description.name + "\u201d (its IFSC packet) are missing or damaged in every copy");
+      var sliceCount = Math.ceil(description.length / sliceSize);
+      if (checksums.bytes.length !== 20 * sliceCount)
+        return problems.push("the checksums packet of \u201c" + description.name + "\u201d lists " + checksums.bytes.length / 20 + " slices; its file description implies " + sliceCount);
+      candidates.push({
+        set: set,
+        order: candidates.length,
+        description: description,
+        sliceSize: sliceSize,
+        sliceCount: sliceCount,
+        firstSlice: firstSlices[position],
+        totalSlices: total,
+        otherSliceCount: total - sliceCount, // the other files' slices: otherSlicesOf(candidate)
+        files: fileIds.length,
+        checksums: checksums.bytes,
+        exponents: exponents,
+      });
     });
   });
   return { candidates: candidates, problems: problems };
 }
 
-/** The slices of the set, where the candidate's lie among them, its checksums and the recovery slices of its size. */
-function candidateLayout(set, position, description, checksums, order) {
-  var sliceSize = set.main.sliceSize;
-  var firstSlice = 0;
-  var totalSlices = 0;
-  var otherSlices = [];
-  for (var i = 0; i < set.main.fileIds.length; i++) {
-    var length = set.descriptions.get(set.main.fileIds[i]).length;
-    var slices = Math.ceil(length / sliceSize);
-    if (totalSlices + slices > PAR2_MAX_INPUT_SLICES)
-      throw recoveryInvalid("the recovery set claims more than " + PAR2_MAX_INPUT_SLICES + " slices (PAR 2.0 allows at most that)");
-    if (i === position) firstSlice = totalSlices;
-    else for (var s = 0; s < slices; s++) otherSlices.push(totalSlices + s);
-    totalSlices += slices;
-  }
-  var sliceCount = Math.ceil(description.length / sliceSize);
-  if (checksums.length !== 20 * sliceCount)
-    throw recoveryInvalid("the checksums packet of \u201c" + description.name + "\u201d lists " + checksums.length / 20 + " slices; its file description implies " + sliceCount);
+/** The recovery slices of a set of its slice size, by increasing exponent: [{ exponent, copies }]. */
+function setExponents(set) {
   var exponents = [];
   set.recovery.forEach(function (copies, exponent) {
     var usable = copies.filter(function (copy) {
-      return copy.length === PAR2_PEEK + sliceSize;
+      return copy.length === PAR2_PEEK + set.main.sliceSize;
     });
     if (usable.length) exponents.push({ exponent: exponent, copies: usable });
   });
-  exponents.sort(function (a, b) {
+  return exponents.sort(function (a, b) {
     return a.exponent - b.exponent;
   });
-  return {
-    set: set,
-    order: order,
-    description: description,
-    sliceSize: sliceSize,
-    sliceCount: sliceCount,
-    firstSlice: firstSlice,
-    totalSlices: totalSlices,
-    otherSlices: otherSlices,
-    checksums: checksums,
-    exponents: exponents,
-  };
+}
+
+/** The indices in its set of the slices of the set's other files (unknowns of a repair: the page has only the backup). */
+function otherSlicesOf(candidate) {
+  var slices = [];
+  for (var i = 0; i < candidate.totalSlices; i++) if (i < candidate.firstSlice || i >= candidate.firstSlice + candidate.sliceCount) slices.push(i);
+  return slices;
 }
 
 /** a before b: more recovery slices, then read first. */
@@ -135,25 +124,33 @@ function exactCandidates(candidates, file) {
 }
 
 /**
- * The candidates a survey checks when none describes the backup exactly: the slice sizes of at most
- * SURVEY_GROUPS sets, those whose file has the backup's length, its 16 KiB MD5 or its name first, in the
- * order read. (A survey pass costs the backup's length per slice size.)
+ * The candidates a survey checks when none describes the backup exactly, those whose file has the backup's
+ * length, its 16 KiB MD5 or its name first, then in the order read: of a set of several files only those
+ * (ADR 0048: such a set is matched by them); at most SURVEY_CANDIDATES, of as many slice sizes as the reading's
+ * budget pays a pass over the backup for (64 MiB + 4 × its length: four for a large backup, SURVEY_GROUPS at most).
  */
 function surveyedCandidates(candidates, file) {
-  var rank = function (candidate) {
+  var like = function (candidate) {
     var d = candidate.description;
-    return d.length === file.size || bytesEqual(d.md5First16k, file.md5First16k) || (file.name !== undefined && d.name === file.name) ? 0 : 1;
+    return d.length === file.size || bytesEqual(d.md5First16k, file.md5First16k) || (file.name !== undefined && d.name === file.name);
   };
-  var sorted = candidates.slice().sort(function (a, b) {
-    return rank(a) - rank(b) || a.order - b.order;
-  });
+  var sorted = candidates
+    .filter(function (candidate) {
+      return candidate.files === 1 || like(candidate);
+    })
+    .sort(function (a, b) {
+      return (like(a) ? 0 : 1) - (like(b) ? 0 : 1) || a.order - b.order;
+    });
+  var groups = Math.max(1, Math.min(SURVEY_GROUPS, Math.floor((PAR2_BUDGET_BASE + 4 * file.size) / Math.max(1, file.size))));
   var sizes = [];
-  return sorted.filter(function (candidate) {
-    if (sizes.indexOf(candidate.sliceSize) >= 0) return true;
-    if (sizes.length >= SURVEY_GROUPS) return false;
-    sizes.push(candidate.sliceSize);
-    return true;
-  });
+  return sorted
+    .filter(function (candidate) {
+      if (sizes.indexOf(candidate.sliceSize) >= 0) return true;
+      if (sizes.length >= groups) return false;
+      sizes.push(candidate.sliceSize);
+      return true;
+    })
+    .slice(0, SURVEY_CANDIDATES);
 }
 
 /** The surveyed candidates, the winner first: the most intact bytes, then the most recovery slices, then the first read. */

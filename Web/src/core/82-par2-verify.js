@@ -170,7 +170,7 @@ async function surveyBackup(recovery, candidates, progress, pace) {
   var single = states.length === 1 ? states[0] : null;
   if (single) {
     var target = single.candidate;
-    if (target.otherSlices.length === 0 && target.exponents.length > 0 && target.exponents[0].exponent === 0 && target.sliceSize <= limits.recoveryMemory)
+    if (target.otherSliceCount === 0 && target.exponents.length > 0 && target.exponents[0].exponent === 0 && target.sliceSize <= limits.recoveryMemory)
       single.parity = new Uint8Array(target.sliceSize);
   }
   var openParts = []; // the parts of the open slice added to the parity, to take out again if it fails

@@ -189,10 +189,10 @@ async function rebuildByCoefficients(check, slots, rows, parity, pace, onBytes) 
 async function rebuildEverything(check, pace) {
   var target = check.recovery.target;
   var n = target.sliceCount;
+  if (check.usable.length < n + target.otherSliceCount || n + target.otherSliceCount > limits.recoveryUnknowns) return null;
   var unknowns = [];
   for (var i = 0; i < n; i++) unknowns.push(target.firstSlice + i);
-  unknowns = unknowns.concat(target.otherSlices);
-  if (check.usable.length < unknowns.length || unknowns.length > limits.recoveryUnknowns) return null;
+  unknowns = unknowns.concat(otherSlicesOf(target));
   checkMemory(n * target.sliceSize, "Rebuilding every part of the file, to compare it with this backup,");
   if ((n * unknowns.length * target.sliceSize) / 2 > 4 * limits.recoveryWork)
     throw new GoshuinError(
@@ -281,7 +281,7 @@ async function rebuildWithRecovery(check, options) {
     runs: check.runs,
     recoverySlices: check.recoverySlices,
     recoverySlicesUsed: 0,
-    otherFileSlices: target.otherSlices.length,
+    otherFileSlices: target.otherSliceCount,
     addedBytes: check.addedBytes,
     verifyMs: check.verifyMs,
   };
@@ -302,11 +302,11 @@ async function rebuildWithRecovery(check, options) {
   var used;
   if (all) {
     rebuilt = check.rebuiltAll;
-    used = k + target.otherSlices.length;
+    used = k + target.otherSliceCount;
   } else {
     var unknowns = ours.map(function (slice) {
       return target.firstSlice + slice;
-    }).concat(target.otherSlices);
+    }).concat(otherSlicesOf(target));
     var u = unknowns.length;
     var plan = rebuildPlan(k, u, check.intact, sliceSize);
     checkMemory(plan.memory, "Rebuilding " + partsOf(u) + " of " + formatSize(sliceSize));

@@ -67,9 +67,9 @@ async function checkAgainst(recovery, result, evidence, progress, pace) {
     else damaged++;
   }
   // Other files' slices are unknowns only when there is something to rebuild.
-  var unknowns = damaged + missing === 0 ? 0 : damaged + missing + target.otherSlices.length;
+  var unknowns = damaged + missing === 0 ? 0 : damaged + missing + target.otherSliceCount;
   // Without evidence, rule 3 needs every slice rebuilt: as many recovery slices as that.
-  var slices = await checkRecoverySlices(recovery, evidence ? unknowns : target.sliceCount + target.otherSlices.length, progress, pace);
+  var slices = await checkRecoverySlices(recovery, evidence ? unknowns : target.sliceCount + target.otherSliceCount, progress, pace);
   return {
     recovery: recovery,
     status: status,
@@ -123,7 +123,10 @@ async function verifyWithRecovery(recovery, options) {
     if (options.onRecoverySet) options.onRecoverySet(recoverySetSummary(recovery));
   };
   if (exact.length) announce(exact[0]);
-  var results = await surveyBackup(recovery, exact.length ? exact.slice(0, 1) : surveyedCandidates(recovery.candidates, file), progress, pace);
+  var surveyed = exact.length ? exact.slice(0, 1) : surveyedCandidates(recovery.candidates, file);
+  if (surveyed.length === 0)
+    throw anotherFile(recovery.scan, "they protect several files each, none with this backup's name, length or first 16 KiB");
+  var results = await surveyBackup(recovery, surveyed, progress, pace);
   var ranked = exact.length ? results : rankSurveyed(results);
   var allZero = file.firstNonZero < 0;
   var check = null;
@@ -172,7 +175,7 @@ function withRepairNumbers(error, check, available) {
   error.recoverySlices = available;
   error.neededSlices = check.unknowns;
   error.missingSlices = check.missing;
-  error.otherFileSlices = check.recovery.target.otherSlices.length;
+  error.otherFileSlices = check.recovery.target.otherSliceCount;
   return error;
 }
 
@@ -189,7 +192,7 @@ function insufficient(check, available, damagedRecovery) {
     new GoshuinError(
       "not_repairable",
       partsOf(bad) + " of the file " + (bad === 1 ? "is" : "are") + " damaged or missing" +
-        (target.otherSlices.length ? " (and the set protects " + partsOf(target.otherSlices.length) + " of other files, which count as missing here)" : "") +
+        (target.otherSliceCount ? " (and the set protects " + partsOf(target.otherSliceCount) + " of other files, which count as missing here)" : "") +
         ", and the recovery files can rebuild " + available.toLocaleString("en-US") +
         (damagedRecovery ? " (the data for " + damagedRecovery + " more is damaged" + (unchecked ? ", or past what the page checks" : "") + ")" : "") +
         ": " + check.unknowns + (check.unknowns === 1 ? " is" : " are") + " needed"
