@@ -2371,6 +2371,24 @@ def case_tiny_damaged(ctx):
     check_clean(page)
 
 
+def case_passphrase_outranks(ctx):
+    """Issue 34: the intact backup picked with the recovery files of a damaged copy of it (made after the damage):
+    by them its record 3 is damaged, and the copy they rebuild is the damaged one, which does not open; the
+    backup as picked authenticates whole with the passphrase: it is intact whatever the set says, and opens under
+    the line that says so (no repaired copy offered)."""
+    f = ctx.fixtures
+    f.make_issue34()
+    f.make_recovery_of_damaged()
+    page = ctx.page()
+    state, _ = open_with_recovery(page, f.recovery_original, f.damaged_twice[1])
+    assert state == "opened", page.text("#error")
+    code = expect_unused(page, "The recovery files picked do not describe this backup as it is",
+                         ("By them, 1 part of the file is damaged or missing", "every check passed", "another copy or version", "goshuin-tool protect"))
+    assert code == "chunk_damaged", code
+    ctx.shots.take(page, "passphrase-outranks")
+    check_clean(page)
+
+
 def case_bad_sector_start(ctx):
     """Issue 34 (12): the first 4 KiB of a backup zeroed (a bad sector; its magic with it). Without recovery
     files: bad_magic, and the offer of recovery files; with them: damaged, repaired, opened, never bad_magic."""
@@ -2420,26 +2438,31 @@ FORM_BOXES = """() => {
 
 def check_form_layout(page, width):
     """The form's layout from the boxes of its elements: at `width`, no field starts below the form's top with
-    nothing above it (no empty block), the fields overlap nothing, and the recovery files' note is inside."""
+    nothing above it (no empty block), nothing overlaps, and each row follows the one before it closely."""
     layout = page.evaluate(FORM_BOXES)
     form, fields, rem = layout["form"], layout["fields"], layout["rem"]
     by_id = {field["id"]: field for field in fields}
     backup, passphrase, recovery, buttons = by_id["backup-file"], by_id["passphrase"], by_id["recovery-files"], by_id["open"]
+    assert [field["id"] for field in fields] == ["backup-file", "passphrase", "recovery-files", "hint", "open"], fields
     first_row = form["y"] + layout["top"]
     assert abs(backup["y"] - first_row) < 2, ("the backup field starts %.0f px below the form's top" % (backup["y"] - first_row), layout)
     for a in fields:
         for b in fields:
             if a is not b:
                 assert a["r"] <= b["x"] + 0.5 or b["r"] <= a["x"] + 0.5 or a["b"] <= b["y"] + 0.5 or b["b"] <= a["y"] + 0.5, ("overlap", a, b)
-    # Beside each other at 1280, one above the other at 390; the recovery files below them, Open last.
+    # Side by side at 1280, each at the top of the row; one above the other at 390. The note what the recovery
+    # files hold, on a row of its own below them all, close; Open last, close below it.
+    fields_bottom = max(backup["b"], passphrase["b"], recovery["b"])
     if width >= 1000:
-        assert abs(passphrase["y"] - backup["y"]) < 2 and passphrase["x"] > backup["r"], layout
+        assert abs(passphrase["y"] - backup["y"]) < 2 and abs(recovery["y"] - backup["y"]) < 2, layout
+        assert backup["r"] < passphrase["x"] and passphrase["r"] < recovery["x"], layout
     else:
-        assert passphrase["y"] >= backup["b"] - 0.5, layout
-    assert recovery["y"] >= max(backup["b"], passphrase["b"]) - 0.5 and recovery["y"] - max(backup["b"], passphrase["b"]) < 2 * rem, layout
-    assert buttons["y"] >= recovery["b"] - 0.5 and buttons["y"] - recovery["b"] < 2 * rem, layout
+        assert passphrase["y"] >= backup["b"] - 0.5 and recovery["y"] >= passphrase["b"] - 0.5, layout
+        assert recovery["y"] - passphrase["b"] < 2 * rem, layout
     note = layout["note"]
-    assert note["b"] <= recovery["b"] + 0.5 and note["r"] <= form["r"], layout
+    assert note["y"] >= fields_bottom - 0.5 and note["y"] - fields_bottom < 2 * rem, layout
+    assert note["x"] == backup["x"] and note["r"] <= form["r"], layout
+    assert buttons["y"] >= note["b"] - 0.5 and buttons["y"] - note["b"] < 2 * rem, layout
     assert layout["scroll"] <= layout["width"], layout
 
 
@@ -2590,6 +2613,7 @@ CASES = [
     ("issue 34: a healthy backup with another backup's .par2 files (same size): opened, with a line", ALL, case_other_backups_sets),
     ("issue 34: damaged backups of one and two parts with their .par2 files: repaired, never another file", ALL, case_tiny_damaged),
     ("issue 34: the first 4 KiB zeroed: bad_magic alone; with its .par2 files damaged and repaired", ALL, case_bad_sector_start),
+    ("issue 34: an intact backup with the set of a damaged copy: the passphrase outranks the set", ALL, case_passphrase_outranks),
     ("issue 34: a cut file with its index alone: cut short (truncated), never damaged", ALL, case_cut_with_index),
     ("issue 34: the form at 1280 and 390 px with recovery files picked: no empty block (element boxes)", ALL, case_form_layout),
     ("issue 34: an index with a slice size of 2^31: refused at once, the intact backup opened, no freeze", ALL, case_hostile_slice_size),

@@ -16,7 +16,8 @@
 
 var RECOVERY_WINDOW = 4194304; // bytes read at a time from the backup and the recovery files
 var RECOVERY_WORK_PART = 1048576; // multiply-add bytes, or bytes hashed, between two looks at the clock
-var VERIFY_PART = 65536; // the survey's digests read each piece in parts this size, which stay in cache
+var VERIFY_PART = 65536; // the survey's digests read each piece in parts of at most this size, which stay in cache
+var VERIFY_PART_LEAST = 4096; // … and at least this: smaller while a part takes long (an engine's code not yet compiled)
 var SLICE_INTACT = 0;
 var SLICE_DAMAGED = 1;
 var SLICE_MISSING = 2;
@@ -213,12 +214,14 @@ async function surveyBackup(recovery, candidates, progress, pace) {
     if (at === state.length && state.fileDigest === null) state.digestAtEnd = fileDigest.clone();
   };
   progress("recovery-verify", 0, end);
+  var partSize = VERIFY_PART_LEAST; // grows to VERIFY_PART while parts take little time, shrinks when one takes long
   for await (var piece of readPieces(source, 0, end, RECOVERY_WINDOW, pace.signal)) {
     var bytes = piece.bytes;
     for (var at = 0; at < bytes.length; ) {
       await pace();
+      var partStarted = now();
       var p = piece.offset + at;
-      var q = Math.min(piece.offset + bytes.length, p + VERIFY_PART);
+      var q = Math.min(piece.offset + bytes.length, p + partSize);
       groups.forEach(function (group) {
         if (p % group.sliceSize === 0) {
           group.start = p;
@@ -259,6 +262,9 @@ async function surveyBackup(recovery, candidates, progress, pace) {
         }
       }
       progress("recovery-verify", q, end);
+      var took = now() - partStarted;
+      if (took > PACE_MS / 4) partSize = Math.max(VERIFY_PART_LEAST, partSize >> 1);
+      else if (took < PACE_MS / 16) partSize = Math.min(VERIFY_PART, partSize << 1);
     }
   }
   // The slice the file ends inside (damaged: cut there) and the slices past its end (missing).
