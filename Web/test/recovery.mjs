@@ -483,6 +483,7 @@ async function singularTest() {
     const without = await repair(damaged, Object.fromEntries(Object.entries(set.files).filter(([n]) => !n.includes("vol300"))));
     equal(without.code, "not_repairable", "0 and 257 alone");
     assert(without.detail.includes("depend"), without.detail);
+    assert(without.error.dependent && without.error.recoverySlices === 2 && without.error.neededSlices === 2, "the numbers a page words it by");
   });
   await test("one slice to rebuild while the recovery slice of exponent 0 is damaged: exponent 1 used, the intact slices read again", async () => {
     const set = protect(tools[1], backup, "e.goshuin", ["-s1040", "-r5", "-n1"], "exponent-0-damaged");

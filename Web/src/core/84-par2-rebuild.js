@@ -313,8 +313,8 @@ async function rebuildWithRecovery(check, options) {
     if (plan.scalars > limits.recoveryWork)
       throw new GoshuinError("browser_limit", "rebuilding " + partsOf(u) + " of " + formatSize(sliceSize) + " needs too many coefficients (" + plan.scalars + "), more than this page does; goshuin-tool repair or par2 repair can");
     var solution = await solveUnknowns(unknowns, check.usable, pace);
-    if (!solution.solved)
-      throw withRepairNumbers(
+    if (!solution.solved) {
+      var singular = withRepairNumbers(
         new GoshuinError(
           "not_repairable",
           "the recovery files hold data for " + check.usable.length + " parts, but it cannot rebuild these " + u + ": " + solution.passedOver +
@@ -323,6 +323,9 @@ async function rebuildWithRecovery(check, options) {
         check,
         check.usable.length
       );
+      singular.dependent = true;
+      throw singular;
+    }
     var slots = solution.slots;
     var rows = solution.rows.slice(0, k); // the unknowns are the backup's slices first, then other files'
     used = slots.length;

@@ -165,5 +165,10 @@ function notRepairableNumbers(failure) {
   var needed = ": " + failure.neededSlices.toLocaleString("en-US") + (failure.neededSlices === 1 ? " is" : " are") + " needed to repair it.";
   if (failure.code === "truncated")
     return "The file is cut short: " + count(failure.damagedSlices, "part of the file is", "parts of the file are") + " missing, and " + can + others + needed;
+  if (failure.dependent)
+    return (
+      count(failure.damagedSlices, "part of the file is", "parts of the file are") + " damaged or missing, and what the recovery files hold cannot rebuild " +
+      (failure.damagedSlices === 1 ? "it" : "them") + ": pieces of it depend on one another (it happens with some recovery files). Pick every .vol…par2 file; other ones may do."
+    );
   return count(failure.damagedSlices, "part of the file is", "parts of the file are") + " damaged or missing, and " + can + others + needed;
 }
