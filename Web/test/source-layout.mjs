@@ -5,6 +5,7 @@
 //   node Web/test/source-layout.mjs --uses NAME.js [SRC_DIR]  the "Uses:" block src/ui/NAME.js should have
 //
 // - no file of src/ has more than MAX_LINES lines;
+// - a name declared at the top level of one file of src/core/ (one function scope) is declared by no other;
 // - the files of src/ui/, which build.mjs puts in name order into one function scope, share that scope
 //   the way a reader can follow: a name declared at the top level of one file is declared by no other, and
 //   no local variable or parameter anywhere in src/ui/ reuses it; a name is either declared in src/ui/ or
@@ -259,6 +260,22 @@ export function check(src) {
       if (lines > MAX_LINES) found.push(`src/${relative(src, path)} has ${lines} lines (at most ${MAX_LINES})`);
     });
   }
+
+  // src/core/ is one function scope too (build.mjs): a top-level name declared in two of its files is a silent
+  // replacement, the later one winning everywhere (85-par2-repair.js's withNumbers once did 06-header.js's).
+  expect((found) => {
+    const owners = new Map();
+    const coreFolder = join(src, "core");
+    for (const name of readdirSync(coreFolder).filter((file) => file.endsWith(".js")).sort()) {
+      readFileSync(join(coreFolder, name), "utf8").split("\n").forEach((line, index) => {
+        const match = /^(?:async\s+)?(?:function\*?\s*([A-Za-z0-9_$]+)|var\s+([A-Za-z0-9_$]+)|class\s+([A-Za-z0-9_$]+))/.exec(line);
+        if (!match) return;
+        const declared = match[1] || match[2] || match[3];
+        if (owners.has(declared)) found.push(`src/core/${name}:${index + 1}: ${declared} is declared at the top level of ${owners.get(declared)} too`);
+        else owners.set(declared, name);
+      });
+    }
+  });
 
   const exportsText = readFileSync(join(src, "core", "99-exports.js"), "utf8");
   const exported = new Set([...exportsText.matchAll(/^ {2}([A-Za-z0-9_$]+): /gm)].map((match) => match[1]));

@@ -26,7 +26,7 @@ var ADVICE = {
   chunk_size_out_of_range: NOT_A_BACKUP,
   empty_payload: NOT_A_BACKUP,
   too_many_chunks: NOT_A_BACKUP,
-  truncated: "The file is shorter than it should be: it was cut off, probably while it was copied. Copy it again from where you keep it.",
+  truncated: "The file is shorter than it should be: it was cut short, probably while it was copied. Copy it again from where it was saved.",
   trailing_data: "The file is longer than its header says: something was added to its end. Copy it again from where you keep it.",
   chunk_length_invalid: "The file is damaged: a part of it has the wrong length. Copy it again from where you keep it.",
   auth_failed: "The passphrase is wrong, or the file's header was changed. Check the passphrase (capital letters, spaces, the keyboard layout) and try again.",

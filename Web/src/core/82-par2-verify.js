@@ -1,29 +1,23 @@
-// Verifying a backup against its PAR 2.0 recovery set and repairing it in memory. No passphrase: the
-// slices' MD5s and CRC-32s locate the damage, the Reed-Solomon code of PAR 2.0 rebuilds it.
+// Verifying a backup against its PAR 2.0 recovery set. No passphrase: the slices' MD5s and CRC-32s locate the
+// damage, the Reed-Solomon code of PAR 2.0 rebuilds it (84-par2-rebuild.js).
 //
-// 1. `readRecoverySet`: the picked files scanned (80-par2-packets.js), the set and the file in it that is
-//    this backup.
-// 2. `verifyWithRecovery`: one pass over the backup; each slice at its offset (slice i at i · sliceSize)
-//    checked by its CRC-32 and MD5 (the last one padded with zeros), and the whole file's MD5 computed
-//    up to the first slice that fails. A slice past the end of a cut file is missing; bytes past the length
-//    the set gives (a file added to) are not the backup's. Then recovery slices by increasing exponent,
-//    their packets' MD5s checked, until as many are intact as there are slices to rebuild.
-// 3. `rebuildWithRecovery`: the unknowns are the damaged and missing slices, and the slices of any other
-//    file the set protects (the page is given the backup only). Recovery slices are taken by increasing
-//    exponent into a Gauss-Jordan elimination over GF(2^16) with pivoting; a slice whose row depends on
-//    the rows taken (PAR 2.0's matrix is not always invertible) is passed over for the next one. From the
-//    inverse, each slice to rebuild is a sum over the recovery slices taken and the intact slices of the
-//    backup (rebuildPlan: by coefficients or by syndromes, one more pass over the backup either way; none
-//    for one slice and the recovery slice of exponent 0, from the XOR the check kept). Each rebuilt slice
-//    must match its MD5 and CRC-32; the repaired backup is a Blob of the original's intact runs and the
-//    rebuilt slices (the file is not copied), accepted only when its whole MD5 is the file description's.
+// 1. `readRecoverySet`: the picked files scanned (80-par2-packets.js), and the candidates: the files of the
+//    sets read that could be this backup (81-par2-candidates.js).
+// 2. `verifyWithRecovery`: the set chosen by what it protects, in one pass over the backup (`surveyBackup`:
+//    each slice at its offset, i · sliceSize, checked by its CRC-32 and MD5, the last one padded with zeros,
+//    for every candidate at once, one digest per slice size; the whole file's MD5 up to the first slice that
+//    fails; a slice past the end of a cut file missing, bytes past the length the set gives not the backup's);
+//    the evidence that the backup is a copy of the set's file (Spec/decisions/0048); then recovery slices by
+//    increasing exponent, their packets' MD5s checked, until k consecutive ones are intact (k the unknown
+//    slices: then the matrix is invertible) or there are no more.
 //
-// Every step reports progress and stops between reads when asked (options.signal), like the rest of the
-// core.
+// Everything reports progress, yields to the browser at least every PACE_MS (08-pacing.js) and stops when
+// asked (options.signal).
 
-var RECOVERY_WINDOW = 8388608; // bytes read at a time from the backup and the recovery files
-var RECOVERY_WORK_PER_READ = 33554432; // multiply-add bytes between two reads, so the page stays responsive
-var VERIFY_PART = 65536; // the check's digests read each piece in parts this size, which stay in cache
+var RECOVERY_WINDOW = 4194304; // bytes read at a time from the backup and the recovery files
+var RECOVERY_WORK_PART = 1048576; // multiply-add bytes, or bytes hashed, between two looks at the clock
+var VERIFY_PART = 65536; // the survey's digests read each piece in parts of at most this size, which stay in cache
+var VERIFY_PART_LEAST = 4096; // … and at least this: smaller while a part takes long (an engine's code not yet compiled)
 var SLICE_INTACT = 0;
 var SLICE_DAMAGED = 1;
 var SLICE_MISSING = 2;
@@ -38,7 +32,7 @@ async function* readPieces(source, offset, end, pieceSize, signal) {
   var next = offset < end ? read(offset) : null;
   while (next !== null) {
     var bytes = await next;
-    if (signal && signal.aborted) throw new GoshuinError("interrupted", "stopped");
+    if (signal && signal.aborted) throw interrupted();
     var at = offset;
     offset += bytes.length;
     next = offset < end ? read(offset) : null;
@@ -46,36 +40,39 @@ async function* readPieces(source, offset, end, pieceSize, signal) {
   }
 }
 
-/** A piece size for a pass over slices: whole slices when they fit in a window, else windows. */
-function slicePieceSize(sliceSize, window) {
-  return sliceSize <= window ? Math.floor(window / sliceSize) * sliceSize : window;
-}
-
-/**
- * `visit(slice, within, bytes)` for the bytes of [0, end) of `source`, split where slices of `sliceSize`
- * bytes begin: `within` is the offset of `bytes` in its slice.
- */
-async function forEachSlicePiece(source, sliceSize, end, pieceSize, signal, visit) {
-  for await (var piece of readPieces(source, 0, end, pieceSize, signal)) {
-    var bytes = piece.bytes;
-    for (var at = 0; at < bytes.length; ) {
-      var position = piece.offset + at;
-      var slice = Math.floor(position / sliceSize);
-      var within = position - slice * sliceSize;
-      var take = Math.min(bytes.length - at, sliceSize - within);
-      visit(slice, within, bytes.subarray(at, at + take));
-      at += take;
-    }
+/** `digest.update(bytes)` (an Md5) in parts, yielding between them. */
+async function hashPaced(digest, bytes, pace) {
+  for (var at = 0; at < bytes.length; at += RECOVERY_WORK_PART) {
+    await pace();
+    digest.update(bytes.subarray(at, Math.min(bytes.length, at + RECOVERY_WORK_PART)));
   }
+  return digest;
 }
 
-function crc32Zeros(crc, count) {
+/** `count` zero bytes into an Md5 and a CRC-32 (returned), in parts, yielding between them. */
+async function zerosPaced(digest, crc, count, pace) {
   while (count > 0) {
+    await pace();
     var take = Math.min(count, ZEROS.length);
+    digest.update(ZEROS.subarray(0, take));
     crc = crc32Update(crc, ZEROS.subarray(0, take));
     count -= take;
   }
   return crc;
+}
+
+/** The index of the first byte of `bytes` that is not zero, or -1. */
+function firstNonZero(bytes) {
+  var at = 0;
+  var aligned = (bytes.byteOffset & 3) === 0 ? bytes.length >> 2 : 0;
+  if (aligned > 0) {
+    var words = new Int32Array(bytes.buffer, bytes.byteOffset, aligned);
+    var w = 0;
+    while (w < aligned && words[w] === 0) w++;
+    at = w * 4;
+  }
+  while (at < bytes.length && bytes[at] === 0) at++;
+  return at < bytes.length ? at : -1;
 }
 
 /** Whether `md5` and `crc` are slice `index`'s in the checksums packet (MD5 16 bytes, CRC-32 u32le, per slice). */
@@ -99,204 +96,218 @@ function damagedRuns(status) {
 }
 
 /**
- * The recovery set of `backup` (a Blob or File) among `recoveryFiles` (Blobs or Files: the .par2 files
- * picked; any others are scanned and hold no packet). `options.onProgress("recovery-scan", done, total)`.
- * Throws recovery_set_not_found (no file picked holds a PAR 2.0 packet, intact or not), recovery_set_invalid
- * (no usable set) or recovery_set_mismatch (a set for another file).
+ * The recovery files `recoveryFiles` (Blobs or Files: the .par2 files picked; any others are scanned and hold
+ * no packet) read for `backup` (a Blob or File): { backup, backupSource, sources, scan, candidates, file,
+ * scanMs }. `options.onProgress("recovery-scan", done, total)`; `options.backupName`, the backup's own name,
+ * ranks candidates (never decides). Throws recovery_set_not_found (no file picked holds a PAR 2.0 packet,
+ * intact or not) or recovery_set_invalid (no usable set: the message says why).
  */
 async function readRecoverySet(backup, recoveryFiles, options) {
   options = options || {};
   var progress = options.onProgress || function () {};
+  var pace = pacer(options.signal);
   var started = now();
   var backupSource = blobSource(backup);
   var sources = recoveryFiles.map(blobSource);
   var total = sources.reduce(function (sum, source) {
     return sum + source.size;
   }, 0);
-  var scan = new RecoveryScan(total);
   var done = 0;
   progress("recovery-scan", 0, total);
-  for (var i = 0; i < sources.length; i++) {
-    await scanRecoveryFile(scan, sources[i], i, options.signal, function (count) {
-      done += count;
-      progress("recovery-scan", done, total);
-    });
-  }
+  var scan = await scanRecoveryFiles(sources, backupSource.size, pace, function (bytes) {
+    done += bytes;
+    progress("recovery-scan", done, total);
+  });
+  var notRead = scan.notReadToEnd.length
+    ? " (" + scan.notReadToEnd.length + " of the files were not read to their end: more than the page reads for a backup of this size)"
+    : "";
+  if (scan.sets.size === 0 && scan.damaged === 0 && scan.unknown === 0 && scan.otherSets === 0)
+    throw new GoshuinError("recovery_set_not_found", "the files picked hold no PAR 2.0 packet: none of them is a recovery file" + notRead);
+  if (scan.sets.size === 0)
+    throw recoveryInvalid("the files picked hold no PAR 2.0 packet that is intact (" + (scan.damaged + scan.unknown) + " damaged or of unknown types)" + notRead);
+  var found = recoveryCandidates(scan);
+  if (found.candidates.length === 0) throw recoveryInvalid(found.problems[0] + notRead);
   var first = await backupSource.read(0, Math.min(16384, backupSource.size));
-  var target = recoveryTarget(scan, { size: backupSource.size, md5First16k: md5(first) });
-  return { backup: backup, backupSource: backupSource, sources: sources, scan: scan, target: target, scanMs: now() - started };
+  var file = { size: backupSource.size, md5First16k: md5(first), name: options.backupName, firstNonZero: -1 };
+  return { backup: backup, backupSource: backupSource, sources: sources, scan: scan, candidates: found.candidates, file: file, scanMs: now() - started };
 }
 
 /**
- * Every slice of the backup checked against the set, and as many recovery slices as a repair needs: the
- * check a repair starts from. Returns { recovery, status (a Uint8Array per slice: 0 intact, 1 damaged,
- * 2 missing), runs, damaged, missing, intact, intactFile, addedBytes, unknowns (slices to rebuild, other
- * files' included), recoverySlices (present), usable and damagedRecovery (of those checked), repairable,
- * … }. `options.onProgress(stage, done, total)`: "recovery-verify" (bytes), then "recovery-slices"
- * (recovery slices found intact, of those needed). Throws recovery_set_mismatch when no slice of the
- * backup matches a set matched by its length alone (and able to rebuild every slice) or by nothing.
+ * One pass over the backup checking every slice of every candidate of `candidates` (one digest per slice
+ * size): for each, { candidate, status (Uint8Array per slice: 0 intact, 1 damaged, 2 missing), intactBytes,
+ * nonZeroIntactBytes (of intact slices not all zeros), fileDigest (the whole file's MD5 up to its first
+ * slice that is not intact), resumeSlice, digestAtEnd (at its length, when every slice was intact) }; with one
+ * candidate also `parity`, the XOR of the intact slices (the known share of the recovery slice of exponent 0:
+ * with one slice to rebuild it is rebuilt from that alone, without a second pass). Sets recovery.file's
+ * firstNonZero. `progress("recovery-verify", done, total)`.
  */
-async function verifyWithRecovery(recovery, options) {
-  options = options || {};
-  var progress = options.onProgress || function () {};
-  var started = now();
-  var target = recovery.target;
-  var size = recovery.backupSource.size;
-  var length = target.description.length;
-  var sliceSize = target.sliceSize;
-  var end = Math.min(size, length);
-  var status = new Uint8Array(target.sliceCount).fill(SLICE_MISSING);
-  // The whole file's MD5 goes on while every slice so far matched; it stops at the start of the first that
-  // does not, where the repair resumes it over the rebuilt slice.
-  var fileDigest = new Md5();
-  var digestStopped = false;
-  var atSliceStart = null;
-  var open = -1; // the slice begun and not yet whole
-  var crc = 0;
-  var digest = null;
-  var done = 0;
-  var stopDigest = function () {
-    if (digestStopped) return;
-    digestStopped = true;
-    fileDigest = atSliceStart;
-  };
-  // The XOR of the intact slices, the known share of the recovery slice of exponent 0 (every constant to
-  // the power 0 is 1): with one slice to rebuild it is rebuilt from that alone, without a second pass.
-  // A slice's bytes are added as they pass and taken out again when it fails.
-  var parity = null;
-  if (target.otherSlices.length === 0 && target.exponents.length > 0 && target.exponents[0].exponent === 0 && sliceSize <= limits.recoveryMemory)
-    parity = new Uint8Array(sliceSize);
-  var openParts = [];
+async function surveyBackup(recovery, candidates, progress, pace) {
+  var source = recovery.backupSource;
+  var size = source.size;
+  var end = 0;
+  var states = candidates.map(function (candidate) {
+    end = Math.max(end, Math.min(size, candidate.description.length));
+    return {
+      candidate: candidate,
+      length: candidate.description.length,
+      status: new Uint8Array(candidate.sliceCount).fill(SLICE_MISSING),
+      intactBytes: 0,
+      nonZeroIntactBytes: 0,
+      fileDigest: null, // set where its first slice fails
+      resumeSlice: candidate.sliceCount,
+      digestAtEnd: candidate.description.length === 0 ? new Md5() : null,
+      parity: null,
+    };
+  });
+  var groups = [];
+  states.forEach(function (state) {
+    var size = state.candidate.sliceSize;
+    var group = groups.find(function (g) {
+      return g.sliceSize === size;
+    });
+    if (!group) groups.push((group = { sliceSize: size, states: [], start: -1, crc: 0, digest: null, atStart: null, nonZero: -1 }));
+    group.states.push(state);
+  });
+  var single = states.length === 1 ? states[0] : null;
+  if (single) {
+    var target = single.candidate;
+    if (target.otherSliceCount === 0 && target.exponents.length > 0 && target.exponents[0].exponent === 0 && target.sliceSize <= limits.recoveryMemory)
+      single.parity = new Uint8Array(target.sliceSize);
+  }
+  var openParts = []; // the parts of the open slice added to the parity, to take out again if it fails
   var takeOut = function () {
-    for (var p = 0; p < openParts.length; p++) gf16MultiplyAdd(1, openParts[p].bytes, parity.subarray(openParts[p].within));
+    for (var p = 0; p < openParts.length; p++) gf16MultiplyAdd(1, openParts[p].bytes, single.parity.subarray(openParts[p].within));
+    openParts = [];
+  };
+  var fileDigest = new Md5();
+  var fileNonZero = -1;
+  var failed = function (state, group, index) {
+    state.status[index] = SLICE_DAMAGED;
+    if (state.fileDigest === null) {
+      state.fileDigest = group.atStart;
+      state.resumeSlice = index;
+    }
+  };
+  /** Slice `index` of `state` ends at `at` (its real end): compared with the set, padded with zeros. */
+  var finish = async function (state, group, index, at) {
+    var pad = group.start + group.sliceSize - at;
+    var crc = group.crc;
+    var digest;
+    if (pad === 0) {
+      if (group.finished === undefined) group.finished = group.digest.clone().digest();
+      digest = group.finished;
+    } else {
+      var padded = group.digest.clone();
+      crc = await zerosPaced(padded, crc, pad, pace);
+      digest = padded.digest();
+    }
+    var real = at - group.start;
+    if (sliceMatches(state.candidate.checksums, index, digest, crc)) {
+      state.status[index] = SLICE_INTACT;
+      state.intactBytes += real;
+      if (group.nonZero >= 0 && group.nonZero < real) state.nonZeroIntactBytes += real;
+    } else {
+      failed(state, group, index);
+      if (state === single && single.parity) takeOut();
+    }
+    if (state === single) openParts = [];
+    if (at === state.length && state.fileDigest === null) state.digestAtEnd = fileDigest.clone();
   };
   progress("recovery-verify", 0, end);
-  await forEachSlicePiece(recovery.backupSource, sliceSize, end, slicePieceSize(sliceSize, RECOVERY_WINDOW), options.signal, function (slice, within, bytes) {
-    if (within === 0) {
-      open = slice;
-      openParts = [];
-      status[slice] = SLICE_DAMAGED; // until it is whole and matches
-      crc = 0;
-      digest = new Md5();
-      if (!digestStopped) atSliceStart = fileDigest.clone();
-    }
-    // In parts that stay in the processor's cache while the three digests read them.
-    for (var at = 0; at < bytes.length; at += VERIFY_PART) {
-      var part = bytes.subarray(at, Math.min(bytes.length, at + VERIFY_PART));
-      crc = crc32Update(crc, part);
-      digest.update(part);
-      if (!digestStopped) fileDigest.update(part);
-      if (parity) gf16MultiplyAdd(1, part, parity.subarray(within + at));
-    }
-    if (parity) openParts.push({ within: within, bytes: bytes });
-    var realLength = Math.min(sliceSize, length - slice * sliceSize);
-    if (within + bytes.length === realLength) {
-      open = -1;
-      crc = crc32Zeros(crc, sliceSize - realLength);
-      digest.updateZeros(sliceSize - realLength);
-      if (sliceMatches(target.checksums, slice, digest.digest(), crc)) status[slice] = SLICE_INTACT;
-      else {
-        stopDigest();
-        if (parity) takeOut();
+  var partSize = VERIFY_PART_LEAST; // grows to VERIFY_PART while parts take little time, shrinks when one takes long
+  for await (var piece of readPieces(source, 0, end, RECOVERY_WINDOW, pace.signal)) {
+    var bytes = piece.bytes;
+    for (var at = 0; at < bytes.length; ) {
+      await pace();
+      var partStarted = now();
+      var p = piece.offset + at;
+      var q = Math.min(piece.offset + bytes.length, p + partSize);
+      groups.forEach(function (group) {
+        if (p % group.sliceSize === 0) {
+          group.start = p;
+          group.crc = 0;
+          group.digest = new Md5();
+          group.finished = undefined;
+          group.atStart = fileDigest.clone();
+          group.nonZero = -1;
+        }
+        q = Math.min(q, group.start + group.sliceSize);
+      });
+      states.forEach(function (state) {
+        if (state.length > p) q = Math.min(q, state.length);
+      });
+      var part = bytes.subarray(at, at + (q - p));
+      var nonZero = firstNonZero(part);
+      if (nonZero >= 0 && fileNonZero < 0) fileNonZero = p + nonZero;
+      fileDigest.update(part);
+      for (var g = 0; g < groups.length; g++) {
+        var group = groups[g];
+        group.crc = crc32Update(group.crc, part);
+        group.digest.update(part);
+        if (nonZero >= 0 && group.nonZero < 0) group.nonZero = p + nonZero - group.start;
       }
-      openParts = [];
+      if (single && single.parity) {
+        var within = p - groups[0].start;
+        gf16MultiplyAdd(1, part, single.parity.subarray(within));
+        openParts.push({ within: within, bytes: part });
+      }
+      at += part.length;
+      for (var h = 0; h < groups.length; h++) {
+        var ending = groups[h];
+        var index = ending.start / ending.sliceSize;
+        for (var s = 0; s < ending.states.length; s++) {
+          var state = ending.states[s];
+          if (index < state.candidate.sliceCount && q === Math.min(ending.start + ending.sliceSize, state.length))
+            await finish(state, ending, index, q);
+        }
+      }
+      progress("recovery-verify", q, end);
+      var took = now() - partStarted;
+      if (took > PACE_MS / 4) partSize = Math.max(VERIFY_PART_LEAST, partSize >> 1);
+      else if (took < PACE_MS / 16) partSize = Math.min(VERIFY_PART, partSize << 1);
     }
-    done += bytes.length;
-    progress("recovery-verify", done, end);
+  }
+  // The slice the file ends inside (damaged: cut there) and the slices past its end (missing).
+  states.forEach(function (state) {
+    if (size >= state.length) return;
+    var sliceSize = state.candidate.sliceSize;
+    var open = Math.floor(size / sliceSize);
+    var group = groups.find(function (g) {
+      return g.sliceSize === sliceSize;
+    });
+    if (size % sliceSize !== 0) {
+      failed(state, group, open);
+      if (state === single && single.parity) takeOut();
+    } else if (state.fileDigest === null) {
+      state.fileDigest = fileDigest.clone();
+      state.resumeSlice = open;
+    }
   });
-  if (open >= 0) {
-    stopDigest(); // the file ends inside this slice
-    if (parity) takeOut();
-  }
-  var damaged = 0;
-  var missing = 0;
-  var firstBad = -1;
-  for (var i = 0; i < status.length; i++) {
-    if (status[i] === SLICE_INTACT) continue;
-    if (firstBad < 0) firstBad = i;
-    if (status[i] === SLICE_MISSING) missing++;
-    else damaged++;
-  }
-  var intact = status.length - damaged - missing;
-  // Other files' slices are unknowns only when there is something to rebuild.
-  var unknowns = damaged + missing === 0 ? 0 : damaged + missing + target.otherSlices.length;
-  var intactFile = false;
-  if (firstBad < 0) {
-    if (!bytesEqual(fileDigest.digest(), target.description.md5))
-      throw recoveryInvalid("every slice matches its checksum but the whole file's MD5 is not the one of the file description: the recovery set contradicts itself");
-    intactFile = true;
-  }
-  // Recovery slices by increasing exponent, until as many are intact as there are unknowns: the count a
-  // repair can rely on (the solver takes them from here, and checks no packet twice).
-  var usable = 0;
-  var damagedRecovery = 0;
-  for (var r = 0; r < target.exponents.length && usable < unknowns; r++) {
-    var intactCopy = false;
-    for (var c = 0; c < target.exponents[r].copies.length && !intactCopy; c++)
-      intactCopy = await recoveryCopyIntact(recovery, target.exponents[r].copies[c], options.signal);
-    if (intactCopy) usable++;
-    else damagedRecovery++;
-    progress("recovery-slices", usable, unknowns);
-  }
-  // A set matched by its length alone, or by nothing, must be proved by a slice of the backup: else it
-  // may be another file's, and a "repair" would hand out that file.
-  if (intact === 0 && (target.match === "sole" || (target.match === "size" && usable >= unknowns)))
-    throw new GoshuinError(
-      "recovery_set_mismatch",
-      "no slice of this backup matches the recovery set, whose file has other first 16 KiB" +
-        (target.match === "sole" ? " and another length" : "") + ": it was made for another file"
-    );
-  return {
-    recovery: recovery,
-    status: status,
-    runs: damagedRuns(status),
-    damaged: damaged,
-    missing: missing,
-    intact: intact,
-    intactFile: intactFile, // every slice intact and the file's MD5 right (there may be bytes added to it)
-    addedBytes: Math.max(0, size - length),
-    fileDigest: fileDigest, // the whole file's MD5 over slices 0 … resumeSlice − 1
-    resumeSlice: firstBad < 0 ? status.length : firstBad,
-    unknowns: unknowns,
-    recoverySlices: target.exponents.length, // present; those checked: usable + damagedRecovery
-    usable: usable,
-    damagedRecovery: damagedRecovery,
-    repairable: usable >= unknowns,
-    parity: parity, // the XOR of the intact slices, or null
-    verifyMs: now() - started,
-  };
+  recovery.file.firstNonZero = fileNonZero >= 0 ? fileNonZero : await firstNonZeroAfter(source, end, pace);
+  return states;
 }
 
-function insufficient(check, available, damagedRecovery) {
-  var target = check.recovery.target;
-  var bad = check.damaged + check.missing;
-  var error = new GoshuinError(
-    "not_repairable",
-    bad + " slice" + (bad === 1 ? " is" : "s are") + " damaged or missing" +
-      (target.otherSlices.length ? " (and the set protects " + target.otherSlices.length + " slices of other files, which count as missing here)" : "") +
-      ", and the recovery files hold " + available + " usable recovery slice" + (available === 1 ? "" : "s") +
-      (damagedRecovery ? " (" + damagedRecovery + " more are damaged)" : "") +
-      ": " + check.unknowns + (check.unknowns === 1 ? " is" : " are") + " needed"
-  );
-  if (check.intact === 0 && target.match !== "exact" && target.match !== "start")
-    error.detail += "; no slice of the backup matches the set either: if these recovery files are another file's, pick the backup's";
-  error.message = error.code + ": " + error.detail;
-  error.damagedSlices = bad;
-  error.recoverySlices = available;
-  error.neededSlices = check.unknowns;
-  return error;
+/** The offset of the first byte of `source` at or after `from` that is not zero, or -1. */
+async function firstNonZeroAfter(source, from, pace) {
+  for await (var piece of readPieces(source, from, source.size, RECOVERY_WINDOW, pace.signal)) {
+    await pace();
+    var at = firstNonZero(piece.bytes);
+    if (at >= 0) return piece.offset + at;
+  }
+  return -1;
 }
 
 /** The MD5 of a recovery slice packet, checked once; false when it fails. Charged to the scan's budget. */
-async function recoveryCopyIntact(recovery, copy, signal) {
+async function recoveryCopyIntact(recovery, copy, pace) {
   if (copy.verified !== null) return copy.verified;
   var scan = recovery.scan;
-  scan.hashed += copy.length;
-  if (scan.hashed > scan.budget)
-    throw recoveryInvalid("the recovery files hold too many damaged recovery slices to check (more than " + scan.budget + " bytes hashed)");
+  if (!scan.charge(copy.length)) {
+    scan.unchecked = (scan.unchecked || 0) + 1;
+    return false; // past the reading's budget: not checked, not used (and checked again should it be asked)
+  }
   var digest = new Md5();
-  for await (var piece of readPieces(recovery.sources[copy.source], copy.offset + 32, copy.offset + copy.length, RECOVERY_WINDOW, signal))
-    digest.update(piece.bytes);
+  for await (var piece of readPieces(recovery.sources[copy.source], copy.offset + 32, copy.offset + copy.length, RECOVERY_WINDOW, pace.signal))
+    await hashPaced(digest, piece.bytes, pace);
   copy.verified = bytesEqual(digest.digest(), copy.hash);
   return copy.verified;
 }

@@ -1,6 +1,10 @@
-// Rebuilding the slices of a PAR 2.0 repair from the solution (83-par2-solve.js), checking each, and the
-// repaired backup as a Blob of the original's intact runs and the rebuilt slices (82-par2-verify.js says the
-// steps).
+// Rebuilding the slices of a PAR 2.0 repair from the solution (83-par2-solve.js): the unknowns are the
+// damaged and missing slices, and the slices of any other file the set protects (the page is given the
+// backup only). Each slice to rebuild is a sum over the recovery slices used and the intact slices of the
+// backup (by coefficients or by syndromes, one more pass over the backup either way; none for one slice and
+// the recovery slice of exponent 0, from the XOR the check kept). Each rebuilt slice must match its MD5 and
+// CRC-32; the repaired backup is a Blob of the original's intact runs and the rebuilt slices (the file is not
+// copied), accepted only when its whole MD5 is the file description's. Every loop yields to the browser.
 
 /**
  * How to sum what the solution says (the same bytes either way). By coefficients: rebuilt[j] = Σ_s rows[j][s] ·
@@ -19,27 +23,90 @@ function rebuildPlan(k, u, intactSlices, sliceSize) {
   return costOfSyndromes < costOfCoefficients && bySyndromes.memory <= limits.recoveryMemory ? bySyndromes : byCoefficients;
 }
 
-/** Bytes read at a time when each byte read costs `perByte` multiply-adds, so that the page stays responsive. */
-function workPieceSize(perByte) {
-  return Math.max(65536, Math.min(RECOVERY_WINDOW, Math.floor(RECOVERY_WORK_PER_READ / perByte / 4) * 4));
+/** target[offset …] ^= c · source, without a view for a short source (tiny slices: millions of calls). */
+function multiplyAddAt(c, source, target, offset) {
+  if (c === 0) return;
+  if (source.length >= 256) {
+    gf16MultiplyAdd(c, source, target.subarray(offset));
+    return;
+  }
+  var lc = GF16_LOG[c];
+  for (var at = 0; at < source.length; at += 2) {
+    var word = source[at] | (at + 1 < source.length ? source[at + 1] << 8 : 0);
+    if (word === 0) continue;
+    var product = GF16_EXP[GF16_LOG[word] + lc];
+    target[offset + at] ^= product & 0xff;
+    target[offset + at + 1] ^= product >>> 8;
+  }
 }
 
-/** `visit(within, bytes)` over the data of a recovery slice packet, in pieces. */
-async function readRecoverySlice(recovery, copy, pieceSize, signal, visit) {
+/** target ^= c · source over whole slices, in parts, yielding between them. */
+async function multiplyAddPaced(c, source, target, pace) {
+  for (var at = 0; at < source.length; at += RECOVERY_WORK_PART) {
+    await pace();
+    multiplyAddAt(c, source.subarray(at, Math.min(source.length, at + RECOVERY_WORK_PART)), target, at);
+  }
+}
+
+/**
+ * `visit(slice, within, bytes)` for the bytes of [0, end) of `source`, split where slices of `sliceSize`
+ * bytes begin and into parts of at most `partBytes` (the work of a visit is proportional to its bytes),
+ * yielding between parts: `within` is the offset of `bytes` in its slice.
+ */
+async function forEachSlicePiece(source, sliceSize, end, partBytes, pace, visit) {
+  for await (var piece of readPieces(source, 0, end, RECOVERY_WINDOW, pace.signal)) {
+    var bytes = piece.bytes;
+    for (var at = 0; at < bytes.length; ) {
+      await pace();
+      var position = piece.offset + at;
+      var slice = Math.floor(position / sliceSize);
+      var within = position - slice * sliceSize;
+      var take = Math.min(bytes.length - at, sliceSize - within, partBytes);
+      visit(slice, within, bytes.subarray(at, at + take));
+      at += take;
+    }
+  }
+}
+
+/**
+ * Bytes of a part when each byte costs `perByte` multiply-adds and each slice of `sliceSize` bytes as many
+ * scalar products (its coefficients): about RECOVERY_WORK_PART of work, in whole words.
+ */
+function workPart(perByte, sliceSize) {
+  var perPartByte = Math.max(1, perByte) * (1 + 8 / sliceSize);
+  return Math.max(4, Math.floor(RECOVERY_WORK_PART / perPartByte / 4) * 4);
+}
+
+/** `visit(within, bytes)` over the data of a recovery slice packet, in pieces (each a whole window). */
+async function readRecoverySlice(recovery, copy, pace, visit) {
   var start = copy.offset + PAR2_PEEK;
-  for await (var piece of readPieces(recovery.sources[copy.source], start, start + recovery.target.sliceSize, pieceSize, signal))
-    visit(piece.offset - start, piece.bytes);
+  for await (var piece of readPieces(recovery.sources[copy.source], start, start + recovery.target.sliceSize, RECOVERY_WINDOW, pace.signal)) {
+    await pace(); // a read of bytes in memory may come back without the event loop turning
+    await visit(piece.offset - start, piece.bytes);
+  }
+}
+
+/** Σ_t row[t] · inputs[t] into a new slice, yielding between parts (at once for small slices). */
+async function combine(row, inputs, sliceSize, pace) {
+  var out = new Uint8Array(sliceSize);
+  if (sliceSize * inputs.length <= RECOVERY_WORK_PART) {
+    await pace();
+    for (var i = 0; i < inputs.length; i++) multiplyAddAt(row[i], inputs[i], out, 0);
+    return out;
+  }
+  for (var t = 0; t < inputs.length; t++) await multiplyAddPaced(row[t], inputs[t], out, pace);
+  return out;
 }
 
 /** The rebuilt slices by syndromes (see rebuildPlan). `onBytes(count)` follows the bytes read. */
-async function rebuildBySyndromes(check, slots, rows, signal, onBytes) {
+async function rebuildBySyndromes(check, slots, rows, pace, onBytes) {
   var target = check.recovery.target;
   var source = check.recovery.backupSource;
   var sliceSize = target.sliceSize;
   var syndromes = [];
   for (var s = 0; s < slots.length; s++) {
     var syndrome = new Uint8Array(sliceSize);
-    await readRecoverySlice(check.recovery, slots[s].copy, RECOVERY_WINDOW, signal, function (within, bytes) {
+    await readRecoverySlice(check.recovery, slots[s].copy, pace, function (within, bytes) {
       syndrome.set(bytes, within);
       onBytes(bytes.length);
     });
@@ -48,64 +115,157 @@ async function rebuildBySyndromes(check, slots, rows, signal, onBytes) {
   var powers = new Uint16Array(slots.length);
   var powersOf = -1;
   var end = Math.min(source.size, target.description.length);
-  await forEachSlicePiece(source, sliceSize, end, slicePieceSize(sliceSize, workPieceSize(slots.length)), signal, function (slice, within, bytes) {
+  await forEachSlicePiece(source, sliceSize, end, workPart(slots.length, sliceSize), pace, function (slice, within, bytes) {
     if (check.status[slice] !== SLICE_INTACT) return;
     if (powersOf !== slice) {
       for (var p = 0; p < slots.length; p++) powers[p] = par2Coefficient(target.firstSlice + slice, slots[p].exponent);
       powersOf = slice;
     }
-    for (var q = 0; q < slots.length; q++) gf16MultiplyAdd(powers[q], bytes, syndromes[q].subarray(within));
+    for (var q = 0; q < slots.length; q++) multiplyAddAt(powers[q], bytes, syndromes[q], within);
     onBytes(bytes.length);
   });
-  return rows.map(function (row) {
-    var out = new Uint8Array(sliceSize);
-    for (var t = 0; t < slots.length; t++) gf16MultiplyAdd(row[t], syndromes[t], out);
-    return out;
-  });
+  var rebuilt = [];
+  for (var r = 0; r < rows.length; r++) rebuilt.push(await combine(rows[r], syndromes, sliceSize, pace));
+  return rebuilt;
 }
 
 /**
- * The intact slices' share of each slice to rebuild, in one pass over the backup: slice g adds
- * Σ_s rows[j][s] · c_g^e_s times its bytes to rebuilt[j] (its share taken out of each b_s). `onBytes(count)`.
+ * The rebuilt slices by coefficients (see rebuildPlan): the recovery slices' share, then, in one pass over
+ * the backup (none with `parity`), each intact slice g adding Σ_s rows[j][s] · c_g^e_s times its bytes to
+ * rebuilt[j] (its share taken out of each b_s). `onBytes(count)` follows the bytes read.
  */
-async function rebuildFromIntactSlices(check, slots, rows, rebuilt, pieceSize, signal, onBytes) {
+async function rebuildByCoefficients(check, slots, rows, parity, pace, onBytes) {
   var target = check.recovery.target;
   var source = check.recovery.backupSource;
-  var k = rebuilt.length;
+  var k = rows.length;
+  var rebuilt = rows.map(function () {
+    return new Uint8Array(target.sliceSize);
+  });
+  var part = workPart(k, target.sliceSize);
+  for (var s = 0; s < slots.length; s++) {
+    await readRecoverySlice(check.recovery, slots[s].copy, pace, async function (within, bytes) {
+      for (var at = 0; at < bytes.length; at += part) {
+        await pace();
+        var piece = bytes.subarray(at, Math.min(bytes.length, at + part));
+        for (var j = 0; j < k; j++) multiplyAddAt(rows[j][s], piece, rebuilt[j], within + at);
+      }
+      onBytes(bytes.length);
+    });
+  }
+  if (parity) {
+    await multiplyAddPaced(rows[0][0], parity, rebuilt[0], pace);
+    return rebuilt;
+  }
+  if (check.intact === 0) return rebuilt;
   var logPowers = new Uint16Array(slots.length); // log c_g^e_s of the slice at hand (never 0: c_g ≠ 0)
   var coefficients = new Uint16Array(k);
   var coefficientsOf = -1;
   var end = Math.min(source.size, target.description.length);
-  await forEachSlicePiece(source, target.sliceSize, end, slicePieceSize(target.sliceSize, pieceSize), signal, function (slice, within, bytes) {
+  await forEachSlicePiece(source, target.sliceSize, end, part, pace, function (slice, within, bytes) {
     if (check.status[slice] !== SLICE_INTACT) return;
     if (coefficientsOf !== slice) {
-      for (var s = 0; s < slots.length; s++) logPowers[s] = GF16_LOG[par2Coefficient(target.firstSlice + slice, slots[s].exponent)];
+      for (var t = 0; t < slots.length; t++) logPowers[t] = GF16_LOG[par2Coefficient(target.firstSlice + slice, slots[t].exponent)];
       for (var j = 0; j < k; j++) {
         var sum = 0;
-        for (var t = 0; t < slots.length; t++) {
-          var w = rows[j][t];
-          if (w !== 0) sum ^= GF16_EXP[GF16_LOG[w] + logPowers[t]];
+        for (var u = 0; u < slots.length; u++) {
+          var w = rows[j][u];
+          if (w !== 0) sum ^= GF16_EXP[GF16_LOG[w] + logPowers[u]];
         }
         coefficients[j] = sum;
       }
       coefficientsOf = slice;
     }
-    for (var r = 0; r < k; r++) gf16MultiplyAdd(coefficients[r], bytes, rebuilt[r].subarray(within));
+    for (var r = 0; r < k; r++) multiplyAddAt(coefficients[r], bytes, rebuilt[r], within);
     onBytes(bytes.length);
   });
+  return rebuilt;
 }
 
 /**
- * The repaired backup from a check: { outcome: "intact" | "repaired", blob, … } (see repairBackup).
- * `options.onProgress(stage, done, total)` with "recovery-slices" (the recovery slices checked as they are
- * taken), "recovery-rebuild" (bytes read), "recovery-check" (bytes of the repaired file hashed). Throws
- * not_repairable (more damage than independent recovery slices), repair_check_failed (what was rebuilt
- * does not match the set's checksums: nothing is handed out), browser_limit (more to hold than the page allows), interrupted, io.
+ * Rule 3 of Spec/decisions/0048: every slice of the backup rebuilt from the recovery slices alone (all of
+ * them unknown, with the other files' slices), or null when the intact recovery slices cannot rebuild them
+ * all. Within the page's memory and a bound on the work (browser_limit past them).
+ */
+async function rebuildEverything(check, pace) {
+  var target = check.recovery.target;
+  var n = target.sliceCount;
+  if (check.usable.length < n + target.otherSliceCount || n + target.otherSliceCount > limits.recoveryUnknowns) return null;
+  var unknowns = [];
+  for (var i = 0; i < n; i++) unknowns.push(target.firstSlice + i);
+  unknowns = unknowns.concat(otherSlicesOf(target));
+  checkMemory(n * target.sliceSize, "Rebuilding every part of the file, to compare it with this backup,");
+  if ((n * unknowns.length * target.sliceSize) / 2 > 4 * limits.recoveryWork)
+    throw new GoshuinError(
+      "browser_limit",
+      "whether these recovery files are this backup's can only be told by rebuilding all " + n + " parts of the file, more than this page does; goshuin-tool verify or repair can"
+    );
+  var solution = await solveUnknowns(unknowns, check.usable, pace);
+  if (!solution.solved) return null;
+  return rebuildByCoefficients(Object.assign({}, check, { intact: 0 }), solution.slots, solution.rows.slice(0, n), null, pace, function () {});
+}
+
+/**
+ * Rule 3's comparison: the bytes of the backup equal to the rebuilt file in 512-byte blocks at multiples of
+ * 512 that are not all zeros (the last one the file's tail, or as much of its block as a cut copy holds,
+ * when that is at least EVIDENCE_BYTES).
+ */
+async function equalBlockBytes(check, rebuilt, pace) {
+  var target = check.recovery.target;
+  var source = check.recovery.backupSource;
+  var length = target.description.length;
+  var end = Math.min(source.size, length);
+  var equal = 0;
+  for await (var piece of readPieces(source, 0, end, RECOVERY_WINDOW, pace.signal)) {
+    for (var at = 0; at < piece.bytes.length; at += EVIDENCE_BLOCK) {
+      await pace();
+      var offset = piece.offset + at;
+      // The block as far as the backup holds it: a cut copy keeps the start of the block it ends in.
+      var block = piece.bytes.subarray(at, at + Math.min(offset + EVIDENCE_BLOCK, length, end) - offset);
+      if (block.length < EVIDENCE_BYTES) break;
+      if (firstNonZero(block) < 0) continue;
+      if (rebuiltEquals(rebuilt, target.sliceSize, offset, block)) equal += block.length;
+    }
+  }
+  return equal;
+}
+
+/** Whether the rebuilt slices (of `sliceSize` bytes each) hold `bytes` at the file's offset `offset`. */
+function rebuiltEquals(rebuilt, sliceSize, offset, bytes) {
+  for (var at = 0; at < bytes.length; ) {
+    var slice = Math.floor((offset + at) / sliceSize);
+    var within = offset + at - slice * sliceSize;
+    var take = Math.min(bytes.length - at, sliceSize - within);
+    if (!bytesEqual(bytes.subarray(at, at + take), rebuilt[slice].subarray(within, within + take))) return false;
+    at += take;
+  }
+  return true;
+}
+
+/** The MD5 and CRC-32 of a rebuilt slice, in parts, yielding between them. */
+async function sliceDigests(bytes, pace) {
+  var digest = new Md5();
+  var crc = 0;
+  for (var at = 0; at < bytes.length; at += RECOVERY_WORK_PART) {
+    await pace();
+    var part = bytes.subarray(at, Math.min(bytes.length, at + RECOVERY_WORK_PART));
+    digest.update(part);
+    crc = crc32Update(crc, part);
+  }
+  return { digest: digest.digest(), crc: crc };
+}
+
+/**
+ * The repaired backup from a check (85-par2-repair.js): { outcome: "intact" | "repaired", blob, … } (see
+ * repairBackup). `options.onProgress(stage, done, total)` with "recovery-rebuild" (bytes read) and
+ * "recovery-check" (bytes of the repaired file hashed). Throws not_repairable (more damage than independent
+ * recovery slices), truncated (the same, for a file cut short and damaged nowhere else), repair_check_failed
+ * (what was rebuilt does not match the set's checksums: nothing is handed out), browser_limit (more to hold
+ * or compute than the page allows), interrupted, io.
  */
 async function rebuildWithRecovery(check, options) {
   options = options || {};
   var progress = options.onProgress || function () {};
-  var signal = options.signal;
+  var pace = pacer(options.signal);
   var started = now();
   var recovery = check.recovery;
   var target = recovery.target;
@@ -121,7 +281,7 @@ async function rebuildWithRecovery(check, options) {
     runs: check.runs,
     recoverySlices: check.recoverySlices,
     recoverySlicesUsed: 0,
-    otherFileSlices: target.otherSlices.length,
+    otherFileSlices: target.otherSliceCount,
     addedBytes: check.addedBytes,
     verifyMs: check.verifyMs,
   };
@@ -130,75 +290,67 @@ async function rebuildWithRecovery(check, options) {
     var blob = size === length ? recovery.backup : recovery.backup.slice(0, length);
     return Object.assign(base, { outcome: size === length ? "intact" : "repaired", blob: blob, rebuildMs: 0, checkMs: 0 });
   }
-  if (!check.repairable) throw insufficient(check, check.usable, check.damagedRecovery);
-  var ours = [];
-  for (var i = 0; i < check.status.length; i++) if (check.status[i] !== SLICE_INTACT) ours.push(i);
-  var unknowns = ours.map(function (slice) {
-    return target.firstSlice + slice;
-  }).concat(target.otherSlices);
-  var k = ours.length;
-  var u = unknowns.length;
-  var plan = rebuildPlan(k, u, check.intact, sliceSize);
-  var limit =
-    u > limits.recoveryUnknowns ? "more than " + limits.recoveryUnknowns + " slices to rebuild"
-    : plan.memory > limits.recoveryMemory ? formatSize(plan.memory) + " to hold (at most " + formatSize(limits.recoveryMemory) + ")"
-    : plan.scalars > limits.recoveryWork ? "too many coefficients to compute (" + plan.scalars + ")"
-    : null;
-  if (limit)
-    throw new GoshuinError(
-      "browser_limit",
-      "rebuilding " + u + " slices of " + formatSize(sliceSize) + " is more than this page does: " + limit + "; goshuin-tool repair or par2 repair can"
-    );
-
-  var solution = await solveUnknowns(recovery, unknowns, signal);
-  if (!solution.solved) {
-    var usable = target.exponents.length - solution.damagedRecovery;
-    if (usable < u) throw insufficient(check, usable, solution.damagedRecovery); // a packet changed since it was checked
-    throw new GoshuinError(
-      "not_repairable",
-      "the " + usable + " recovery slices cannot rebuild these " + u + " slices: " + solution.passedOver +
-        " of them depend on the others (PAR 2.0's matrix is not always invertible)"
-    );
-  }
-  var slots = solution.slots;
-  var rows = solution.rows.slice(0, k); // the unknowns are the backup's slices first, then other files'
-  var intactBytes = 0;
-  for (var t = 0; t < check.status.length; t++)
-    if (check.status[t] === SLICE_INTACT) intactBytes += Math.min(sliceSize, length - t * sliceSize);
-  // One slice from the recovery slice of exponent 0: the intact slices' share is the XOR the check kept.
-  var fromParity = check.parity !== null && u === 1 && slots[0].exponent === 0;
-  var totalRead = slots.length * sliceSize + (fromParity ? 0 : intactBytes);
-  var readSoFar = 0;
-  var onBytes = function (count) {
-    readSoFar += count;
-    progress("recovery-rebuild", readSoFar, totalRead);
+  if (!check.repairable) throw check.cutOnly ? cutShort(check) : insufficient(check, check.usable.length, check.damagedRecovery);
+  var all = check.rebuiltAll !== null; // rule 3 rebuilt every slice: the repair is that
+  var rebuiltSlice = function (slice) {
+    return all || check.status[slice] !== SLICE_INTACT;
   };
-  progress("recovery-rebuild", 0, totalRead);
+  var ours = [];
+  for (var i = 0; i < check.status.length; i++) if (rebuiltSlice(i)) ours.push(i);
+  var k = ours.length;
   var rebuilt;
-  if (plan.bySyndromes && !fromParity) {
-    rebuilt = await rebuildBySyndromes(check, slots, rows, signal, onBytes);
+  var used;
+  if (all) {
+    rebuilt = check.rebuiltAll;
+    used = k + target.otherSliceCount;
   } else {
-    rebuilt = ours.map(function () {
-      return new Uint8Array(sliceSize);
-    });
-    var pieceSize = workPieceSize(k);
-    // The recovery slices' share: rebuilt[j] = Σ_s rows[j][s] · recovery slice s …
-    for (var s = 0; s < slots.length; s++) {
-      await readRecoverySlice(recovery, slots[s].copy, pieceSize, signal, function (within, bytes) {
-        for (var j = 0; j < k; j++) gf16MultiplyAdd(rows[j][s], bytes, rebuilt[j].subarray(within));
-        onBytes(bytes.length);
-      });
+    var unknowns = ours.map(function (slice) {
+      return target.firstSlice + slice;
+    }).concat(otherSlicesOf(target));
+    var u = unknowns.length;
+    var plan = rebuildPlan(k, u, check.intact, sliceSize);
+    checkMemory(plan.memory, "Rebuilding " + partsOf(u) + " of " + formatSize(sliceSize));
+    if (plan.scalars > limits.recoveryWork)
+      throw new GoshuinError("browser_limit", "rebuilding " + partsOf(u) + " of " + formatSize(sliceSize) + " needs too many coefficients (" + plan.scalars + "), more than this page does; goshuin-tool repair or par2 repair can");
+    var solution = await solveUnknowns(unknowns, check.usable, pace);
+    if (!solution.solved) {
+      var singular = withRepairNumbers(
+        new GoshuinError(
+          "not_repairable",
+          "the recovery files hold data for " + check.usable.length + " parts, but it cannot rebuild these " + u + ": " + solution.passedOver +
+            " of its pieces depend on the others (PAR 2.0's matrix is not always invertible)"
+        ),
+        check,
+        check.usable.length
+      );
+      singular.dependent = true;
+      throw singular;
     }
-    // … and each intact slice g of the backup times Σ_s rows[j][s] · c_g^e_s (its share taken out of b_s).
-    if (fromParity) gf16MultiplyAdd(rows[0][0], check.parity, rebuilt[0]);
-    else await rebuildFromIntactSlices(check, slots, rows, rebuilt, pieceSize, signal, onBytes);
+    var slots = solution.slots;
+    var rows = solution.rows.slice(0, k); // the unknowns are the backup's slices first, then other files'
+    used = slots.length;
+    var intactBytes = 0;
+    for (var t = 0; t < check.status.length; t++) if (check.status[t] === SLICE_INTACT) intactBytes += Math.min(sliceSize, length - t * sliceSize);
+    // One slice from the recovery slice of exponent 0: the intact slices' share is the XOR the check kept.
+    var fromParity = check.parity !== null && u === 1 && slots[0].exponent === 0;
+    var totalRead = slots.length * sliceSize + (fromParity ? 0 : intactBytes);
+    var readSoFar = 0;
+    var onBytes = function (count) {
+      readSoFar += count;
+      progress("recovery-rebuild", readSoFar, totalRead);
+    };
+    progress("recovery-rebuild", 0, totalRead);
+    rebuilt =
+      plan.bySyndromes && !fromParity
+        ? await rebuildBySyndromes(check, slots, rows, pace, onBytes)
+        : await rebuildByCoefficients(check, slots, rows, fromParity ? check.parity : null, pace, onBytes);
   }
 
   // Each rebuilt slice against its checksums (the last one's padding must come out as zeros).
   for (var r = 0; r < k; r++) {
-    var bytesOf = rebuilt[r];
-    if (!sliceMatches(target.checksums, ours[r], md5(bytesOf), crc32Update(0, bytesOf)))
-      throw new GoshuinError("repair_check_failed", "slice " + ours[r] + " was rebuilt but does not match its checksum: the recovery data does not fit this backup");
+    var digests = await sliceDigests(rebuilt[r], pace);
+    if (!sliceMatches(target.checksums, ours[r], digests.digest, digests.crc))
+      throw new GoshuinError("repair_check_failed", "part " + ours[r] + " of the file was rebuilt but does not match its checksum: the recovery data does not fit this backup");
   }
   var rebuildMs = now() - started;
 
@@ -207,89 +359,33 @@ async function rebuildWithRecovery(check, options) {
   var runStart = -1;
   var next = 0;
   for (var slice = 0; slice <= target.sliceCount; slice++) {
-    var intact = slice < target.sliceCount && check.status[slice] === SLICE_INTACT;
-    if (intact && runStart < 0) runStart = slice;
-    if (!intact && runStart >= 0) {
+    var kept = slice < target.sliceCount && !rebuiltSlice(slice);
+    if (kept && runStart < 0) runStart = slice;
+    if (!kept && runStart >= 0) {
       parts.push(recovery.backup.slice(runStart * sliceSize, Math.min(slice * sliceSize, length)));
       runStart = -1;
     }
-    if (slice < target.sliceCount && !intact) {
-      parts.push(rebuilt[next++].subarray(0, Math.min(sliceSize, length - slice * sliceSize)));
-    }
+    if (slice < target.sliceCount && !kept) parts.push(rebuilt[next++].subarray(0, Math.min(sliceSize, length - slice * sliceSize)));
   }
   var repaired = new Blob(parts, { type: "application/octet-stream" });
   if (repaired.size !== length) throw new GoshuinError("internal", "the repaired file has " + repaired.size + " bytes, not " + length);
 
   // The whole file's MD5, resumed where the check stopped, over what is handed out.
   var checkStarted = now();
-  var fileDigest = check.fileDigest.clone();
-  var from = check.resumeSlice * sliceSize;
+  var fileDigest = all ? new Md5() : check.fileDigest.clone();
+  var from = all ? 0 : check.resumeSlice * sliceSize;
   progress("recovery-check", 0, length - from);
-  for await (var part of readPieces(blobSource(repaired), from, length, RECOVERY_WINDOW, signal)) {
-    fileDigest.update(part.bytes);
-    progress("recovery-check", part.offset + part.bytes.length - from, length - from);
+  for await (var piece of readPieces(blobSource(repaired), from, length, RECOVERY_WINDOW, pace.signal)) {
+    await hashPaced(fileDigest, piece.bytes, pace);
+    progress("recovery-check", piece.offset + piece.bytes.length - from, length - from);
   }
   if (!bytesEqual(fileDigest.digest(), target.description.md5))
     throw new GoshuinError("repair_check_failed", "the repaired file's MD5 is not the one the recovery set gives: nothing was repaired");
   return Object.assign(base, {
     outcome: "repaired",
     blob: repaired,
-    recoverySlicesUsed: slots.length,
+    recoverySlicesUsed: used,
     rebuildMs: rebuildMs,
     checkMs: now() - checkStarted,
-  });
-}
-
-/**
- * What a repair found in the picked files, for the page to say before the result: { name and creator
- * (escaped text from the set), size (of the file the set protects), sliceSize, sliceCount, recoverySlices
- * (present, not yet checked), otherFiles (the set's other files), match, files (picked), skipped }.
- */
-function recoverySetSummary(recovery) {
-  var target = recovery.target;
-  var set = target.set;
-  var scan = recovery.scan;
-  return {
-    name: target.description.name,
-    creator: set.creators.length ? set.creators[0] : "",
-    size: target.description.length,
-    sliceSize: target.sliceSize,
-    sliceCount: target.sliceCount,
-    recoverySlices: target.exponents.length,
-    otherFiles: set.main.fileIds.length - 1,
-    match: target.match,
-    files: recovery.sources.length,
-    skipped: { damaged: scan.damaged, unknown: scan.unknown, duplicates: scan.duplicates, otherSets: scan.otherSets },
-  };
-}
-
-/**
- * Repairs `backup` (a Blob or File) with its PAR 2.0 recovery files `recoveryFiles` (Blobs or Files), in
- * memory, without a passphrase. Resolves to
- *   { outcome: "intact" | "repaired", blob (exactly the protected file's bytes: the original itself when
- *     intact), size, originalSize, addedBytes (bytes past the end that were dropped), sliceSize, sliceCount,
- *     damagedSlices, runs ([{ first, last, reason: "damaged" | "missing" }]), recoverySlices (present),
- *     recoverySlicesUsed, otherFileSlices, match ("exact", "start", "size", "sole"), name and creator (escaped
- *     text from the set, for messages), skipped ({ damaged, unknown, duplicates, otherSets } packets),
- *     scanMs, verifyMs, rebuildMs, checkMs }.
- * Throws GoshuinError: recovery_set_not_found, recovery_set_invalid, recovery_set_mismatch, not_repairable
- * (with damagedSlices, recoverySlices, neededSlices when the recovery slices are too few),
- * repair_check_failed, browser_limit, interrupted, io.
- * `options`: { signal, onProgress(stage, done, total), onRecoverySet(summary) } with the stages of the three
- * steps; onRecoverySet gets recoverySetSummary's once the set is read, before the backup is checked.
- */
-async function repairBackup(backup, recoveryFiles, options) {
-  options = options || {};
-  var recovery = await readRecoverySet(backup, recoveryFiles, options);
-  var summary = recoverySetSummary(recovery);
-  if (options.onRecoverySet) options.onRecoverySet(summary);
-  var check = await verifyWithRecovery(recovery, options);
-  var result = await rebuildWithRecovery(check, options);
-  return Object.assign(result, {
-    match: summary.match,
-    name: summary.name,
-    creator: summary.creator,
-    skipped: summary.skipped,
-    scanMs: recovery.scanMs,
   });
 }

@@ -32,6 +32,13 @@ return {
   verifyWithRecovery: verifyWithRecovery,
   rebuildWithRecovery: rebuildWithRecovery,
   repairBackup: repairBackup,
+  recoveryInternals: {
+    invertConsecutive: invertConsecutive,
+    eliminate: eliminate,
+    consecutiveRun: consecutiveRun,
+    pacer: pacer,
+    PACE_MS: PACE_MS,
+  },
   Md5: Md5,
   md5: md5,
   gf16: { multiply: gf16Multiply, inverse: gf16Inverse, multiplyAdd: gf16MultiplyAdd, exp: GF16_EXP, log: GF16_LOG, inputLogs: PAR2_INPUT_LOGS, coefficient: par2Coefficient },

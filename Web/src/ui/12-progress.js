@@ -60,7 +60,7 @@ function onProgress(stage, done, total, header) {
       done === 0 || done === total
     );
   } else if (stage === "recovery-slices") {
-    setStatus("Checking the recovery slices… " + done.toLocaleString("en-US") + " of " + total.toLocaleString("en-US") + " intact", total ? done / total : 1);
+    setStatus("Checking what the recovery files hold to rebuild the damaged parts… " + done.toLocaleString("en-US") + " of " + total.toLocaleString("en-US"), total ? done / total : 1);
   } else if (stage === "recovery-rebuild") {
     setStatus("Rebuilding the damaged parts from the recovery files… " + core.formatSize(done) + " of " + core.formatSize(total) + timeLeft(stage, done, total), total ? done / total : 1);
   } else if (stage === "recovery-check") {

@@ -1,6 +1,8 @@
 // Opening a backup, repaired first with its recovery files when they are picked, or salvaging one that
 // failed: the form, the task with its progress and Stop, then the backup shown, or the error with the focus
-// where the next step is.
+// where the next step is. With the passphrase, a backup that authenticates whole is intact whatever its
+// recovery files say (Spec/decisions/0048): recovery files that cannot be used, or cannot repair it, do not
+// keep it from opening, and a line says so.
 //
 // Uses:
 //   00-basics.js           byId, element
@@ -16,7 +18,8 @@
 //   50-table.js            showRecordsPage
 //   61-photo-grid.js       observePhotos
 //   70-viewer.js           closeViewer
-//   GoshuinCore            asGoshuinError, blobSource, GoshuinError, openBackup, RECORDS_NAME, salvageBackup, utf8Bytes
+//   GoshuinCore            asGoshuinError, blobSource, errorAdvice, GoshuinError, openBackup, RECORDS_NAME, salvageBackup,
+//                            utf8Bytes
 
 /** The page without a backup: the viewer closed, the session's photos and downloads released. */
 function resetResult() {
@@ -40,7 +43,7 @@ function resetResult() {
 var SALVAGEABLE = ["chunk_damaged", "truncated", "chunk_length_invalid", "trailing_data"];
 
 /** The codes of a repair that could not be made, for which the page offers salvage of the damaged file. */
-var REPAIR_SALVAGEABLE = ["not_repairable", "repair_check_failed", "browser_limit"];
+var REPAIR_SALVAGEABLE = ["not_repairable", "repair_check_failed", "browser_limit", "truncated"];
 
 /**
  * Shows an opened, repaired or salvaged backup: its records read in slices, the table's first page, the
@@ -123,7 +126,9 @@ async function runOpening(file, task, shownState) {
       document.body.dataset.state = "failed";
       // A damaged or cut backup (never a wrong passphrase), or one its recovery files cannot repair: the
       // offer to show what is still intact.
-      var damaged = repairing ? REPAIR_SALVAGEABLE.indexOf(failedCode) >= 0 : SALVAGEABLE.indexOf(failedCode) >= 0;
+      var damaged = repairing
+        ? REPAIR_SALVAGEABLE.indexOf(failedCode) >= 0 || (failure.ownFailure !== undefined && SALVAGEABLE.indexOf(failure.ownFailure.code) >= 0)
+        : SALVAGEABLE.indexOf(failedCode) >= 0;
       var salvageSource = (taskOptions && taskOptions.salvageSource) || file;
       var offer = damaged && shownState === "opened" ? function () { salvage(salvageSource); } : null;
       showError(failure, null, repairing ? "Could not repair the backup" : null, offer, failureNotes(failure, repairing, damaged));
@@ -146,15 +151,53 @@ async function runOpening(file, task, shownState) {
 }
 
 /**
- * Below the alert's lead: the numbers of a repair that was not possible, or, for a damaged backup opened
- * without recovery files, that they would repair it.
+ * Below the alert's lead: the numbers of a repair that was not possible, what the backup said when it was
+ * opened without its recovery files, or, for a damaged backup opened without recovery files, that they would
+ * repair it.
  */
 function failureNotes(failure, repairing, damaged) {
+  var notes = [];
   var numbers = repairing ? notRepairableNumbers(failure) : "";
-  if (numbers) return [element("p", { id: "repair-numbers" }, numbers)];
+  if (numbers) notes.push(element("p", { id: "repair-numbers" }, numbers));
+  if (repairing && failure.ownFailure)
+    notes.push(
+      element(
+        "p",
+        { id: "backup-failure" },
+        "Opened without them, the backup does not open either: " + core.errorAdvice(failure.ownFailure) + " (code " + failure.ownFailure.code + ")"
+      )
+    );
   if (!repairing && damaged && pickedRecoveryFiles().length === 0)
-    return [element("p", { id: "recovery-offer" }, "If you have its recovery files (.par2), pick them under Recovery files and press Open again: the page repairs the backup.")];
-  return null;
+    notes.push(element("p", { id: "recovery-offer" }, "If you have its recovery files (.par2), pick them under Recovery files and press Open again: the page repairs the backup."));
+  else if (!repairing && HEADER_DAMAGE.indexOf(failure.code) >= 0 && pickedRecoveryFiles().length === 0)
+    notes.push(
+      element("p", { id: "recovery-offer" }, "If this is your backup and you have its recovery files (.par2), pick them under Recovery files and press Open again: they repair a damaged start of the file.")
+    );
+  return notes.length ? notes : null;
+}
+
+/** The codes of a file whose header does not pass the checks before any key: also a backup whose start is damaged. */
+var HEADER_DAMAGE = ["bad_magic", "short_header", "unsupported_version", "iterations_out_of_range", "chunk_size_out_of_range", "too_many_chunks"];
+
+/** Codes of a repair that say nothing of the backup's own bytes, and end the task as they are. */
+var REPAIR_FINAL = ["interrupted", "io", "truncated"];
+
+/**
+ * The backup `file` opened as it is, after its recovery files could not be used or could not repair it
+ * (`failure`): shown with the line that says so when it authenticates whole; otherwise `failure` stands,
+ * with what the backup said (`ownFailure`).
+ */
+async function openDespite(file, secret, options, failure) {
+  try {
+    var backup = await core.openBackup(core.blobSource(file), secret, options);
+    return { backup: backup, repair: { result: { outcome: "unused", reason: failure }, name: file.name } };
+  } catch (error) {
+    var own = core.asGoshuinError(error);
+    if (own.code === "interrupted") throw own;
+    failure.duringRepair = true;
+    failure.ownFailure = own;
+    throw failure;
+  }
 }
 
 function open() {
@@ -162,19 +205,33 @@ function open() {
   var recoveryFiles = pickedRecoveryFiles();
   return runOpening(file, async function (secret, options) {
     options.describeDamage = true; // a damaged backup's error names the files the damage touches
-    var repair = null;
-    if (recoveryFiles.length > 0) {
+    if (recoveryFiles.length === 0) return { backup: await core.openBackup(core.blobSource(file), secret, options), repair: null };
+    var repair;
+    try {
+      repair = await repairWithRecoveryFiles(file, recoveryFiles, options);
+    } catch (error) {
+      var failure = core.asGoshuinError(error);
+      failure.duringRepair = true;
+      if (REPAIR_FINAL.indexOf(failure.code) >= 0) throw failure; // stopped, unreadable, or cut short (said by the set)
+      return openDespite(file, secret, options, failure);
+    }
+    if (repair.result.outcome === "intact") return { backup: await core.openBackup(core.blobSource(file), secret, options), repair: repair };
+    options.salvageSource = repair.result.blob;
+    try {
+      return { backup: await core.openBackup(core.blobSource(repair.result.blob), secret, options), repair: repair };
+    } catch (error) {
+      var repairedFailure = core.asGoshuinError(error);
+      if (repairedFailure.code === "interrupted") throw repairedFailure;
+      // The set may describe another copy of the backup (made of a damaged one): the file as picked may be whole.
       try {
-        repair = await repairWithRecoveryFiles(file, recoveryFiles, options);
-      } catch (error) {
-        var failure = core.asGoshuinError(error);
-        failure.duringRepair = true;
-        throw failure;
+        var backup = await core.openBackup(core.blobSource(file), secret, Object.assign({}, options, { describeDamage: false }));
+        var reason = new core.GoshuinError(repairedFailure.code, "the copy rebuilt from the recovery files does not open (" + repairedFailure.detail + ")");
+        return { backup: backup, repair: { result: { outcome: "unused", reason: reason, damagedSlices: repair.result.damagedSlices }, name: file.name } };
+      } catch (ownError) {
+        if (core.asGoshuinError(ownError).code === "interrupted") throw ownError;
+        throw repairedFailure;
       }
     }
-    var source = repair ? repair.result.blob : file;
-    if (repair) options.salvageSource = source;
-    return { backup: await core.openBackup(core.blobSource(source), secret, options), repair: repair };
   }, "opened");
 }
 

@@ -49,16 +49,21 @@ fileInput.addEventListener("change", function () {
 });
 
 /**
- * #recovery-note once the set is read: what it protects, in how many slices, with how many recovery
- * slices, and who made it (the name and the creator are the set's text, escaped by the core).
+ * #recovery-note once the set is chosen: what it protects, in how many parts, how many of them it can rebuild,
+ * and who made it (the name and the creator are the set's text, escaped by the core). In the words of
+ * Spec/glossary.md: a slice is a part of the file; recovery slices are counted as the parts they rebuild.
  */
 function noteRecoverySet(summary) {
   var text =
     "The recovery files hold a recovery set for \u201c" + summary.name + "\u201d (" + core.formatSize(summary.size) + "): " +
-    count(summary.sliceCount, "part", "parts") + " of " + core.formatSize(summary.sliceSize) + ", and " +
-    count(summary.recoverySlices, "recovery slice", "recovery slices") + " to rebuild damaged ones";
+    count(summary.sliceCount, "part", "parts") + " of " + core.formatSize(summary.sliceSize) + "; " +
+    (summary.recoverySlices > 0
+      ? "they can rebuild up to " + count(summary.recoverySlices, "damaged part", "damaged parts")
+      : "they hold nothing to rebuild a damaged part with (that is in the .vol…par2 files)");
   if (summary.otherFiles > 0) text += "; the set protects " + count(summary.otherFiles, "other file", "other files") + " too";
   if (summary.creator) text += "; made with " + creatorName(summary.creator);
+  if (summary.notReadToEnd > 0)
+    text += ". " + count(summary.notReadToEnd, "file was", "files were") + " not read to the end: more than the page reads for a backup of this size";
   recoveryNote.textContent = text + ".";
 }
 
@@ -82,6 +87,7 @@ async function repairWithRecoveryFiles(file, files, options) {
   var report = await core.repairBackup(file, files, {
     signal: options.signal,
     onProgress: options.onProgress,
+    backupName: file.name,
     onRecoverySet: function (summary) {
       if (!options.signal.aborted) noteRecoverySet(summary);
     },

@@ -26,32 +26,63 @@ function seconds(ms) {
   return (ms / 1000).toLocaleString("en-US", { maximumFractionDigits: 1, minimumFractionDigits: 1 }) + " s";
 }
 
+/**
+ * The title of a banner over a backup that opened whole with recovery files that were not used (`reason`, the
+ * GoshuinError that kept them from checking or repairing it).
+ */
+function unusedTitle(reason) {
+  if (reason.code === "recovery_set_mismatch") return "The recovery files picked were made for another backup";
+  if (reason.code === "recovery_set_not_found") return "None of the files picked under Recovery files is a recovery file";
+  if (reason.code === "recovery_set_invalid") return "The recovery files picked could not be used";
+  if (reason.code === "browser_limit") return "The page could not check this backup against its recovery files";
+  return "The recovery files picked do not describe this backup as it is";
+}
+
 /** The banner's title, in plain words. */
 function repairTitle(report) {
+  if (report.outcome === "unused") return unusedTitle(report.reason);
   if (report.outcome === "intact") return "The recovery files confirm that this backup is intact";
   if (report.damagedSlices === 0)
     return "Repaired: " + count(report.addedBytes, "byte", "bytes") + " added after the end of the backup removed";
   return "Repaired: " + count(report.damagedSlices, "damaged part", "damaged parts") + " of the file rebuilt from the recovery files";
 }
 
-/** #repair-numbers: which parts, of how many, rebuilt from how many recovery slices, checked how, how fast. */
+var PROTECT_HINT = "To protect it, make new recovery files with goshuin-tool protect, and keep them next to it.";
+
+/** #repair-numbers of a backup that opened whole with recovery files that were not used: why, and what to do. */
+function unusedNumbers(report) {
+  var reason = report.reason;
+  var opened = "The backup opened with its passphrase, and every check passed: it is intact.";
+  if (reason.code === "recovery_set_mismatch") return "They cannot check or repair this one. " + opened + " " + PROTECT_HINT;
+  if (reason.code === "recovery_set_not_found" || reason.code === "recovery_set_invalid")
+    return "They hold no recovery set this page can use for it. " + opened + " " + PROTECT_HINT;
+  if (reason.code === "browser_limit") return "That is more than it does in a browser. " + opened + " goshuin-tool verify can check it against them.";
+  var parts = report.damagedSlices !== undefined ? report.damagedSlices : reason.damagedSlices;
+  return (
+    (parts ? "By them, " + count(parts, "part of the file is", "parts of the file are") + " damaged or missing; yet " : "Yet ") +
+    opened.charAt(0).toLowerCase() + opened.slice(1) + " They were made for another copy or version of it. " + PROTECT_HINT
+  );
+}
+
+/** #repair-numbers: which parts, of how many, rebuilt from the recovery files, checked how, how fast. */
 function repairNumbers(report) {
+  if (report.outcome === "unused") return unusedNumbers(report);
   var parts = count(report.sliceCount, "part", "parts") + " of " + core.formatSize(report.sliceSize);
   var took = seconds(report.scanMs + report.verifyMs + report.rebuildMs + report.checkMs);
   if (report.outcome === "intact")
     return (
       "All " + parts + " of the file match the recovery files, and so does the whole file's MD5; " +
       (report.recoverySlices > 0
-        ? count(report.recoverySlices, "recovery slice is", "recovery slices are") + " there should it be damaged one day."
-        : "but the files picked hold no recovery slice to repair it with, should it be damaged one day: those are in its .vol…par2 files.") +
+        ? "they can rebuild up to " + count(report.recoverySlices, "damaged part", "damaged parts") + " should it be damaged one day."
+        : "but the files picked could not rebuild a part of it, should it be damaged one day: that is in its .vol…par2 files.") +
       " Checked in " + took + "."
     );
   var text = "";
   if (report.damagedSlices > 0) {
     text =
       capitalized(damagedPartsText(report.runs)) + " of the file's " + parts + (report.damagedSlices === 1 ? " was" : " were") +
-      " damaged or missing; " + count(report.recoverySlicesUsed, "recovery slice", "recovery slices") + " of the " +
-      report.recoverySlices.toLocaleString("en-US") + " in the recovery files rebuilt " + (report.damagedSlices === 1 ? "it" : "them") + ". ";
+      " damaged or missing, and " + (report.damagedSlices === 1 ? "was" : "were") + " rebuilt from the recovery files (they can rebuild up to " +
+      count(report.recoverySlices, "part", "parts") + "). ";
   }
   if (report.addedBytes > 0) text += count(report.addedBytes, "byte", "bytes") + " after the end of the backup were removed. ";
   return text + "The repaired backup's MD5 is the one the recovery files give for it. Checked and repaired in " + took + ".";
@@ -62,18 +93,35 @@ function repairNote(report) {
   var notes = ["The recovery set was made for \u201c" + report.name + "\u201d" + (report.creator ? " with " + creatorName(report.creator) : "") + "."];
   var passed = report.skipped.damaged + report.skipped.unknown;
   if (passed > 0) notes.push(count(passed, "damaged or unknown packet", "damaged or unknown packets") + " in the recovery files " + (passed === 1 ? "was" : "were") + " passed over.");
-  if (report.match === "size" || report.match === "sole")
-    notes.push("The first 16 KiB of the backup differ from those the recovery set describes (they are damaged, or cut); its intact parts show that the set is this backup's.");
-  if (report.otherFileSlices > 0) notes.push("The set protects other files too; the page counted their " + count(report.otherFileSlices, "slice", "slices") + " as missing.");
+  if (report.notReadToEnd > 0) notes.push(count(report.notReadToEnd, "file", "files") + " picked " + (report.notReadToEnd === 1 ? "was" : "were") + " not read to the end: more than the page reads for a backup of this size.");
+  if (report.match !== "exact")
+    notes.push("The start or the length of the backup differ from those the recovery set describes (damaged, or cut); " + evidenceText(report.evidence));
+  if (report.otherFileSlices > 0) notes.push("The set protects other files too; the page counted their " + count(report.otherFileSlices, "part", "parts") + " as missing.");
   return notes.join(" ");
+}
+
+/** How the set was known to be this backup's when its start or length differ (Spec/decisions/0048). */
+function evidenceText(evidence) {
+  if (evidence === "zeros") return "every byte of it is zero (erased), so it holds nothing of another file.";
+  if (evidence === "block") return "512-byte blocks of it are those of the file the recovery files rebuild, so the set is this backup's.";
+  return "its intact parts show that the set is this backup's.";
 }
 
 /** The banner over a backup opened with its recovery files: `repair` is { result, name } (22-recovery-files.js). */
 function repairBanner(repair) {
   var report = repair.result;
   var repaired = report.outcome === "repaired";
-  var banner = element("div", { id: "repair-banner", class: "repair-banner", role: "region", "aria-labelledby": "repair-title" });
+  var unused = report.outcome === "unused";
+  var banner = element("div", { id: "repair-banner", class: "repair-banner" + (unused ? " notice" : ""), role: "region", "aria-labelledby": "repair-title" });
+  banner.dataset.outcome = report.outcome;
   banner.append(element("h3", { id: "repair-title" }, repairTitle(report)), element("p", { id: "repair-numbers" }, repairNumbers(report)));
+  if (unused) {
+    var code = element("p", { class: "error-code" });
+    code.append("Code ", element("code", { class: "code" }, report.reason.code));
+    if (report.reason.detail) code.append(" · ", element("span", { class: "detail" }, "Details: " + report.reason.detail));
+    banner.append(code);
+    return banner;
+  }
   var hint = element(
     "p",
     { id: "repair-hint" },
@@ -103,14 +151,24 @@ function saveRepaired() {
 }
 
 /**
- * For the alert of a repair that could not be made with too few recovery slices: "3 parts of the file are
- * damaged or missing, and the recovery files hold 2 intact recovery slices: 3 are needed."; else "".
+ * For the alert of a repair that could not be made with too little recovery data: "3 parts of the file are
+ * damaged or missing, and the recovery files can rebuild only 2: 3 are needed to repair it."; for a file cut
+ * short, that it is; else "".
  */
 function notRepairableNumbers(failure) {
-  if (failure.code !== "not_repairable" || failure.damagedSlices === undefined) return "";
-  return (
-    count(failure.damagedSlices, "part of the file is", "parts of the file are") + " damaged or missing, and the recovery files hold " +
-    count(failure.recoverySlices, "intact recovery slice", "intact recovery slices") + ": " + failure.neededSlices.toLocaleString("en-US") +
-    (failure.neededSlices === 1 ? " is" : " are") + " needed to repair it."
-  );
+  if ((failure.code !== "not_repairable" && failure.code !== "truncated") || failure.damagedSlices === undefined) return "";
+  var can =
+    failure.recoverySlices === 0
+      ? "the recovery files picked can rebuild none (that is in the .vol…par2 files)"
+      : "the recovery files can rebuild only " + failure.recoverySlices.toLocaleString("en-US");
+  var others = failure.otherFileSlices ? " (with " + count(failure.otherFileSlices, "part", "parts") + " of other files the set protects)" : "";
+  var needed = ": " + failure.neededSlices.toLocaleString("en-US") + (failure.neededSlices === 1 ? " is" : " are") + " needed to repair it.";
+  if (failure.code === "truncated")
+    return "The file is cut short: " + count(failure.damagedSlices, "part of the file is", "parts of the file are") + " missing, and " + can + others + needed;
+  if (failure.dependent)
+    return (
+      count(failure.damagedSlices, "part of the file is", "parts of the file are") + " damaged or missing, and what the recovery files hold cannot rebuild " +
+      (failure.damagedSlices === 1 ? "it" : "them") + ": pieces of it depend on one another (it happens with some recovery files). Pick every .vol…par2 file; other ones may do."
+    );
+  return count(failure.damagedSlices, "part of the file is", "parts of the file are") + " damaged or missing, and " + can + others + needed;
 }
