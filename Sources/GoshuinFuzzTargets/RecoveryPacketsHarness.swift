@@ -66,7 +66,7 @@ enum RecoveryPacketsHarness {
 
         let verification: RecoveryVerification
         do {
-            verification = try RecoverySet.verify(filePath: data)
+            verification = try RecoverySet.verify(inputPath: data)
         } catch let error as GoshuinError {
             invariants.require(error.code.category == .recovery, "verify failed with \(error)")
             expectOnly(folder, data: damaged)
@@ -85,8 +85,8 @@ enum RecoveryPacketsHarness {
             return
         }
         do {
-            try RecoverySet.repair(filePath: data, to: .inPlace)
-            let after = try RecoverySet.verify(filePath: data)
+            try RecoverySet.repair(inputPath: data, to: .inPlace)
+            let after = try RecoverySet.verify(inputPath: data)
             invariants.require(after.isIntact && after.fileHashMatches == true, "a repaired file its set calls damaged")
             expectOnly(folder, data: nil)
         } catch let error as GoshuinError {

@@ -24,6 +24,7 @@ enum FileProtection {
                 ?? RecoveryPlan(
                     fileLength: length, recordLength: try recordLength(of: input, fileSize: length),
                     redundancy: redundancy)
+            if replaceExisting { try refuseReplacingASetThatRepairs(path) }
             let layout = RecoverySetLayout(plan: plan, fileName: Array(FileSystem.lastComponent(of: path).utf8))
             let output = try RecoverySetOutput(protecting: path, layout: layout, replaceExisting: replaceExisting)
             return try protect(
@@ -58,6 +59,20 @@ enum FileProtection {
             output.discard()
             throw error
         }
+    }
+
+    /// Refuses to replace the set beside the file at `path` when that set finds the file damaged and can
+    /// repair it: a new set would describe the damage as the file, and the damage would stay for good.
+    static func refuseReplacingASetThatRepairs(_ path: String) throws {
+        guard !((try? RecoverySetNames.setFiles(besides: path)) ?? []).isEmpty,
+            let verification = try? RecoverySet.verify(inputPath: path), !verification.isIntact,
+            verification.isRepairable
+        else { return }
+        throw GoshuinError(
+            .outputExists,
+            "the recovery set beside \(DisplayText.quoted(path)) finds it damaged and can repair it: a new set would"
+                + " take the damage for the file; repair it first (goshuin-tool repair), or remove the old set's files"
+                + " if the file was changed on purpose")
     }
 
     /// Refuses a file a set should not be made for (`Spec/recovery-par2.md` §5.1): a recovery file (it

@@ -47,6 +47,11 @@ enum FileRepair {
                 reading, survey: survey.with(fileHashMatches: true), repairable: true)
             return Outcome(verification: verification, writtenTo: nil, recoverySlicesUsed: 0)
         }
+        // A longer file is cut only where it says it ends (`Spec/recovery-par2.md` §7.1): a set made of a copy
+        // cut short would otherwise cut a complete file down to it.
+        guard reading.length <= description.length || reading.endsWhereItsSetSays(survey) else {
+            throw Self.longer(reading, survey: survey)
+        }
         let (target, replace) = destinationPath(destination, path: path)
         // Checked once the file is known to need it: an intact file is said to be so whatever is at the output.
         if case .file = destination { try AtomicOutput.checkDestination(target, replaceExisting: replace) }
@@ -82,12 +87,37 @@ enum FileRepair {
             } else {
                 try output.commit()
             }
+        } catch let error as GoshuinError where error.code == .repairCheckFailed && Self.changed(reading) {
+            output.discard()
+            throw GoshuinError(
+                .io,
+                "\(DisplayText.quoted(path)) changed while it was being repaired (another program wrote it): it was"
+                    + " left as it is, and nothing was written")
         } catch {
             output.discard()
             throw error
         }
         return Outcome(
             verification: verification, writtenTo: target, recoverySlicesUsed: rebuild?.matrix.chosen.count ?? 0)
+    }
+
+    /// Whether the file open in `reading` is no longer as it was when it was opened.
+    static func changed(_ reading: RecoveryReading) -> Bool {
+        guard let now = try? reading.file.status() else { return true }
+        return !now.isUnchanged(comparedTo: reading.status)
+    }
+
+    /// `not_repairable` for a file longer than the one its set describes that does not say it ends there
+    /// (`Spec/recovery-par2.md` §7.1).
+    static func longer(_ reading: RecoveryReading, survey: SliceSurvey) -> GoshuinError {
+        let described = survey.index.targetFile.description.length
+        return GoshuinError(
+            .notRepairable,
+            "\(DisplayText.quoted(reading.path)) holds \(reading.length) bytes, \(reading.length - described) more"
+                + " than the \(described) its recovery set describes, and does not say that it ends there; a repair"
+                + " would cut them off, which a recovery set cannot decide (it may have been made of a copy cut"
+                + " short): nothing was written",
+            context: RecoveryVerification(reading, survey: survey, repairable: false))
     }
 
     /// Gives the repaired file the damaged one's owner and group where the caller may (root repairing a

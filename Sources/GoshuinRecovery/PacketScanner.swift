@@ -17,10 +17,12 @@ struct PacketScanner {
         case packet(PacketHeader, body: [UInt8])
         /// A recovery slice: where its data starts, how long it is, its exponent.
         case recoverySlice(PacketHeader, exponent: UInt32, dataOffset: UInt64, dataLength: UInt64)
+        /// A packet of a type this reader does not know: skipped whole (PAR 2.0's optional packets).
+        case other(PacketHeader)
 
         var header: PacketHeader {
             switch self {
-            case .packet(let header, _), .recoverySlice(let header, _, _, _): return header
+            case .packet(let header, _), .recoverySlice(let header, _, _, _), .other(let header): return header
             }
         }
     }
@@ -52,46 +54,41 @@ struct PacketScanner {
 
     /// Scans the whole file, calling `report` for each packet in file order, charging `reading`.
     mutating func scan(charging reading: ReadingBudget, _ report: (Found) throws -> Void) throws {
-        let window = try AllocatedBytes(count: Self.windowSize, wipesOnRelease: false)
-        let hashing = try AllocatedBytes(count: Self.windowSize, wipesOnRelease: false)
-        var windowStart: UInt64 = 0
-        var windowCount = 0
+        var buffers = Buffers(
+            window: try AllocatedBytes(count: Self.windowSize, wipesOnRelease: false),
+            hashing: try AllocatedBytes(count: Self.windowSize, wipesOnRelease: false), hasher: try MD5Hasher())
         var offset: UInt64 = 0
         let headerLength = UInt64(PacketHeader.byteCount)
         while offset + headerLength <= size {
             try Interruption.check()
-            // The window holds [windowStart, windowStart + windowCount): it is read again only from a later
-            // offset than it starts at, so every byte is searched once.
-            if offset < windowStart || offset + headerLength > windowStart + UInt64(windowCount) {
+            // The window holds [windowStart, windowEnd): it is read again only from a later offset than it starts
+            // at, so every byte is searched once.
+            if offset < buffers.windowStart || offset + headerLength > buffers.windowEnd {
                 let count = Int(min(UInt64(Self.windowSize), size - offset))
                 guard reading.spend(UInt64(count)) else { return stop() }
                 let received = try describingFailure("cannot read \(DisplayText.quoted(path))") {
                     try file.readFully(
-                        into: UnsafeMutableRawBufferPointer(rebasing: window.bytes[0..<count]), atOffset: Int64(offset))
+                        into: UnsafeMutableRawBufferPointer(rebasing: buffers.window.bytes[0..<count]),
+                        atOffset: Int64(offset))
                 }
-                (windowStart, windowCount) = (offset, received)
+                (buffers.windowStart, buffers.windowCount) = (offset, received)
                 guard UInt64(received) >= headerLength else { return }
             }
             let searched = UnsafeRawBufferPointer(
-                rebasing: window.bytes[Int(offset - windowStart)..<windowCount])
+                rebasing: buffers.window.bytes[Int(offset - buffers.windowStart)..<buffers.windowCount])
             guard let found = ByteSearch.firstOffset(of: PacketHeader.magic, in: searched) else {
                 // The magic may straddle the window's end: the next window starts just before it.
-                let end = windowStart + UInt64(windowCount)
-                guard end < size else { return }
-                offset = max(offset + 1, end - UInt64(PacketHeader.magic.count - 1))
+                guard buffers.windowEnd < size else { return }
+                offset = max(offset + 1, buffers.windowEnd - UInt64(PacketHeader.magic.count - 1))
                 continue
             }
             let candidate = offset + UInt64(found)
             guard candidate + headerLength <= size else { return }
-            if candidate + headerLength > windowStart + UInt64(windowCount) {
+            if candidate + headerLength > buffers.windowEnd {
                 offset = candidate
                 continue
             }
-            let start = Int(candidate - windowStart)
-            let headerBytes = Array(window.bytes[start..<(start + PacketHeader.byteCount)])
-            if let packet = try verifiedPacket(
-                at: candidate, headerBytes: headerBytes, reading: reading, scratch: hashing)
-            {
+            if let packet = try verifiedPacket(at: candidate, reading: reading, buffers: buffers) {
                 try report(packet)
                 offset = candidate + packet.header.length
             } else if stoppedEarly {
@@ -102,15 +99,44 @@ struct PacketScanner {
         }
     }
 
+    /// The memory of a scan: the window searched, a buffer to hash what lies beyond it through, and one
+    /// hasher for every packet.
+    private struct Buffers {
+        let window: AllocatedBytes
+        let hashing: AllocatedBytes
+        let hasher: MD5Hasher
+        var windowStart: UInt64 = 0
+        var windowCount = 0
+
+        var windowEnd: UInt64 { windowStart + UInt64(windowCount) }
+
+        init(window: AllocatedBytes, hashing: AllocatedBytes, hasher: MD5Hasher) {
+            self.window = window
+            self.hashing = hashing
+            self.hasher = hasher
+        }
+
+        /// The file's bytes [start, end), when the window holds them.
+        func inWindow(_ start: UInt64, _ end: UInt64) -> UnsafeRawBufferPointer? {
+            guard start >= windowStart, end <= windowEnd else { return nil }
+            return UnsafeRawBufferPointer(
+                rebasing: window.bytes[Int(start - windowStart)..<Int(end - windowStart)])
+        }
+    }
+
     private mutating func stop() {
         stoppedEarly = true
     }
 
-    /// The packet at `offset` whose header is `headerBytes`, if it verifies. A recovery slice's data is hashed
-    /// through `scratch`.
-    private mutating func verifiedPacket(
-        at offset: UInt64, headerBytes: [UInt8], reading: ReadingBudget, scratch: AllocatedBytes
-    ) throws -> Found? {
+    /// The packet at `offset`, whose header the window holds, if it verifies. A packet the window holds whole
+    /// is hashed in it; a longer one is read through the hashing buffer.
+    private mutating func verifiedPacket(at offset: UInt64, reading: ReadingBudget, buffers: Buffers) throws
+        -> Found?
+    {
+        guard let headerRange = buffers.inWindow(offset, offset + UInt64(PacketHeader.byteCount)) else {
+            return nil
+        }
+        let headerBytes = Array(headerRange)
         guard let header = PacketHeader(parsingBytes: headerBytes), header.length <= size - offset else { return nil }
         let limit = header.type?.maximumLength ?? Self.unknownPacketLimit
         guard header.length <= limit else { return nil }
@@ -120,42 +146,63 @@ struct PacketScanner {
         }
         budget -= header.length
         let bodyOffset = offset + UInt64(PacketHeader.byteCount)
+        let hashedStart = offset + UInt64(PacketHeader.hashedStart)
+        let end = offset + header.length
+        let digest: [UInt8]
+        var body: [UInt8] = []
+        if let whole = buffers.inWindow(hashedStart, end) {
+            digest = try buffers.hasher.digest(of: whole)
+            if header.type != .recoverySlice, header.type != nil {
+                body = Array(
+                    UnsafeRawBufferPointer(rebasing: whole[(PacketHeader.byteCount - PacketHeader.hashedStart)...]))
+            }
+        } else if header.type == .recoverySlice || header.type == nil {
+            digest = try hashThrough(buffers, from: hashedStart, to: end, headerBytes: headerBytes)
+        } else {
+            // Bounded by the type's limit above: at most ~1 MiB for a critical packet.
+            body = try read(at: bodyOffset, count: Int(header.bodyLength))
+            guard body.count == Int(header.bodyLength) else { return nil }
+            digest = try (headerBytes[PacketHeader.hashedStart...] + body).withUnsafeBytes {
+                try buffers.hasher.digest(of: $0)
+            }
+        }
+        guard digest == header.packetHash else { return nil }
         switch header.type {
         case .recoverySlice:
             guard header.bodyLength >= 8 else { return nil }
-            let hasher = try MD5Hasher()
-            try hasher.update(headerBytes[PacketHeader.hashedStart...])
-            var exponentBytes: [UInt8] = []
-            var done: UInt64 = 0
-            while done < header.bodyLength {
-                try Interruption.check()
-                let step = Int(min(UInt64(scratch.bytes.count), header.bodyLength - done))
-                let part = UnsafeMutableRawBufferPointer(rebasing: scratch.bytes[0..<step])
-                let received = try describingFailure("cannot read \(DisplayText.quoted(path))") {
-                    try file.readFully(into: part, atOffset: Int64(bodyOffset + done))
-                }
-                guard received == step else {
-                    throw GoshuinError(.io, "\(DisplayText.quoted(path)) shrank while being read")
-                }
-                if done == 0 { exponentBytes = Array(part[0..<4]) }
-                try hasher.update(UnsafeRawBufferPointer(part))
-                done += UInt64(step)
-            }
-            guard try hasher.finalize() == header.packetHash else { return nil }
-            var exponentCursor = ByteCursor(exponentBytes)
+            var exponentCursor = ByteCursor(try read(at: bodyOffset, count: 4))
             guard let exponent = exponentCursor.littleEndian(UInt32.self) else { return nil }
             return .recoverySlice(
                 header, exponent: exponent, dataOffset: bodyOffset + 4, dataLength: header.bodyLength - 4)
+        case nil:
+            return .other(header)
         default:
-            // Bounded by the type's limit above: at most ~1 MiB for a critical packet, 16 MiB for another.
-            let body = try read(at: bodyOffset, count: Int(header.bodyLength))
-            guard body.count == Int(header.bodyLength) else { return nil }
-            let hasher = try MD5Hasher()
-            try hasher.update(headerBytes[PacketHeader.hashedStart...])
-            try hasher.update(body[...])
-            guard try hasher.finalize() == header.packetHash else { return nil }
             return .packet(header, body: body)
         }
+    }
+
+    /// The MD5 of the file's bytes [start, end) read through the hashing buffer (the packet's header, which
+    /// the window holds, first).
+    private func hashThrough(_ buffers: Buffers, from start: UInt64, to end: UInt64, headerBytes: [UInt8]) throws
+        -> [UInt8]
+    {
+        let hasher = try MD5Hasher()
+        try hasher.update(headerBytes[PacketHeader.hashedStart...])
+        var done = start + UInt64(PacketHeader.byteCount - PacketHeader.hashedStart)
+        while done < end {
+            try Interruption.check()
+            let step = Int(min(UInt64(buffers.hashing.bytes.count), end - done))
+            let part = UnsafeMutableRawBufferPointer(rebasing: buffers.hashing.bytes[0..<step])
+            let received = try describingFailure("cannot read \(DisplayText.quoted(path))") {
+                try file.readFully(into: part, atOffset: Int64(done))
+            }
+            guard received == step else {
+                throw GoshuinError(.io, "\(DisplayText.quoted(path)) shrank while being read")
+            }
+            try hasher.update(UnsafeRawBufferPointer(part))
+            done += UInt64(step)
+        }
+        return try hasher.finalize()
     }
 
     private func read(at offset: UInt64, count: Int) throws -> [UInt8] {

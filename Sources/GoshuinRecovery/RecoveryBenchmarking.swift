@@ -81,10 +81,10 @@ import GoshuinFormat
         return Double(rounds * streams * length) / max(elapsed, 1e-9)
     }
 
-    /// ``RecoverySet/protect(filePath:redundancy:replaceExisting:progress:)`` with `workers` workers and,
+    /// ``RecoverySet/protect(inputPath:redundancy:replaceExisting:progress:)`` with `workers` workers and,
     /// when given, a slice size other than the plan's (a multiple of 4, for at most 32,768 slices).
     public static func protect(
-        filePath: String, redundancy: RecoveryRedundancy, workers: Int, sliceSize: UInt64? = nil
+        inputPath: String, redundancy: RecoveryRedundancy, workers: Int, sliceSize: UInt64? = nil
     ) throws -> RecoverySetFiles {
         if let sliceSize {
             guard sliceSize > 0, sliceSize % 4 == 0 else {
@@ -92,7 +92,7 @@ import GoshuinFormat
             }
         }
         return try FileProtection.protect(
-            path: filePath, redundancy: redundancy, replaceExisting: true, workers: workers, sliceSize: sliceSize,
+            path: inputPath, redundancy: redundancy, replaceExisting: true, workers: workers, sliceSize: sliceSize,
             progress: nil)
     }
 }

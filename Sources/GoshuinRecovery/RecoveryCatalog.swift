@@ -89,6 +89,8 @@ struct RecoveryCatalog {
                 RecoverySliceLocation(file: file, dataOffset: dataOffset, exponent: exponent), dataLength
             )
             sets[header.setID] = packets
+        case .other:
+            unknownPackets += 1
         case .packet(let header, let body):
             guard let type = header.type else {
                 unknownPackets += 1

@@ -42,8 +42,8 @@ struct RecoveryIndex {
     /// The files of the sets in `catalog` that may be the file whose first 16 KiB hash to `hash16k`, whose
     /// length is `length` and whose name is `fileName` (`Spec/decisions/0048`): every recoverable file of a
     /// set with its main packet, its description and its slice checksums, when it has the file's 16 KiB MD5,
-    /// its length or its name, or is its set's only recoverable file. The name alone never decides: a renamed
-    /// backup is still matched by its content.
+    /// its length or its name, or is its set's only recoverable file; at most ``candidateLimit``. The name
+    /// alone never decides: a renamed backup is still matched by its content.
     ///
     /// - Throws: `recovery_set_invalid` when no set is usable (nothing verified, or what a candidate needs is
     ///   missing or past a limit), `recovery_set_mismatch` when the sets describe only other files.
@@ -64,16 +64,28 @@ struct RecoveryIndex {
                 problems.append("set \(setID) has no main packet that verifies")
                 continue
             }
-            namesSeen += main.recoverableFiles.compactMap { packets.descriptions[$0]?.name }
+            namesSeen += main.recoverableFiles.prefix(3).compactMap { packets.descriptions[$0]?.name }
             let sole = main.recoverableFiles.count == 1
-            for (target, fileID) in main.recoverableFiles.enumerated() {
-                guard let description = packets.descriptions[fileID],
-                    sole || description.hash16k == hash16k || description.length == length
-                        || description.name == fileName
-                else { continue }
+            let targets = main.recoverableFiles.indices.filter { target in
+                guard let description = packets.descriptions[main.recoverableFiles[target]] else { return false }
+                return sole || description.hash16k == hash16k || description.length == length
+                    || description.name == fileName
+            }
+            guard !targets.isEmpty else { continue }
+            // The layout of the set's files is the same for each of them: made once.
+            let layout: [File]
+            do {
+                layout = try Self.layout(of: main, packets: packets, setID: setID)
+            } catch let error as GoshuinError {
+                problems.append(error.message)
+                continue
+            }
+            for target in targets where candidates.count < Self.candidateLimit {
                 do {
                     candidates.append(
-                        try RecoveryIndex(setID: setID, main: main, packets: packets, target: target, catalog: catalog))
+                        try RecoveryIndex(
+                            setID: setID, main: main, packets: packets, files: layout, target: target,
+                            actualLength: length, catalog: catalog))
                 } catch let error as GoshuinError {
                     problems.append(error.message)
                 }
@@ -81,15 +93,19 @@ struct RecoveryIndex {
         }
         if !candidates.isEmpty { return candidates }
         if !problems.isEmpty {
+            let shown = Array(problems.prefix(8))
             throw GoshuinError(
-                .recoverySetInvalid, "\(setFiles) cannot be used: " + problems.joined(separator: "; "),
-                details: problems)
+                .recoverySetInvalid, "\(setFiles) cannot be used: " + shown.joined(separator: "; "), details: shown)
         }
         throw GoshuinError(
             .recoverySetMismatch,
             "\(setFiles) is a recovery set for \(RecoveryIndex.describe(names: namesSeen)), not for"
                 + " \(DisplayText.quoted(String(decoding: fileName, as: UTF8.self)))")
     }
+
+    /// The most candidate files weighed against a file (`Spec/decisions/0049`): a set of thousands of files of
+    /// the file's length costs no more than this many.
+    static let candidateLimit = 64
 
     /// `"a", "b", "c", …`: the first names of a set's files, for a message.
     static func describe(names: [[UInt8]]) -> String {
@@ -103,27 +119,19 @@ struct RecoveryIndex {
         targetFile.description.hash16k == hash16k && targetFile.description.length == length
     }
 
-    /// The largest slice a set may have whose longest recoverable file is shorter: its padding is hashed like
-    /// data, so it is bounded (`Spec/decisions/0049`).
-    static let largestSliceBeyondTheFiles: UInt64 = 64 << 20
+    /// The largest slice a set may have for a file shorter than it: its padding is hashed like data, so it is
+    /// bounded by the file's own length, not by what the set says of its other files (`Spec/decisions/0049`).
+    static let largestSliceBeyondTheFile: UInt64 = 64 << 20
 
-    private init(
-        setID: RecoverySetID, main: MainPacket, packets: RecoveryCatalog.SetPackets, target: Int,
-        catalog: RecoveryCatalog
-    ) throws {
+    /// The recoverable files of `main`, in the order of their slices.
+    private static func layout(of main: MainPacket, packets: RecoveryCatalog.SetPackets, setID: RecoverySetID) throws
+        -> [File]
+    {
         guard main.sliceSize <= RecoverySlicePacket.maximumSliceSize else {
             throw GoshuinError(
                 .recoverySetInvalid,
                 "set \(setID) has slices of \(main.sliceSize) bytes, more than the"
                     + " \(RecoverySlicePacket.maximumSliceSize) this reader accepts")
-        }
-        let longest = main.recoverableFiles.compactMap { packets.descriptions[$0]?.length }.max() ?? 0
-        let needed = longest.addingReportingOverflow(3).overflow ? longest : (longest + 3) / 4 * 4
-        guard main.sliceSize <= max(needed, Self.largestSliceBeyondTheFiles) else {
-            throw GoshuinError(
-                .recoverySetInvalid,
-                "set \(setID) has slices of \(main.sliceSize) bytes for files of at most \(longest) bytes: a slice"
-                    + " larger than its files is accepted up to \(Self.largestSliceBeyondTheFiles) bytes")
         }
         var files: [File] = []
         var next = 0
@@ -143,6 +151,22 @@ struct RecoveryIndex {
             let checksums = packets.checksums[fileID].flatMap { $0.checksums.count == count ? $0 : nil }
             files.append(File(description: description, checksums: checksums, firstSlice: next, sliceCount: count))
             next += count
+        }
+        return files
+    }
+
+    /// `target` of the set of `main` as it applies to a file of `actualLength` bytes: its slices are hashed
+    /// as far as the file and the description both reach, so a slice larger than that is bounded.
+    private init(
+        setID: RecoverySetID, main: MainPacket, packets: RecoveryCatalog.SetPackets, files: [File], target: Int,
+        actualLength: UInt64, catalog: RecoveryCatalog
+    ) throws {
+        let length = min(actualLength, files[target].description.length)
+        guard main.sliceSize <= max((length + 3) / 4 * 4, Self.largestSliceBeyondTheFile) else {
+            throw GoshuinError(
+                .recoverySetInvalid,
+                "set \(setID) has slices of \(main.sliceSize) bytes for a file of \(length) bytes: a slice larger"
+                    + " than its file is accepted up to \(Self.largestSliceBeyondTheFile) bytes")
         }
         guard files[target].checksums != nil else {
             throw GoshuinError(

@@ -6,18 +6,25 @@ import GoshuinFormat
 /// Recovery slice e holds `Σ_i c_i^e · slice_i`. With the known slices' terms moved to the other side, the
 /// unknowns `u_0 … u_(k−1)` satisfy one equation per recovery slice, whose coefficients are `c_(u_m)^e`.
 ///
-/// When the first `k` recovery slices available have consecutive exponents `a … a + k − 1` (the usual case:
-/// a set's exponents start at 0 and none is lost), the matrix is a Vandermonde matrix of the distinct
-/// constants times the diagonal `c^a`: always invertible, and inverted in `O(k²)` from the Lagrange
-/// polynomials of the constants (``vandermonde(nodes:first:)``); any `k` consecutive exponents prove that a
-/// repair is possible (``isSolvable(unknowns:exponents:)``). Otherwise, as PAR 2.0's matrix is not always
+/// When `k` of the recovery slices available have consecutive exponents `a … a + k − 1` (the usual case: a
+/// set's exponents start at 0, and a lost volume leaves runs), the first such run is taken: its matrix is a
+/// Vandermonde matrix of the distinct constants times the diagonal `c^a`, always invertible, and inverted in
+/// `O(k²)` from the Lagrange polynomials of the constants (``vandermonde(nodes:first:)``). Otherwise (at most
+/// ``eliminationMaximum`` unknowns, trying at most ``rowLimit(unknowns:)`` rows), as PAR 2.0's matrix is not always
 /// invertible, the rows are chosen one at a time, by increasing exponent, each kept only if it is independent
 /// of those kept before (elimination with the pivot at the row's first non-zero column): a row that would
 /// make the matrix singular is passed over for the next recovery slice. The rows kept are then reduced to
 /// unit vectors; the operations that did it, tracked beside them, are the inverse (`Spec/decisions/0049`).
 struct RecoveryMatrix {
-    /// The most unknowns solved at once: the elimination holds `k` rows of `2k` words, and costs `O(k³)`.
+    /// The most unknowns solved at once.
     static let maximumUnknowns = 4_096
+    /// The most unknowns solved by elimination, when no `k` usable exponents are consecutive: it holds `k`
+    /// rows of `2k` words and costs `O(k³)` (`Spec/decisions/0049`).
+    static let eliminationMaximum = 1_024
+
+    /// The most candidate rows an elimination tries for `k` unknowns: a set whose rows keep depending on
+    /// those kept (a hostile one) is refused after this many, not after all 65,536.
+    static func rowLimit(unknowns k: Int) -> Int { 2 * k + 32 }
 
     /// The indices, into the candidate exponents, of the recovery slices used, in the order of the inverse's
     /// columns.
@@ -46,11 +53,13 @@ struct RecoveryMatrix {
         precondition(k > 0 && k <= maximumUnknowns, "a bounded, non-empty set of unknowns")
         guard exponents.count >= k else { return nil }
         let nodes = unknowns.map { InputSliceConstants.constant(ofSlice: $0) }
-        // The first k exponents consecutive: §7.3's choice is them, and they are independent.
-        if consecutiveRun(Array(exponents.prefix(k)), length: k) == 0 {
-            let storage = try vandermonde(nodes: nodes, first: exponents[0])
-            return RecoveryMatrix(chosen: Array(0..<k), storage: storage, rowOfUnknown: Array(0..<k), firstColumn: 0)
+        // k consecutive exponents: §7.3 takes the first such run, whose rows are independent.
+        if let run = consecutiveRun(exponents, length: k) {
+            let storage = try vandermonde(nodes: nodes, first: exponents[run])
+            return RecoveryMatrix(
+                chosen: Array(run..<(run + k)), storage: storage, rowOfUnknown: Array(0..<k), firstColumn: 0)
         }
+        guard k <= eliminationMaximum else { return nil }
         return try eliminate(nodes: nodes, exponents: exponents)
     }
 
@@ -61,10 +70,11 @@ struct RecoveryMatrix {
         guard k > 0 else { return true }
         guard k <= maximumUnknowns, exponents.count >= k else { return false }
         if consecutiveRun(exponents, length: k) != nil { return true }
+        guard k <= eliminationMaximum else { return false }
         let nodes = unknowns.map { InputSliceConstants.constant(ofSlice: $0) }
         let basis = try WordMatrix(rows: k, columns: k)
         var pivots: [Int] = []
-        for exponent in exponents where pivots.count < k {
+        for exponent in exponents.prefix(rowLimit(unknowns: k)) where pivots.count < k {
             try Interruption.check()
             let row = basis.row(pivots.count)
             for (column, node) in nodes.enumerated() { row[column] = GaloisField16.power(node, exponent) }
@@ -139,7 +149,7 @@ struct RecoveryMatrix {
         let basis = try WordMatrix(rows: k, columns: width)
         var pivots: [Int] = []
         var chosen: [Int] = []
-        for (candidate, exponent) in exponents.enumerated() where chosen.count < k {
+        for (candidate, exponent) in exponents.prefix(rowLimit(unknowns: k)).enumerated() where chosen.count < k {
             try Interruption.check()
             let t = chosen.count
             let row = basis.row(t)

@@ -32,21 +32,27 @@ struct RecoveryReading {
         do {
             let status = try describingFailure("cannot examine \(DisplayText.quoted(path))") { try file.status() }
             let length = UInt64(status.size)
-            let setFiles = try findSetFiles(path: path, recoveryPath: recoveryPath)
+            let found = try findSetFiles(path: path, recoveryPath: recoveryPath)
             var catalog = RecoveryCatalog(protectedLength: length)
-            let sizes = setFiles.map { UInt64(FileSystem.status(ofPath: $0)?.size ?? 0) }
-            let total = sizes.reduce(0, +)
+            // The file named first (its problems are errors), then the others, smallest first: the index, then
+            // the volumes; a large file of a volume's name is read last, so it cannot spend the reading's
+            // budget before the set's own files (`Spec/decisions/0049`).
+            let sized = found.others.map { (path: $0, size: UInt64(FileSystem.status(ofPath: $0)?.size ?? 0)) }
+                .sorted { ($0.size, $0.path) < ($1.size, $1.path) }
+            let named = found.named.map { (path: $0, size: UInt64(FileSystem.status(ofPath: $0)?.size ?? 0)) }
+            let total = (sized + (named.map { [$0] } ?? [])).reduce(0) { $0 + $1.size }
             var done: UInt64 = 0
             progress?(.scanning(bytesDone: 0, bytesTotal: total))
-            for (setFile, size) in zip(setFiles, sizes) {
-                if setFile == recoveryPath {
-                    try catalog.add(fileAt: setFile)
-                } else {
-                    try catalog.addIfReadable(fileAt: setFile)
-                }
-                done += size
+            if let named {
+                try catalog.add(fileAt: named.path)
+                done += named.size
+            }
+            for setFile in sized {
+                try catalog.addIfReadable(fileAt: setFile.path)
+                done += setFile.size
                 progress?(.scanning(bytesDone: done, bytesTotal: total))
             }
+            let setFiles = (found.named.map { [$0] } ?? []) + sized.map(\.path)
             let start = try FileSystem.read(file, at: 0, count: FileDescriptionPacket.hash16kLength)
             let candidates = try RecoveryIndex.candidates(
                 from: catalog, fileName: Array(FileSystem.lastComponent(of: path).utf8),
@@ -62,6 +68,16 @@ struct RecoveryReading {
             try? file.close()
             throw error
         }
+    }
+
+    /// Whether the file says that it ends where its set says (a longer file is then cut there by a repair): a
+    /// `.goshuin` file of version 1 whose header, in an intact first slice, declares the set's length. Version
+    /// 2's size is its layout, and any other file says nothing of its end (`Spec/recovery-par2.md` §7.1).
+    func endsWhereItsSetSays(_ survey: SliceSurvey) -> Bool {
+        guard survey.states.first == .intact, let header = try? Header.decode(headerBytes),
+            header.version == .v1
+        else { return false }
+        return header.layout.expectedFileSize == survey.index.targetFile.description.length
     }
 
     /// Closes the file and the other files the survey opened.
@@ -80,13 +96,18 @@ struct RecoveryReading {
         return leftAside.isEmpty ? named : named + " (left aside: " + leftAside.joined(separator: "; ") + ")"
     }
 
-    /// The set files to read.
-    static func findSetFiles(path: String, recoveryPath: String?) throws -> [String] {
+    /// The set files to read: the one named by `recoveryPath` and the others of its set, or those beside the
+    /// file.
+    static func findSetFiles(path: String, recoveryPath: String?) throws -> (named: String?, others: [String]) {
         if let recoveryPath {
             guard FileSystem.status(ofPath: recoveryPath) != nil else {
                 throw GoshuinError(.recoverySetNotFound, "\(DisplayText.quoted(recoveryPath)) does not exist")
             }
-            return try RecoverySetNames.setFiles(named: recoveryPath)
+            let named = FileSystem.lastComponent(of: recoveryPath)
+            let others = try RecoverySetNames.setFiles(named: recoveryPath).filter {
+                FileSystem.lastComponent(of: $0) != named
+            }
+            return (recoveryPath, others)
         }
         let found = try RecoverySetNames.setFiles(besides: path)
         guard !found.isEmpty else {
@@ -97,7 +118,7 @@ struct RecoveryReading {
                     + " (\(DisplayText.quoted(RecoverySetNames.indexName(for: name))) or"
                     + " \(DisplayText.quoted(name + ".vol…par2")))")
         }
-        return found
+        return (nil, found)
     }
 
     /// The MD5 of the first `length` bytes of `file`, read in order.

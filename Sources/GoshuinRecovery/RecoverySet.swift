@@ -17,7 +17,7 @@ public enum RecoverySet {
     ///   `no_space`, `io` (also when the file changes while being read), `interrupted`, `out_of_memory`.
     @discardableResult
     public static func protect(
-        filePath path: String, redundancy: RecoveryRedundancy = .default, replaceExisting: Bool = false,
+        inputPath path: String, redundancy: RecoveryRedundancy = .default, replaceExisting: Bool = false,
         progress: RecoveryProgressHandler? = nil
     ) throws -> RecoverySetFiles {
         try FileProtection.protect(
@@ -36,15 +36,19 @@ public enum RecoverySet {
     ///   this file: a set made for another file, `Spec/decisions/0048`), `invalid_argument` (not a regular
     ///   file), `io`, `interrupted`, `out_of_memory`. Damage is not an error: it is the result.
     public static func verify(
-        filePath path: String, recoveryPath: String? = nil, progress: RecoveryProgressHandler? = nil
+        inputPath path: String, recoveryPath: String? = nil, progress: RecoveryProgressHandler? = nil
     ) throws -> RecoveryVerification {
         let workers = WorkerThreads.defaultWorkerCount
         let reading = try RecoveryReading.open(
             path: path, recoveryPath: recoveryPath, hashingWholeFile: true, workers: workers, progress: progress)
         defer { reading.close() }
         let survey = reading.survey
-        let repairable = try RecoveryMatrix.isSolvable(
-            unknowns: survey.unknown, exponents: survey.index.recoverySlices.map(\.exponent))
+        // A longer file is cut only where it says it ends (`Spec/recovery-par2.md` §7.1).
+        let longer = survey.actualLength > survey.index.targetFile.description.length
+        let repairable =
+            try (!longer || reading.endsWhereItsSetSays(survey))
+            && RecoveryMatrix.isSolvable(
+                unknowns: survey.unknown, exponents: survey.index.recoverySlices.map(\.exponent))
         return RecoveryVerification(reading, survey: survey, repairable: repairable)
     }
 
@@ -60,7 +64,7 @@ public enum RecoverySet {
     ///   file is never changed but by a successful in-place repair.
     @discardableResult
     public static func repair(
-        filePath path: String, recoveryPath: String? = nil, to destination: RepairDestination,
+        inputPath path: String, recoveryPath: String? = nil, to destination: RepairDestination,
         progress: RecoveryProgressHandler? = nil
     ) throws -> RepairResult {
         let target: FileRepair.Destination
@@ -96,7 +100,7 @@ extension RecoverySet {
     }
 }
 
-/// Where ``RecoverySet/repair(filePath:recoveryPath:to:progress:)`` writes the repaired file.
+/// Where ``RecoverySet/repair(inputPath:recoveryPath:to:progress:)`` writes the repaired file.
 public enum RepairDestination: Equatable, Sendable {
     /// The file at this path, written beside it under a temporary name and moved into place once checked; an
     /// existing file there is replaced only when `replaceExisting` (and only a regular file).

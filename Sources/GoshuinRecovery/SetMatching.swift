@@ -1,12 +1,27 @@
 import GoshuinFormat
 
 /// Which set, and which of its files, a file is, by what the set says the file held (`Spec/decisions/0048`):
-/// a set that describes this very file (its 16 KiB MD5 and length) first, the one with the most usable
-/// recovery slices; otherwise the candidate under which most of the file's bytes are intact. The choice then
-/// needs evidence that the file is a copy of the set's file, intact or damaged: a part of it, not all zeros,
-/// that holds at its place what the set's file held there. Without any, the set is for another file
-/// (`recovery_set_mismatch`): a backup sealed again under the same name, beside the old backup's set.
+/// the candidates that describe this very file (its 16 KiB MD5 and length) first, the one with the most usable
+/// recovery slices before the others; otherwise the candidates by how much of the file is intact under them.
+/// The first candidate with evidence that the file is a copy of its file, intact or damaged, is taken:
+/// bytes of the file, at least ``evidenceBytes`` of them not zero, that are what the set's file held at their
+/// place. Without any, the set is for another file (`recovery_set_mismatch`): a backup sealed again under the
+/// same name, beside the old backup's set.
+///
+/// The work is bounded (`Spec/decisions/0049`): at most ``RecoveryIndex/candidateLimit`` candidates, the
+/// file's slices hashed once per slice size for at most ``sliceSizeLimit`` of them, and at most
+/// ``rebuildLimit`` rebuilds to compare blocks with.
 struct SetMatching {
+    /// The bytes not zero that evidence must hold: a piece of the file matching by chance is then as likely
+    /// as an MD5 collision (a slice or a block of one byte matches one time in 256).
+    static let evidenceBytes = 16
+    /// The most slice sizes the file is hashed at to weigh candidates.
+    static let sliceSizeLimit = 4
+    /// The most candidates rebuilt to look for an equal block (rule 3).
+    static let rebuildLimit = 4
+    /// The blocks compared with a rebuilt file.
+    static let blockSize: UInt64 = 512
+
     /// The file, open for reading.
     let file: FileDescriptor
     /// Its path, for messages.
@@ -18,7 +33,7 @@ struct SetMatching {
     /// The workers of each pass.
     let workers: Int
 
-    /// The file checked against the candidate it is a copy of.
+    /// The file checked against the candidate it is a copy of, with the other files of that set.
     ///
     /// - Throws: `recovery_set_mismatch` when it is a copy of none; `io`, `interrupted`, `out_of_memory`.
     func survey(
@@ -26,88 +41,91 @@ struct SetMatching {
     ) throws -> SliceSurvey {
         precondition(!candidates.isEmpty, "a set to match")
         let hash16k = try MD5Hasher.hash(start[...])
-        let chosen: SliceSurvey
+        let startIsEvidence = start.lazy.filter { $0 != 0 }.prefix(Self.evidenceBytes).count == Self.evidenceBytes
+        var hashed: [SliceKey: FileSlices] = [:]
+        func slices(for candidate: RecoveryIndex) throws -> FileSlices? {
+            let key = SliceKey(candidate, actualLength: length)
+            if let known = hashed[key] { return known }
+            guard hashed.count < Self.sliceSizeLimit else { return nil }
+            let computed = try FileSlices.hash(
+                file, path: path, sliceSize: key.sliceSize, readable: key.readable,
+                hashingWholeFile: hashingWholeFile && key.readable == length, workers: workers, progress: progress)
+            hashed[key] = computed
+            return computed
+        }
+        // Weighed without the other files of their sets: those are read only for the candidate taken.
+        var weighed: [(candidate: RecoveryIndex, slices: FileSlices, survey: SliceSurvey)] = []
         let described = candidates.filter { $0.describes(hash16k: hash16k, length: length) }
-        if let best = described.max(by: { $0.recoverySlices.count < $1.recoverySlices.count }) {
-            chosen = try survey(best, hashingWholeFile: hashingWholeFile, progress: progress)
-        } else {
-            // The whole file's MD5 cannot match a set that does not describe the file: no candidate needs it.
-            var surveys: [SliceSurvey] = []
+        for candidate in described.isEmpty ? candidates : described {
+            guard let fileSlices = try slices(for: candidate) else { continue }
+            let survey = try SliceSurvey.survey(
+                fileSlices, file: file, path: path, actualLength: length, index: candidate, otherFiles: false,
+                workers: workers, progress: progress)
+            weighed.append((candidate, fileSlices, survey))
+        }
+        // Stable: the first read wins a tie.
+        let ranked = weighed.indices.sorted { one, other in
+            let (first, second) = (weighed[one].survey, weighed[other].survey)
+            let firstWeight = (first.intactBytes, first.index.recoverySlices.count)
+            let secondWeight = (second.intactBytes, second.index.recoverySlices.count)
+            return firstWeight == secondWeight ? one < other : firstWeight > secondWeight
+        }.map { weighed[$0] }
+        var rebuilds = 0
+        for (candidate, fileSlices, weighedSurvey) in ranked {
+            let described = candidate.describes(hash16k: hash16k, length: length) && startIsEvidence
+            if described || weighedSurvey.nonZeroIntactBytes >= Self.evidenceBytes {
+                return try full(candidate, fileSlices, progress: progress)
+            }
+            guard rebuilds < Self.rebuildLimit, weighedSurvey.damagedCount > 0 else { continue }
+            rebuilds += 1
+            let survey = try full(candidate, fileSlices, progress: progress)
             do {
-                for candidate in candidates {
-                    surveys.append(try survey(candidate, hashingWholeFile: false, progress: progress))
-                }
+                if try someBlocksMatch(survey) { return survey }
             } catch {
-                for other in surveys { other.close() }
+                survey.close()
                 throw error
             }
-            let best = bestIndex(surveys)
-            for (position, other) in surveys.enumerated() where position != best { other.close() }
-            chosen = surveys[best]
+            survey.close()
         }
-        do {
-            guard try hasEvidence(chosen, hash16k: hash16k) || isAllZero() else {
-                throw Self.anotherFile(chosen, path: path)
-            }
-        } catch {
-            chosen.close()
-            throw error
+        guard let first = ranked.first else {
+            throw Self.anotherFile(candidates[0], path: path)
         }
-        return chosen
+        guard try isAllZero() else { throw Self.anotherFile(first.candidate, path: path) }
+        // A file of zeros holds nothing of another file: a damaged copy of the first candidate's.
+        return try full(first.candidate, first.slices, progress: progress)
     }
 
     /// `recovery_set_mismatch` for a file none of whose parts the set's file held.
-    static func anotherFile(_ survey: SliceSurvey, path: String) -> GoshuinError {
-        let name = String(decoding: survey.index.targetFile.description.name, as: UTF8.self)
+    static func anotherFile(_ index: RecoveryIndex, path: String) -> GoshuinError {
+        let name = String(decoding: index.targetFile.description.name, as: UTF8.self)
         return GoshuinError(
             .recoverySetMismatch,
             "the recovery set was made for another file: no part of \(DisplayText.quoted(path)) is what the set"
                 + " describes (the file it protects, named \(DisplayText.quoted(name)), of"
-                + " \(survey.index.targetFile.description.length) bytes, was replaced, by a new backup sealed under"
-                + " the same name, for example)")
+                + " \(index.targetFile.description.length) bytes, was replaced, by a new backup sealed under the"
+                + " same name, for example)")
     }
 
-    private func survey(
-        _ candidate: RecoveryIndex, hashingWholeFile: Bool, progress: RecoveryProgressHandler?
-    ) throws -> SliceSurvey {
+    /// The survey of the candidate taken, with the other files of its set.
+    private func full(_ candidate: RecoveryIndex, _ slices: FileSlices, progress: RecoveryProgressHandler?) throws
+        -> SliceSurvey
+    {
         try SliceSurvey.survey(
-            file: file, path: path, actualLength: length, index: candidate, hashingWholeFile: hashingWholeFile,
+            slices, file: file, path: path, actualLength: length, index: candidate, otherFiles: true,
             workers: workers, progress: progress)
     }
 
-    /// The survey with the most intact bytes, then the most usable recovery slices, then the first.
-    private func bestIndex(_ surveys: [SliceSurvey]) -> Int {
-        var best = 0
-        for index in surveys.indices.dropFirst() {
-            let (one, other) = (surveys[index], surveys[best])
-            if (one.intactBytes, one.index.recoverySlices.count) > (other.intactBytes, other.index.recoverySlices.count)
-            {
-                best = index
-            }
-        }
-        return best
-    }
-
-    /// Whether some part of the file that is not all zeros is what the set's file held there: its first
-    /// 16 KiB, an intact slice, or, when the set can rebuild every unknown slice, a 512-byte block of one.
-    private func hasEvidence(_ survey: SliceSurvey, hash16k: [UInt8]) throws -> Bool {
-        let target = survey.index.targetFile
-        let startIsZero = start.withUnsafeBytes { ByteSearch.isAllZero($0) }
-        if target.description.hash16k == hash16k, !startIsZero { return true }
-        if survey.states.contains(.intact), let checksums = target.checksums {
-            let zero = try Self.zeroSliceChecksum(sliceSize: survey.index.sliceSize)
-            for (slice, state) in survey.states.enumerated() where state == .intact {
-                if checksums.checksums[slice] != zero { return true }
-            }
-        }
-        guard survey.damagedCount > 0 else { return false }
+    /// Rule 3: when the set can rebuild every unknown slice, whether blocks of the file that are what the
+    /// rebuilt file holds at their place hold ``evidenceBytes`` bytes that are not zero.
+    private func someBlocksMatch(_ survey: SliceSurvey) throws -> Bool {
         let rebuild: SliceRebuild
         do {
             rebuild = try SliceRebuild(survey, path: path)
         } catch let error as GoshuinError where error.code == .notRepairable || error.code == .truncated {
             return false
         }
-        return try rebuild.someBlockMatches(file: file, path: path, workers: workers)
+        return try rebuild.blocksMatch(
+            file: file, path: path, blockSize: Self.blockSize, nonZeroBytes: Self.evidenceBytes, workers: workers)
     }
 
     /// Whether every byte of the file is zero (an empty file too): such a file holds nothing of another one.
@@ -129,23 +147,16 @@ struct SetMatching {
         }
         return true
     }
+}
 
-    /// The MD5 and CRC-32 of a slice of zeros: a slice that matches it is no evidence of anything.
-    static func zeroSliceChecksum(sliceSize: UInt64) throws -> SliceChecksumPacket.Checksum {
-        let hasher = try MD5Hasher()
-        var crc = CRC32()
-        let zeros = try AllocatedBytes(
-            count: Int(min(sliceSize, UInt64(SequentialHashChain.blockSize))), wipesOnRelease: false)
-        zeros.bytes.initializeMemory(as: UInt8.self, repeating: 0)
-        var done: UInt64 = 0
-        while done < sliceSize {
-            try Interruption.check()
-            let count = Int(min(UInt64(zeros.bytes.count), sliceSize - done))
-            let part = UnsafeRawBufferPointer(rebasing: zeros.bytes[0..<count])
-            try hasher.update(part)
-            crc.update(part)
-            done += UInt64(count)
-        }
-        return SliceChecksumPacket.Checksum(md5: try hasher.finalize(), crc32: crc.value)
+/// What the file's slices are hashed for: a slice size, as far as the file and the set's description both
+/// reach.
+private struct SliceKey: Hashable {
+    let sliceSize: UInt64
+    let readable: UInt64
+
+    init(_ candidate: RecoveryIndex, actualLength: UInt64) {
+        sliceSize = candidate.sliceSize
+        readable = SliceSurvey.readableLength(of: candidate, actualLength: actualLength)
     }
 }

@@ -39,10 +39,15 @@ struct SliceRebuild {
         let alsoOthers =
             others > 0 ? " (and \(others) slices of the set's other files, which are not beside it intact)" : ""
         let why: String
+        let consecutive = RecoveryMatrix.consecutiveRun(index.recoverySlices.map(\.exponent), length: needed) != nil
         if needed > available {
             why = "\(needed - available) more would be needed"
         } else if needed > RecoveryMatrix.maximumUnknowns {
             why = "this toolkit rebuilds at most \(RecoveryMatrix.maximumUnknowns) at once"
+        } else if !consecutive, needed > RecoveryMatrix.eliminationMaximum {
+            why =
+                "no \(needed) of them have consecutive exponents, and this toolkit rebuilds at most"
+                + " \(RecoveryMatrix.eliminationMaximum) slices from recovery slices that do not"
         } else {
             why = "no \(needed) of them are independent (PAR 2.0's matrix is singular for these slices)"
         }
@@ -105,50 +110,50 @@ struct SliceRebuild {
         return files
     }
 
-    /// Whether some 512-byte block of the file, not all zeros, equals the rebuilt one at its place (evidence
-    /// that the file is a copy of the set's file, `Spec/decisions/0048` rule 3). Compares as the rebuilt bytes
-    /// come; stops at the first equal block. Writes nothing.
-    func someBlockMatches(file: FileDescriptor, path: String, workers: Int) throws -> Bool {
+    /// Whether the file's blocks that are what the rebuilt file holds at their place (blocks of `blockSize`
+    /// at its multiples, cut at the end of what the file and the set both reach) hold `nonZeroBytes` bytes that
+    /// are not zero (evidence that the file is a copy of the set's file, `Spec/decisions/0048` rule 3).
+    /// Compares as the rebuilt bytes come; stops as soon as there are enough. Writes nothing.
+    func blocksMatch(
+        file: FileDescriptor, path: String, blockSize: UInt64, nonZeroBytes wanted: Int, workers: Int
+    ) throws -> Bool {
         let index = survey.index
         let sliceSize = index.sliceSize
         let firstSlice = index.targetFile.firstSlice
         let end = min(survey.actualLength, index.targetFile.description.length)
         let starts = survey.unknown.prefix(survey.damagedCount).map { UInt64($0 - firstSlice) * sliceSize }
-        let found = Atomic<Bool>(false)
+        let found = Atomic<Int>(0)
         let recoveryFiles = try openRecoveryFiles()
         defer { for recoveryFile in recoveryFiles.values { try? recoveryFile.close() } }
         let combiner = try combiner(recoveryFiles: recoveryFiles) { output, offset, bytes in
             let start = starts[output] + offset
-            guard !found.load(ordering: .relaxed), start < end else { return }
+            guard found.load(ordering: .relaxed) < wanted, start < end else { return }
             let count = Int(min(UInt64(bytes.count), end - start))
             let held = try AllocatedBytes(count: max(1, count), wipesOnRelease: false)
             let received = try describingFailure("cannot read \(DisplayText.quoted(path))") {
                 try file.readFully(
                     into: UnsafeMutableRawBufferPointer(rebasing: held.bytes[0..<count]), atOffset: Int64(start))
             }
-            // The blocks at multiples of 512 that lie within these bytes (the file's last one may be short).
-            var block = (start + 511) / 512 * 512
-            while block < start + UInt64(received) {
-                let blockEnd = min(block + 512, start + UInt64(received))
-                guard blockEnd == block + 512 || blockEnd == end else { break }
-                let range = Int(block - start)..<Int(blockEnd - start)
+            var piece = start
+            while piece < start + UInt64(received) {
+                let pieceEnd = min((piece / blockSize + 1) * blockSize, start + UInt64(received))
+                let range = Int(piece - start)..<Int(pieceEnd - start)
                 let mine = UnsafeRawBufferPointer(rebasing: held.bytes[range])
-                let rebuilt = UnsafeRawBufferPointer(rebasing: bytes[range])
-                if !ByteSearch.isAllZero(mine), ByteSearch.areEqual(mine, rebuilt) {
-                    found.store(true, ordering: .relaxed)
-                    throw FoundBlock()
+                if ByteSearch.areEqual(mine, UnsafeRawBufferPointer(rebasing: bytes[range])) {
+                    let nonZero = mine.count { $0 != 0 }
+                    if found.add(nonZero, ordering: .relaxed).newValue >= wanted { throw EnoughEvidence() }
                 }
-                block = blockEnd
+                piece = pieceEnd
             }
         }
         do {
             try WorkPool.run(ComponentSchedule([combiner]), workers: workers)
-        } catch is FoundBlock {
+        } catch is EnoughEvidence {
             return true
         }
-        return found.load(ordering: .relaxed)
+        return found.load(ordering: .relaxed) >= wanted
     }
 
-    /// Ends the comparison at the first equal block.
-    private struct FoundBlock: Error {}
+    /// Ends the comparison once there is evidence enough.
+    private struct EnoughEvidence: Error {}
 }

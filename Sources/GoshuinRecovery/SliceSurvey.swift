@@ -5,6 +5,9 @@ import GoshuinFormat
 /// one it reaches only in part is read with zeros after the end. The other recoverable files of a set of
 /// several are checked too when they are beside the set under a plain name, because their intact slices are
 /// needed as much as this file's to solve for its damaged ones; those that are not there count as unknown.
+///
+/// The file's own slices are hashed once for every set with the same slice size (``FileSlices``), however many
+/// sets are weighed against it (``SetMatching``).
 struct SliceSurvey {
     /// What a slice is.
     enum State: Equatable, Sendable {
@@ -29,6 +32,9 @@ struct SliceSurvey {
     let unknown: [Int]
     /// The file's MD5 matches the set's, when it was computed.
     let fileHashMatches: Bool?
+    /// The bytes that are not zero in the file's intact slices, each slice's counted up to
+    /// ``FileSlices/nonZeroCounted``: evidence that the file is the set's (`Spec/decisions/0048`).
+    let nonZeroIntactBytes: Int
     /// The descriptors of the other files opened; closed by ``close()``.
     private let otherFiles: [FileDescriptor]
 
@@ -47,122 +53,60 @@ struct SliceSurvey {
     /// Whether the file is what the set describes.
     var isIntact: Bool { damagedCount == 0 && actualLength == index.targetFile.description.length }
 
-    /// Checks the file open at `file` (named `path`, `actualLength` bytes long) against `index`, on `workers`
-    /// workers; with `hashingWholeFile`, its whole MD5 too (one more pass, on another core).
+    /// The file's slices as `index` lays them out: which are the length `slices` were hashed for.
+    static func readableLength(of index: RecoveryIndex, actualLength: UInt64) -> UInt64 {
+        min(actualLength, index.targetFile.description.length)
+    }
+
+    /// The file checked against `index`, from its slices hashed for the set's slice size (`slices`, whose
+    /// length is ``readableLength(of:actualLength:)``). The other files of a set of several are hashed now,
+    /// on `workers` workers, unless `otherFiles` is false (a set being weighed, not used): then their slices
+    /// are left out.
     static func survey(
-        file: FileDescriptor, path: String, actualLength: UInt64, index: RecoveryIndex, hashingWholeFile: Bool,
-        workers: Int, progress: RecoveryProgressHandler?
+        _ slices: FileSlices, file: FileDescriptor, path: String, actualLength: UInt64, index: RecoveryIndex,
+        otherFiles includingOthers: Bool, workers: Int, progress: RecoveryProgressHandler?
     ) throws -> SliceSurvey {
-        let sliceSize = index.sliceSize
         let target = index.targetFile
-        let expectedLength = target.description.length
-        let readable = min(actualLength, expectedLength)
-        var regions: [SliceRegion] = []
-        var owners: [(slice: Int, expected: SliceChecksumPacket.Checksum, target: Bool)] = []
+        guard let checksums = target.checksums else { preconditionFailure("the index has the file's checksums") }
+        precondition(slices.sliceSize == index.sliceSize, "the file hashed at the set's slice size")
         var states = [State](repeating: .missing, count: target.sliceCount)
-        for slice in 0..<target.sliceCount {
-            let start = UInt64(slice) * sliceSize
-            guard start < readable else { continue }
-            regions.append(
-                SliceRegion(file: file, start: start, available: Int(min(sliceSize, readable - start)), name: path))
-            guard let checksums = target.checksums else { preconditionFailure("the index has the file's checksums") }
-            owners.append((target.firstSlice + slice, checksums.checksums[slice], true))
+        var known: [(slice: Int, region: SliceRegion)] = []
+        var nonZero = 0
+        for slice in 0..<min(target.sliceCount, slices.checksums.count) {
+            guard slices.checksums[slice] == checksums.checksums[slice] else {
+                states[slice] = .damaged
+                continue
+            }
+            states[slice] = .intact
+            known.append((target.firstSlice + slice, slices.regions[slice]))
+            nonZero += slices.nonZero[slice]
         }
+        var unknown = states.indices.filter { states[$0] != .intact }.map { target.firstSlice + $0 }
         var otherFiles: [FileDescriptor] = []
-        var unknownOthers: [Int] = []
-        let folder = index.recoveryFiles.first.map { FileSystem.parentDirectory(of: $0) } ?? "."
-        // The other files are hashed, padding included, only within twice what they hold and 64 MiB more
-        // (`Spec/decisions/0049`): a set of many tiny files with huge slices costs no more than that.
-        var othersBudget: UInt64 = 64 << 20
-        for (position, other) in index.files.enumerated() where position != index.target {
-            guard let checksums = other.checksums, let name = safeName(other.description.name),
-                let descriptor = try? FileSystem.openRegularFile(folder + "/" + name)
-            else {
-                unknownOthers += other.firstSlice..<(other.firstSlice + other.sliceCount)
-                continue
-            }
-            let size = (try? descriptor.regularFileSize()).flatMap { $0 }.map { UInt64($0) } ?? 0
-            let otherReadable = min(size, other.description.length)
-            let slicesHeld = (otherReadable + sliceSize - 1) / sliceSize
-            othersBudget = othersBudget.addingReportingOverflow(2 * otherReadable).partialValue
-            guard slicesHeld.multipliedReportingOverflow(by: sliceSize).partialValue <= othersBudget else {
-                try? descriptor.close()
-                unknownOthers += other.firstSlice..<(other.firstSlice + other.sliceCount)
-                continue
-            }
-            othersBudget -= slicesHeld * sliceSize
-            otherFiles.append(descriptor)
-            for slice in 0..<other.sliceCount {
-                let start = UInt64(slice) * sliceSize
-                guard start < otherReadable else {
-                    unknownOthers.append(other.firstSlice + slice)
-                    continue
-                }
-                regions.append(
-                    SliceRegion(
-                        file: descriptor, start: start, available: Int(min(sliceSize, otherReadable - start)),
-                        name: folder + "/" + name))
-                owners.append((other.firstSlice + slice, checksums.checksums[slice], false))
+        if includingOthers, index.files.count > 1 {
+            let others = try OtherFiles.survey(
+                index, file: file, path: path, workers: workers, progress: progress)
+            otherFiles = others.descriptors
+            known += others.known
+            unknown += others.unknown.sorted()
+        } else {
+            for (position, other) in index.files.enumerated() where position != index.target {
+                unknown += other.firstSlice..<(other.firstSlice + other.sliceCount)
             }
         }
-        do {
-            let hashing = SliceHashing(regions: regions, sliceSize: Int(sliceSize), toleratingShortFiles: true)
-            var components: [any WorkComponent] = []
-            let chain: SequentialHashChain?
-            if hashingWholeFile, actualLength == expectedLength {
-                let wholeFile = try SequentialHashChain(length: expectedLength) { offset, buffer in
-                    try SliceRegion(file: file, start: offset, available: buffer.count, name: path).read(
-                        at: 0, into: buffer, toleratingShortFiles: true)
-                }
-                components.append(wholeFile)
-                chain = wholeFile
-            } else {
-                chain = nil
-            }
-            components.append(hashing)
-            // Reported in the file's bytes: with its whole MD5, each byte is read twice, and counts once.
-            let work = regions.reduce(UInt64(0)) { $0 + UInt64($1.available) } + (chain == nil ? 0 : expectedLength)
-            let shown = max(readable, 1)
-            progress?(.verifying(bytesDone: 0, bytesTotal: shown))
-            try WorkPool.run(ComponentSchedule(components), workers: workers) {
-                let done = hashing.bytesDone.load(ordering: .relaxed) + (chain?.bytesDone.load(ordering: .relaxed) ?? 0)
-                let part = Double(min(done, work)) / Double(max(work, 1))
-                progress?(.verifying(bytesDone: UInt64(Double(shown) * part), bytesTotal: shown))
-            }
-            progress?(.verifying(bytesDone: shown, bytesTotal: shown))
-            var known: [(Int, SliceRegion)] = []
-            var unknownTarget: [Int] = []
-            for (position, checksum) in hashing.checksums().enumerated() {
-                let owner = owners[position]
-                let matches = checksum == owner.expected
-                if owner.target {
-                    states[owner.slice - target.firstSlice] = matches ? .intact : .damaged
-                }
-                if matches {
-                    known.append((owner.slice, regions[position]))
-                } else if !owner.target {
-                    unknownOthers.append(owner.slice)
-                }
-            }
-            for (slice, state) in states.enumerated() where state != .intact {
-                unknownTarget.append(target.firstSlice + slice)
-            }
-            let fileHashMatches = try chain.map { try $0.digest() == target.description.fileHash }
-            return SliceSurvey(
-                index: index, actualLength: actualLength, states: states, known: known,
-                unknown: unknownTarget + unknownOthers.sorted(), fileHashMatches: fileHashMatches,
-                otherFiles: otherFiles)
-        } catch {
-            for descriptor in otherFiles { try? descriptor.close() }
-            throw error
+        let matches = slices.wholeFileHash.flatMap {
+            actualLength == target.description.length ? $0 == target.description.fileHash : nil
         }
+        return SliceSurvey(
+            index: index, actualLength: actualLength, states: states, known: known, unknown: unknown,
+            fileHashMatches: matches, nonZeroIntactBytes: nonZero, otherFiles: otherFiles)
     }
 
     /// The same survey with the whole file's MD5 known.
     func with(fileHashMatches matches: Bool) -> SliceSurvey {
         SliceSurvey(
             index: index, actualLength: actualLength, states: states, known: known, unknown: unknown,
-            fileHashMatches: matches, otherFiles: otherFiles)
+            fileHashMatches: matches, nonZeroIntactBytes: nonZeroIntactBytes, otherFiles: otherFiles)
     }
 
     /// Closes the other files opened.
@@ -177,5 +121,132 @@ struct SliceSurvey {
             !name.contains(0), text != ".", text != ".."
         else { return nil }
         return text
+    }
+}
+
+/// The slices of the file being checked, at one slice size: each one's MD5 and CRC-32 (zero-padded) and how
+/// many of its bytes are not zero, hashed once for every set of that slice size; with the whole file's MD5
+/// when it is asked for (one more pass, on another core).
+struct FileSlices {
+    /// Each slice's bytes that are not zero are counted up to this: enough to tell a slice of data from one
+    /// that matches by chance (`Spec/decisions/0048`: sixteen bytes).
+    static let nonZeroCounted = 16
+
+    /// The slice size.
+    let sliceSize: UInt64
+    /// The bytes of the file hashed, from its start.
+    let readable: UInt64
+    /// Each slice's checksums.
+    let checksums: [SliceChecksumPacket.Checksum]
+    /// Each slice's bytes that are not zero, up to ``nonZeroCounted``.
+    let nonZero: [Int]
+    /// Where each slice lies in the file.
+    let regions: [SliceRegion]
+    /// The MD5 of the file's first `readable` bytes, when it was asked for.
+    let wholeFileHash: [UInt8]?
+
+    /// The first `readable` bytes of `file` (named `path`) in slices of `sliceSize`, on `workers` workers;
+    /// with `hashingWholeFile`, their MD5 too.
+    static func hash(
+        _ file: FileDescriptor, path: String, sliceSize: UInt64, readable: UInt64, hashingWholeFile: Bool,
+        workers: Int, progress: RecoveryProgressHandler?
+    ) throws -> FileSlices {
+        let count = readable == 0 ? 0 : Int((readable - 1) / sliceSize + 1)
+        let regions = (0..<count).map { slice in
+            let start = UInt64(slice) * sliceSize
+            return SliceRegion(file: file, start: start, available: Int(min(sliceSize, readable - start)), name: path)
+        }
+        let hashing = SliceHashing(regions: regions, sliceSize: Int(sliceSize), toleratingShortFiles: true)
+        var components: [any WorkComponent] = []
+        let chain: SequentialHashChain?
+        if hashingWholeFile {
+            let wholeFile = try SequentialHashChain(length: readable) { offset, buffer in
+                try SliceRegion(file: file, start: offset, available: buffer.count, name: path).read(
+                    at: 0, into: buffer, toleratingShortFiles: true)
+            }
+            components.append(wholeFile)
+            chain = wholeFile
+        } else {
+            chain = nil
+        }
+        components.append(hashing)
+        // Reported in the file's bytes: with its whole MD5, each byte is read twice, and counts once.
+        let work = readable + (chain == nil ? 0 : readable)
+        let shown = max(readable, 1)
+        progress?(.verifying(bytesDone: 0, bytesTotal: shown))
+        try WorkPool.run(ComponentSchedule(components), workers: workers) {
+            let done = hashing.bytesDone.load(ordering: .relaxed) + (chain?.bytesDone.load(ordering: .relaxed) ?? 0)
+            let part = Double(min(done, work)) / Double(max(work, 1))
+            progress?(.verifying(bytesDone: UInt64(Double(shown) * part), bytesTotal: shown))
+        }
+        progress?(.verifying(bytesDone: shown, bytesTotal: shown))
+        let results = hashing.results()
+        return FileSlices(
+            sliceSize: sliceSize, readable: readable, checksums: results.map(\.checksum),
+            nonZero: results.map(\.nonZero), regions: regions, wholeFileHash: try chain?.digest())
+    }
+}
+
+/// The other recoverable files of a set of several, checked slice by slice where they are beside the set.
+private enum OtherFiles {
+    /// Their intact slices, their unknown ones and the descriptors opened (`Spec/decisions/0049`: they are
+    /// hashed, padding included, only within twice what they hold and 64 MiB more; past that, unknown).
+    static func survey(
+        _ index: RecoveryIndex, file: FileDescriptor, path: String, workers: Int, progress: RecoveryProgressHandler?
+    ) throws -> (known: [(slice: Int, region: SliceRegion)], unknown: [Int], descriptors: [FileDescriptor]) {
+        let sliceSize = index.sliceSize
+        var regions: [SliceRegion] = []
+        var owners: [(slice: Int, expected: SliceChecksumPacket.Checksum)] = []
+        var descriptors: [FileDescriptor] = []
+        var unknown: [Int] = []
+        let folder = index.recoveryFiles.first.map { FileSystem.parentDirectory(of: $0) } ?? "."
+        var budget: UInt64 = 64 << 20
+        for (position, other) in index.files.enumerated() where position != index.target {
+            guard let checksums = other.checksums, let name = SliceSurvey.safeName(other.description.name),
+                let descriptor = try? FileSystem.openRegularFile(folder + "/" + name)
+            else {
+                unknown += other.firstSlice..<(other.firstSlice + other.sliceCount)
+                continue
+            }
+            let size = (try? descriptor.regularFileSize()).flatMap { $0 }.map { UInt64($0) } ?? 0
+            let readable = min(size, other.description.length)
+            let slicesHeld = (readable + sliceSize - 1) / sliceSize
+            budget = budget.addingReportingOverflow(2 * readable).partialValue
+            guard slicesHeld.multipliedReportingOverflow(by: sliceSize).partialValue <= budget else {
+                try? descriptor.close()
+                unknown += other.firstSlice..<(other.firstSlice + other.sliceCount)
+                continue
+            }
+            budget -= slicesHeld * sliceSize
+            descriptors.append(descriptor)
+            for slice in 0..<other.sliceCount {
+                let start = UInt64(slice) * sliceSize
+                guard start < readable else {
+                    unknown.append(other.firstSlice + slice)
+                    continue
+                }
+                regions.append(
+                    SliceRegion(
+                        file: descriptor, start: start, available: Int(min(sliceSize, readable - start)),
+                        name: folder + "/" + name))
+                owners.append((other.firstSlice + slice, checksums.checksums[slice]))
+            }
+        }
+        do {
+            let hashing = SliceHashing(regions: regions, sliceSize: Int(sliceSize), toleratingShortFiles: true)
+            try WorkPool.run(ComponentSchedule([hashing]), workers: workers)
+            var known: [(slice: Int, region: SliceRegion)] = []
+            for (position, result) in hashing.results().enumerated() {
+                if result.checksum == owners[position].expected {
+                    known.append((owners[position].slice, regions[position]))
+                } else {
+                    unknown.append(owners[position].slice)
+                }
+            }
+            return (known, unknown, descriptors)
+        } catch {
+            for descriptor in descriptors { try? descriptor.close() }
+            throw error
+        }
     }
 }

@@ -38,7 +38,7 @@ try BackupFile.extract(inputPath: "backup.goshuin", into: "restored", passphrase
 
 // Recovery sets, no passphrase: backup.goshuin.par2 and backup.goshuin.vol00+20.par2 beside the backup, which
 // par2cmdline and par2cmdline-turbo read too; where it is damaged; a repair, checked before it goes out.
-try RecoverySet.protect(filePath: "backup.goshuin", redundancy: try RecoveryRedundancy(percent: 5))
-let found = try RecoverySet.verify(filePath: "backup.goshuin")
+try RecoverySet.protect(inputPath: "backup.goshuin", redundancy: try RecoveryRedundancy(percent: 5))
+let found = try RecoverySet.verify(inputPath: "backup.goshuin")
 print("backup.goshuin: \(found.damagedSliceCount) damaged slices, repairable: \(found.isRepairable)")
-try RecoverySet.repair(filePath: "backup.goshuin", to: .newFile("fixed.goshuin"))  // or .inPlace
+try RecoverySet.repair(inputPath: "backup.goshuin", to: .newFile("fixed.goshuin"))  // or .inPlace

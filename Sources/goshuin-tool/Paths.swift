@@ -103,9 +103,8 @@ enum Paths {
                         writing: "a temporary file")
                 }
                 if spool.position() == Int64(first), limit > first {
-                    let leading = try FileSystem.read(spool, at: 0, count: check.leadingLength)
                     try check.authenticate(
-                        leading, passphrase: passphraseReader.read(confirm: false), progress: progress)
+                        spool, available: first, passphrase: passphraseReader.read(confirm: false), progress: progress)
                 }
             }
             let spooled = UInt64(spool.position() ?? Int64(count))

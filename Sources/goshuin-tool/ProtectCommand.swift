@@ -55,12 +55,15 @@ enum ProtectCommand: ToolCommand {
         let files: RecoverySetFiles
         do {
             files = try RecoverySet.protect(
-                filePath: path, redundancy: redundancy ?? .default, replaceExisting: arguments.has(.force),
+                inputPath: path, redundancy: redundancy ?? .default, replaceExisting: arguments.has(.force),
                 progress: context.reporter.recoveryHandler)
         } catch let error as GoshuinError where error.code == .outputExists {
-            throw ToolError(
-                error,
-                hint: "to replace them: \(ShellQuoting.command(RecoveryReport.protectCommand(path, replacing: true)))")
+            // With --force, the set there was kept because it repairs the file.
+            let hint =
+                arguments.has(.force)
+                ? "repair it: \(ShellQuoting.command(RecoveryReport.repairCommand(path, recoveryPath: nil)))"
+                : "to replace them: \(ShellQuoting.command(RecoveryReport.protectCommand(path, replacing: true)))"
+            throw ToolError(error, hint: hint)
         }
         Console.result(resultLine(files, of: path))
         return CommandResult(

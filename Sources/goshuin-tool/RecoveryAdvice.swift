@@ -1,7 +1,7 @@
 import GoshuinFormat
 import GoshuinRecovery
 
-/// What the recovery files beside a file that `open` or `inspect` could not read say of it (issue 34): a file
+/// What the recovery files beside a file that `open`, `inspect` or `verify` could not read say of it (issue 34): a file
 /// whose header, size or chunks fail, with a set beside it that finds it damaged, is damaged, and repairable
 /// or not, never "not a .goshuin file"; one the set finds intact that does not authenticate has a wrong
 /// passphrase. A set that is not beside it, or cannot be used, leaves the error as it was.
@@ -15,9 +15,15 @@ enum RecoveryAdvice {
     /// `error` of reading the file at `path`, as its recovery files beside it tell it; `nil` when they have
     /// nothing to add (none there, none usable, or `path` is standard input).
     static func advise(_ error: GoshuinError, path: String?) -> ToolError? {
-        guard let path, path != "-", damageCodes.contains(error.code), !Interruption.isRequested,
-            let verification = try? RecoverySet.verify(filePath: path)
-        else { return nil }
+        guard let path, path != "-", damageCodes.contains(error.code), !Interruption.isRequested else { return nil }
+        if let protected = RecoverySet.fileProtected(bySetFile: path) {
+            return ToolError(
+                code: error.code,
+                "\(path) is a recovery file (PAR 2.0) of \(protected), not a .goshuin file",
+                hint: "give the backup itself, \(ShellQuoting.quoted(ShellQuoting.argument(protected)))",
+                status: ToolError.status(for: error.code))
+        }
+        guard let verification = try? RecoverySet.verify(inputPath: path) else { return nil }
         if verification.isIntact {
             guard error.code == .authFailed else { return nil }
             return ToolError(

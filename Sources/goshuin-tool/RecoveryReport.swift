@@ -54,9 +54,29 @@ enum RecoveryReport {
             let single = records.count == 1 && records[0].lowerBound == records[0].upperBound
             parts.append((single ? "chunk " : "chunks ") + list(records))
         } else if parts.isEmpty {
-            parts.append("bytes " + list(damaged.map { $0.bytes.lowerBound...($0.bytes.upperBound - 1) }))
+            let bytes = "bytes " + list(damaged.map { $0.bytes.lowerBound...($0.bytes.upperBound - 1) })
+            parts.append(damaged[0].bytes.lowerBound == 0 ? "its start (\(bytes))" : bytes)
         }
         return "in " + parts.joined(separator: " and ")
+    }
+
+    /// Says on standard error which set files were left aside (not readable at all) and which were not read to
+    /// their end (too damaged, or too large for a set of this file, to search through).
+    static func noticeFilesAside(_ verification: RecoveryVerification) {
+        for leftAside in verification.recoveryFilesLeftAside { Console.notice("left aside: \(leftAside)") }
+        for path in verification.recoveryFilesNotReadToTheEnd {
+            Console.notice(
+                "not read to its end: \(DisplayText.quoted(path)) (too large or too damaged for recovery files of"
+                    + " this file; what it holds further on was not used)")
+        }
+    }
+
+    /// What to do with a file longer than the one its recovery files describe: they cannot say whether what
+    /// follows belongs to it, and a repair does not cut it.
+    static func longerAdvice(_ path: String) -> String {
+        "check it with its passphrase: \(ShellQuoting.command(verifyCommand(path))); if it is intact, its recovery"
+            + " files were made of a shorter copy: make new ones with"
+            + " \(ShellQuoting.command(protectCommand(path, replacing: true)))"
     }
 
     /// The chunks the damage falls in, in order, each once.
@@ -115,9 +135,14 @@ enum RecoveryReport {
 
     /// `13 parts needed, the recovery files can rebuild 10`: why a damaged file cannot be repaired.
     static func shortfall(_ verification: RecoveryVerification) -> String {
+        if verification.actualLength > verification.expectedLength {
+            return "its recovery files describe its first \(verification.expectedLength) bytes, and a repair would"
+                + " cut what follows, which they cannot decide"
+        }
         let others =
             verification.otherUnknownSlices > 0
-            ? " (and \(parts(verification.otherUnknownSlices)) of the other files its recovery files protect)" : ""
+            ? " (\(parts(verification.damagedSliceCount)) of this file, \(verification.otherUnknownSlices) of the other"
+                + " files its recovery files protect)" : ""
         let needed = verification.recoverySlicesNeeded
         if needed <= verification.recoverySlicesAvailable {
             return "\(parts(needed)) to rebuild\(others), and no \(needed) of the recovery data are independent"

@@ -87,7 +87,7 @@ enum RepairCommand: ToolCommand {
         let result: RepairResult
         do {
             result = try RecoverySet.repair(
-                filePath: path, recoveryPath: recoveryPath, to: destination,
+                inputPath: path, recoveryPath: recoveryPath, to: destination,
                 progress: context.reporter.recoveryHandler)
         } catch let error as GoshuinError where error.code == .notRepairable || error.code == .truncated {
             throw beyondTheSet(path, error)
@@ -98,10 +98,15 @@ enum RepairCommand: ToolCommand {
                     + " an intact backup with"
                     + " \(ShellQuoting.command(RecoveryReport.protectCommand(path, replacing: true)))")
         } catch let error as GoshuinError where error.code == .outputExists {
-            throw ToolError(error, hint: "use --force to replace it, or -o to choose another name")
+            throw ToolError(
+                error,
+                hint: destination == .inPlace
+                    ? "repair the file by its own path (not a link to it), or write the repaired file elsewhere with"
+                        + " -o FIXED"
+                    : "use --force to replace it, or -o to choose another name")
         }
         let verification = result.verification
-        for leftAside in verification.recoveryFilesLeftAside { Console.notice("left aside: \(leftAside)") }
+        RecoveryReport.noticeFilesAside(verification)
         let set = RecoveryReport.setName(verification)
         if let output = result.outputPath {
             let place = destination == .inPlace ? "\(path) in place" : "\(path) into \(output)"
@@ -148,6 +153,10 @@ enum RepairCommand: ToolCommand {
         let copy = "copy it again from where it was saved; if this is the only copy, \(salvage)"
         guard let verification = error.recoveryVerification else {
             return ToolError(error, hint: error.code == .truncated ? copy : salvage)
+        }
+        RecoveryReport.noticeFilesAside(verification)
+        if verification.actualLength > verification.expectedLength {
+            return ToolError(error, hint: RecoveryReport.longerAdvice(path))
         }
         return ToolError(
             GoshuinError(

@@ -37,21 +37,27 @@ enum StaleRecoveryFiles {
                     + " make new ones with \(protect)")
             return Settled(found: found, removed: false)
         }
+        var removed: [String] = []
         var left: [String] = []
         for file in found {
             if FileSystem.status(ofPath: file)?.kind == .regular {
                 FileSystem.removeFile(file)
+                removed.append(file)
             } else {
                 left.append(file)
             }
         }
-        Console.notice(
-            "removed the recovery files of the backup it replaced (\(names)): they could not repair this one;"
-                + (set == nil ? " make new ones with \(protect)" : " it has its own now")
-                + (left.isEmpty
-                    ? ""
-                    : "; left in place, not being regular files: "
-                        + left.map { DisplayText.quoted($0) }.joined(separator: ", ")))
+        let quoted = { (files: [String]) in
+            files.map { DisplayText.quoted(FileSystem.lastComponent(of: $0)) }.joined(separator: ", ")
+        }
+        if !removed.isEmpty {
+            Console.notice(
+                "removed the recovery files of the backup it replaced (\(quoted(removed))): they could not repair this"
+                    + " one;" + (set == nil ? " make new ones with \(protect)" : " it has its own now"))
+        }
+        if !left.isEmpty {
+            Console.notice("left in place, not being regular files, though named like recovery files: \(quoted(left))")
+        }
         return Settled(found: found, removed: left.isEmpty)
     }
 }

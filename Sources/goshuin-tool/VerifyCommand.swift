@@ -191,8 +191,8 @@ enum VerifyCommand: ToolCommand {
         try Paths.checkInputExists(inputPath, command: name)
         do {
             let verification = try RecoverySet.verify(
-                filePath: inputPath, recoveryPath: named, progress: context.reporter.recoveryHandler)
-            for leftAside in verification.recoveryFilesLeftAside { Console.notice("left aside: \(leftAside)") }
+                inputPath: inputPath, recoveryPath: named, progress: context.reporter.recoveryHandler)
+            RecoveryReport.noticeFilesAside(verification)
             return .checked(verification)
         } catch let error as GoshuinError where error.code.category == .recovery && named == nil {
             guard error.code != .recoverySetNotFound else { return .none }

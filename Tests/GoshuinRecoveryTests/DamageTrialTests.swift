@@ -121,7 +121,7 @@ import Testing
             version: backup.version)
         let payload = Recovery.noise(backup.payload, seed: UInt64(backup.payload))
         let sealedLayout = try Self.layout(of: path)
-        let set = try RecoverySet.protect(filePath: path, redundancy: try RecoveryRedundancy(percent: backup.percent))
+        let set = try RecoverySet.protect(inputPath: path, redundancy: try RecoveryRedundancy(percent: backup.percent))
         let index = Recovery.read(set.indexPath)
         let volume = Recovery.read(set.volumePath)
         var places: [PacketPlace] = []
@@ -196,7 +196,7 @@ import Testing
                 let output = folder.file("repaired.goshuin")
                 try? FileManager.default.removeItem(atPath: output)
                 do {
-                    let result = try RecoverySet.repair(filePath: path, to: .newFile(output))
+                    let result = try RecoverySet.repair(inputPath: path, to: .newFile(output))
                     #expect(withinBudget, "repaired although beyond the budget: \(context)")
                     if damagedSlices == 0 {
                         #expect(result.wasIntact, "\(context)")
@@ -243,19 +243,45 @@ import Testing
         let folder = ScratchFolder()
         let path = folder.file("backup.goshuin")
         let original = try Recovery.seal(Recovery.noise(100_000, seed: 21), to: path, chunkSize: 1_024, version: .v1)
-        try RecoverySet.protect(filePath: path)
+        try RecoverySet.protect(inputPath: path)
         folder.write("backup.goshuin", original + Recovery.noise(5_000, seed: 22))
-        let verification = try RecoverySet.verify(filePath: path)
+        let verification = try RecoverySet.verify(inputPath: path)
         #expect(!verification.isIntact && verification.damagedSliceCount == 0 && verification.isRepairable)
         #expect(verification.actualLength == UInt64(original.count + 5_000) && verification.fileHashMatches == nil)
-        let result = try RecoverySet.repair(filePath: path, to: .inPlace)
+        let result = try RecoverySet.repair(inputPath: path, to: .inPlace)
         #expect(result.recoverySlicesUsed == 0)
         #expect(folder.read("backup.goshuin") == original)
         // Longer and damaged.
         var damaged = original + [1, 2, 3]
         damaged[50_000] ^= 4
         folder.write("backup.goshuin", damaged)
-        try RecoverySet.repair(filePath: path, to: .inPlace)
+        try RecoverySet.repair(inputPath: path, to: .inPlace)
         #expect(folder.read("backup.goshuin") == original)
+    }
+
+    /// A version 2 file's size is its layout: a longer one may be the complete backup and the set made of a
+    /// copy cut short, so it is never cut (issue 34; `Spec/recovery-par2.md` §7.1), and neither is a file
+    /// that is not a `.goshuin` file.
+    @Test func aLongerFileThatDoesNotSayWhereItEndsIsNeverCut() throws {
+        let folder = ScratchFolder()
+        let path = folder.file("backup.goshuin")
+        let full = try Recovery.seal(Recovery.noise(10_240, seed: 23), to: path, chunkSize: 1_024, version: .v2)
+        // The set of a copy cut inside record 5, which passes the checks that need no key.
+        folder.write("backup.goshuin", Array(full.prefix(77 + 5 * 1_040 + 16)))
+        try RecoverySet.protect(inputPath: path)
+        folder.write("backup.goshuin", full)
+        let verification = try RecoverySet.verify(inputPath: path)
+        #expect(!verification.isIntact && !verification.isRepairable)
+        do {
+            try RecoverySet.repair(inputPath: path, to: .inPlace)
+            Issue.record("a complete version 2 backup was cut")
+        } catch let error as GoshuinError {
+            #expect(error.code == .notRepairable && error.recoveryVerification != nil, "\(error)")
+        }
+        #expect(folder.read("backup.goshuin") == full)
+        let other = folder.write("notes.bin", Recovery.noise(50_000, seed: 24))
+        try RecoverySet.protect(inputPath: other)
+        folder.write("notes.bin", Recovery.noise(50_000, seed: 24) + [9, 9])
+        #expect(try !RecoverySet.verify(inputPath: other).isRepairable)
     }
 }

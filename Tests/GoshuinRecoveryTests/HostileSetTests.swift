@@ -46,7 +46,7 @@ import Testing
         let folder = ScratchFolder()
         let path = folder.file("backup.goshuin")
         let original = try Recovery.seal(Recovery.noise(payload, seed: seed), to: path)
-        return (folder, path, original, try RecoverySet.protect(filePath: path))
+        return (folder, path, original, try RecoverySet.protect(inputPath: path))
     }
 
     static func expectError(_ code: GoshuinError.Code, _ body: () throws -> Void) {
@@ -64,7 +64,7 @@ import Testing
         let folder = ScratchFolder()
         let path = folder.write("backup.goshuin", Recovery.noise(1_000))
         folder.write("backup.goshuin.par2", try Self.handMadeSet(name: "backup.goshuin", length: 1 << 42, sliceSize: 4))
-        Self.expectError(.recoverySetInvalid) { _ = try RecoverySet.verify(filePath: path) }
+        Self.expectError(.recoverySetInvalid) { _ = try RecoverySet.verify(inputPath: path) }
     }
 
     @Test func sliceSizesNear2To64AreRefused() throws {
@@ -74,7 +74,7 @@ import Testing
             folder.write(
                 "backup.goshuin.par2",
                 try Self.handMadeSet(name: "backup.goshuin", length: UInt64.max - 7, sliceSize: sliceSize))
-            Self.expectError(.recoverySetInvalid) { _ = try RecoverySet.verify(filePath: path) }
+            Self.expectError(.recoverySetInvalid) { _ = try RecoverySet.verify(inputPath: path) }
         }
         // A slice size that is not a multiple of 4, or 0: the main packet itself is refused.
         #expect(MainPacket(body: MainPacket(sliceSize: 6, recoverableFiles: []).body[...]) == nil)
@@ -90,9 +90,9 @@ import Testing
             withUnsafeBytes(of: lie.littleEndian) { lying.replaceSubrange(8..<16, with: $0) }
             folder.write("backup.goshuin.par2", lying)
             Recovery.overwrite(path, at: 50_000, count: 100)
-            let verification = try RecoverySet.verify(filePath: path)
+            let verification = try RecoverySet.verify(inputPath: path)
             #expect(verification.damagedSliceCount == 1, "the main packet's copies in the volume file are used")
-            try RecoverySet.repair(filePath: path, to: .inPlace)
+            try RecoverySet.repair(inputPath: path, to: .inPlace)
             #expect(Recovery.read(path) == original)
         }
         // With the volume file gone, a lying main packet leaves nothing to use.
@@ -100,7 +100,7 @@ import Testing
         var lying = index
         lying[8] ^= 0x10
         folder.write("backup.goshuin.par2", lying)
-        Self.expectError(.recoverySetInvalid) { _ = try RecoverySet.verify(filePath: path) }
+        Self.expectError(.recoverySetInvalid) { _ = try RecoverySet.verify(inputPath: path) }
     }
 
     @Test(.slowTier) func thousandsOfDuplicatePacketsAreReadOnceEach() throws {
@@ -115,10 +115,10 @@ import Testing
         Recovery.overwrite(path, at: 10_000, count: 10)
         let clock = ContinuousClock()
         let started = clock.now
-        let verification = try RecoverySet.verify(filePath: path)
+        let verification = try RecoverySet.verify(inputPath: path)
         #expect(clock.now - started < .seconds(30), "flooded with duplicates: still a bounded pass")
         #expect(verification.recoverySlicesAvailable == set.recoverySlices, "each exponent once")
-        try RecoverySet.repair(filePath: path, to: .inPlace)
+        try RecoverySet.repair(inputPath: path, to: .inPlace)
         #expect(Recovery.read(path) == original)
     }
 
@@ -126,13 +126,13 @@ import Testing
         let folder = ScratchFolder()
         let other = folder.file("other.goshuin")
         try Recovery.seal(Recovery.noise(50_000, seed: 8), to: other)
-        let set = try RecoverySet.protect(filePath: other)
+        let set = try RecoverySet.protect(inputPath: other)
         let path = folder.write("backup.goshuin", Recovery.noise(50_000, seed: 9))
         try FileManager.default.moveItem(atPath: set.indexPath, toPath: folder.file("backup.goshuin.par2"))
         try FileManager.default.moveItem(atPath: set.volumePath, toPath: folder.file("backup.goshuin.vol0+2.par2"))
         let before = folder.entries.map { folder.read($0) }
-        Self.expectError(.recoverySetMismatch) { _ = try RecoverySet.verify(filePath: path) }
-        Self.expectError(.recoverySetMismatch) { _ = try RecoverySet.repair(filePath: path, to: .inPlace) }
+        Self.expectError(.recoverySetMismatch) { _ = try RecoverySet.verify(inputPath: path) }
+        Self.expectError(.recoverySetMismatch) { _ = try RecoverySet.repair(inputPath: path, to: .inPlace) }
         #expect(folder.entries.map { folder.read($0) } == before, "nothing written, nothing changed")
     }
 
@@ -149,13 +149,13 @@ import Testing
             files: [("../outside.bin", Recovery.read(outside)), ("backup.bin", ours)], sliceSize: 1_024,
             exponents: Array(0..<12))
         _ = FileManager.default.createFile(atPath: inner + "/backup.bin.par2", contents: Data(set))
-        #expect(try RecoverySet.verify(filePath: path).isIntact)
+        #expect(try RecoverySet.verify(inputPath: path).isIntact)
         Recovery.overwrite(path, at: 1_000, count: 1_500)
-        let verification = try RecoverySet.verify(filePath: path)
+        let verification = try RecoverySet.verify(inputPath: path)
         // The other file is not read: its 8 slices are unknowns too; 3 of ours are damaged; 12 available.
         #expect(verification.damagedSliceCount == 3 && verification.otherUnknownSlices == 8)
         #expect(verification.isRepairable)
-        try RecoverySet.repair(filePath: path, to: .inPlace)
+        try RecoverySet.repair(inputPath: path, to: .inPlace)
         #expect(Recovery.read(path) == ours)
         #expect(Recovery.read(outside) == Recovery.noise(8_192, seed: 1), "the file outside is untouched")
         #expect(outer.entries == ["inner", "outside.bin"])
@@ -173,15 +173,15 @@ import Testing
         Recovery.overwrite(path, at: 20_000, count: 10)
         let sets = try RecoverySetNames.setFiles(named: folder.file("set.par2"))
         #expect(sets.count >= 2)
-        let verification = try RecoverySet.verify(filePath: path, recoveryPath: folder.file("set.par2"))
+        let verification = try RecoverySet.verify(inputPath: path, recoveryPath: folder.file("set.par2"))
         #expect(verification.damagedSliceCount == 1 && verification.otherUnknownSlices == 0)
-        try RecoverySet.repair(filePath: path, recoveryPath: folder.file("set.par2"), to: .inPlace)
+        try RecoverySet.repair(inputPath: path, recoveryPath: folder.file("set.par2"), to: .inPlace)
         #expect(Recovery.read(path) == original)
         // Without the other file, its 10 slices are unknown too: 11 needed, 2 available.
         try FileManager.default.removeItem(atPath: other)
         Recovery.overwrite(path, at: 20_000, count: 10)
         do {
-            try RecoverySet.repair(filePath: path, recoveryPath: folder.file("set.par2"), to: .inPlace)
+            try RecoverySet.repair(inputPath: path, recoveryPath: folder.file("set.par2"), to: .inPlace)
             Issue.record("repaired without enough recovery slices")
         } catch let error as GoshuinError {
             #expect(error.code == .notRepairable)
@@ -210,7 +210,7 @@ import Testing
         folder.write("backup.goshuin.par2", bytes)
         let clock = ContinuousClock()
         let started = clock.now
-        Self.expectError(.recoverySetInvalid) { _ = try RecoverySet.verify(filePath: path) }
+        Self.expectError(.recoverySetInvalid) { _ = try RecoverySet.verify(inputPath: path) }
         #expect(clock.now - started < .seconds(30))
         var catalog = RecoveryCatalog(protectedLength: 10_000)
         try catalog.add(fileAt: folder.file("backup.goshuin.par2"))
@@ -234,9 +234,9 @@ import Testing
         damaged[60_000] ^= 1
         folder.write("backup.goshuin", damaged)
         Self.expectError(.repairCheckFailed) {
-            _ = try RecoverySet.repair(filePath: path, to: .newFile(folder.file("out")))
+            _ = try RecoverySet.repair(inputPath: path, to: .newFile(folder.file("out")))
         }
-        Self.expectError(.repairCheckFailed) { _ = try RecoverySet.repair(filePath: path, to: .inPlace) }
+        Self.expectError(.repairCheckFailed) { _ = try RecoverySet.repair(inputPath: path, to: .inPlace) }
         #expect(!FileManager.default.fileExists(atPath: folder.file("out")))
         #expect(Recovery.read(path) == damaged, "the damaged file is as it was")
         #expect(folder.entries.count == 3, "no temporary file is left: \(folder.entries)")
@@ -256,16 +256,18 @@ import Testing
         damaged[0] ^= 1
         damaged[other * sliceSize] ^= 1
         folder.write("data.bin", damaged)
-        let exponents: [UInt32] = [0, 3, 4]
-        let solution = try #require(try RecoveryMatrix.solve(unknowns: [0, other], exponents: exponents))
-        #expect(solution.chosen == [0, 2], "exponent 3 is passed over for 4")
+        // With no two consecutive exponents, the elimination passes 3 over for the next one.
+        let solution = try #require(try RecoveryMatrix.solve(unknowns: [0, other], exponents: [0, 3, 5]))
+        #expect(solution.chosen == [0, 2], "exponent 3 is passed over for 5")
         #expect(try RecoveryMatrix.solve(unknowns: [0, other], exponents: [0, 3]) == nil)
+        // With two consecutive ones (3 and 4), they are taken: a Vandermonde matrix, never singular.
+        #expect(try RecoveryMatrix.solve(unknowns: [0, other], exponents: [0, 3, 4])?.chosen == [1, 2])
         // par2cmdline 0.8.1 takes exponents 0 and 3 and does not pivot: it stops on an assertion.
         let theirs = try Recovery.run([Recovery.par2cmdline, "repair", "data.bin.par2"], in: folder.path)
         #expect(theirs.status != 0 && theirs.output.contains("pivotvalue != 0"), "\(theirs.output.suffix(300))")
         folder.write("data.bin", damaged)
         try? FileManager.default.removeItem(atPath: folder.file("data.bin.1"))
-        try RecoverySet.repair(filePath: path, to: .inPlace)
+        try RecoverySet.repair(inputPath: path, to: .inPlace)
         #expect(Recovery.read(path) == data)
         // par2cmdline-turbo repairs it too.
         folder.write("data.bin", damaged)

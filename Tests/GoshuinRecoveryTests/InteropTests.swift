@@ -21,7 +21,7 @@ import Testing
         let folder = ScratchFolder()
         let path = folder.file("backup.goshuin")
         let original = try Recovery.seal(Recovery.noise(300_000, seed: 7), to: path, chunkSize: 1_024, version: version)
-        let set = try RecoverySet.protect(filePath: path)
+        let set = try RecoverySet.protect(inputPath: path)
         let verified = try Recovery.run([tool, "verify", set.indexPath], in: folder.path)
         #expect(verified.status == 0, "\(tool) verify of an intact file:\n\(verified.output.suffix(600))")
         // A zeroed sector and a few flipped bits elsewhere.
@@ -61,22 +61,22 @@ import Testing
         let created = try Recovery.run(
             [tool, "create", "-q"] + creation.arguments + ["backup.goshuin"], in: folder.path)
         try #require(created.status == 0, "\(tool) create:\n\(created.output.suffix(600))")
-        let before = try RecoverySet.verify(filePath: path)
+        let before = try RecoverySet.verify(inputPath: path)
         #expect(before.isIntact && before.fileHashMatches == true)
         #expect(before.sliceSize == UInt64(creation.sliceSize))
         // Damage the tool's set can repair: inside two slices.
         Recovery.overwrite(path, at: 2 * creation.sliceSize + 10, count: creation.sliceSize / 2, with: 0xA5)
         Recovery.overwrite(path, at: 5 * creation.sliceSize + 1, count: 100, with: 0)
-        let damaged = try RecoverySet.verify(filePath: path)
+        let damaged = try RecoverySet.verify(inputPath: path)
         #expect(!damaged.isIntact && damaged.isRepairable, "\(damaged.damage)")
         let output = folder.file("fixed.goshuin")
-        let result = try RecoverySet.repair(filePath: path, to: .newFile(output))
+        let result = try RecoverySet.repair(inputPath: path, to: .newFile(output))
         #expect(result.outputPath == output)
         #expect(Recovery.read(output) == original, "repaired byte for byte from \(tool)'s set")
         // In place, too: the damaged file is replaced only now.
-        try RecoverySet.repair(filePath: path, to: .inPlace)
+        try RecoverySet.repair(inputPath: path, to: .inPlace)
         #expect(folder.read("backup.goshuin") == original)
-        #expect(try RecoverySet.verify(filePath: path).isIntact)
+        #expect(try RecoverySet.verify(inputPath: path).isIntact)
     }
 
     @Test(arguments: tools)
@@ -84,14 +84,14 @@ import Testing
         let folder = ScratchFolder()
         let path = folder.file("backup.goshuin")
         let original = try Recovery.seal(Recovery.noise(500_000, seed: 3), to: path, chunkSize: 4_096, version: .v2)
-        try RecoverySet.protect(filePath: path)
+        try RecoverySet.protect(inputPath: path)
         Recovery.truncate(path, to: original.count - original.count / 100)
         let repaired = try Recovery.run([tool, "repair", "backup.goshuin.par2"], in: folder.path)
         #expect(repaired.status == 0, "\(tool) repairs a file cut by 1%:\n\(repaired.output.suffix(400))")
         #expect(folder.read("backup.goshuin") == original)
         // Their repair leaves the set; now cut again and repair with ours.
         Recovery.truncate(path, to: original.count - original.count / 100)
-        try RecoverySet.repair(filePath: path, to: .inPlace)
+        try RecoverySet.repair(inputPath: path, to: .inPlace)
         #expect(folder.read("backup.goshuin") == original)
     }
 }

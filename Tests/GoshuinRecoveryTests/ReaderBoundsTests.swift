@@ -24,10 +24,10 @@ import Testing
             let set = try HostileSetTests.handMadeSet(name: "backup.goshuin", length: 3_000, sliceSize: sliceSize)
             #expect(set.count < 400, "a set of a few hundred bytes")
             folder.write("backup.goshuin.par2", set)
-            let elapsed = try Self.seconds {
-                HostileSetTests.expectError(.recoverySetInvalid) { _ = try RecoverySet.verify(filePath: path) }
+            let elapsed = Self.seconds {
+                HostileSetTests.expectError(.recoverySetInvalid) { _ = try RecoverySet.verify(inputPath: path) }
                 HostileSetTests.expectError(.recoverySetInvalid) {
-                    _ = try RecoverySet.repair(filePath: path, to: .inPlace)
+                    _ = try RecoverySet.repair(inputPath: path, to: .inPlace)
                 }
             }
             #expect(elapsed < 10, "refused before any padding is hashed: \(elapsed) s")
@@ -44,7 +44,7 @@ import Testing
         var damaged = data
         damaged[1_000] ^= 1
         folder.write("data.bin", damaged)
-        try RecoverySet.repair(filePath: path, to: .inPlace)
+        try RecoverySet.repair(inputPath: path, to: .inPlace)
         #expect(Recovery.read(path) == data)
     }
 
@@ -62,9 +62,9 @@ import Testing
         for slice in stride(from: 0, to: 8_192, by: 2) { damaged[4 * slice + 1] ^= 0x5A }
         folder.write("data.bin", damaged)
         let elapsed = try Self.seconds {
-            let verification = try RecoverySet.verify(filePath: path)
+            let verification = try RecoverySet.verify(inputPath: path)
             #expect(verification.damagedSliceCount == 4_096 && verification.isRepairable)
-            try RecoverySet.repair(filePath: path, to: .inPlace)
+            try RecoverySet.repair(inputPath: path, to: .inPlace)
         }
         #expect(Recovery.read(path) == data)
         // A bound that tells a hang (the reader before issue 34 took 147 s in a release build), not a timing:
@@ -79,7 +79,7 @@ import Testing
             folder.file("backup.goshuin"),
             try Recovery.seal(Recovery.noise(200_000, seed: 4), to: folder.file("backup.goshuin"))
         )
-        let set = try RecoverySet.protect(filePath: path)
+        let set = try RecoverySet.protect(inputPath: path)
         // 2 MiB of the magic, over and over.
         var magic: [UInt8] = []
         while magic.count < 2 << 20 { magic += PacketHeader.magic }
@@ -92,10 +92,10 @@ import Testing
         try handle.close()
         Recovery.overwrite(path, at: 100_000, count: 100)
         let elapsed = try Self.seconds {
-            let verification = try RecoverySet.verify(filePath: path)
+            let verification = try RecoverySet.verify(inputPath: path)
             #expect(verification.recoverySlicesAvailable == set.recoverySlices)
             #expect(verification.recoveryFilesNotReadToTheEnd.contains(sparse), "the sparse file is read in part")
-            try RecoverySet.repair(filePath: path, to: .inPlace)
+            try RecoverySet.repair(inputPath: path, to: .inPlace)
         }
         #expect(Recovery.read(path) == original)
         #expect(
@@ -107,18 +107,18 @@ import Testing
         let folder = ScratchFolder()
         let path = folder.file("backup.goshuin")
         let original = try Recovery.seal(Recovery.noise(200_000, seed: 5), to: path)
-        try RecoverySet.protect(filePath: path)
+        try RecoverySet.protect(inputPath: path)
         try FileManager.default.createDirectory(
             atPath: folder.file("backup.goshuin.vol1+1.par2"), withIntermediateDirectories: false)
         #expect(mkfifo(folder.file("backup.goshuin.vol2+1.par2"), 0o600) == 0)
         try FileManager.default.createSymbolicLink(
             atPath: folder.file("backup.goshuin.vol3+1.par2"), withDestinationPath: folder.file("nowhere"))
         Recovery.overwrite(path, at: 100_000, count: 100)
-        let verification = try RecoverySet.verify(filePath: path)
+        let verification = try RecoverySet.verify(inputPath: path)
         #expect(
             verification.isRepairable && verification.recoveryFilesLeftAside.count == 3,
             "\(verification.recoveryFilesLeftAside)")
-        try RecoverySet.repair(filePath: path, to: .inPlace)
+        try RecoverySet.repair(inputPath: path, to: .inPlace)
         #expect(Recovery.read(path) == original)
     }
 }

@@ -34,7 +34,7 @@ import Testing
             let folder = ScratchFolder()
             let path = folder.write("data.bin", Recovery.noise(20_000_000))
             Self.expectStopped(in: folder) {
-                try RecoverySet.protect(filePath: path) { event in
+                try RecoverySet.protect(inputPath: path) { event in
                     if case .protecting(let done, _) = event, done > 0 { Interruption.request() }
                 }
             }
@@ -47,10 +47,10 @@ import Testing
             // Large enough that the rebuilding and the writing that follows it report progress at least once
             // on a fast machine; the stop is asked at the first report of either, before the commit.
             let path = folder.write("data.bin", Recovery.noise(64_000_000))
-            try? RecoverySet.protect(filePath: path)
+            _ = try? RecoverySet.protect(inputPath: path)
             Recovery.overwrite(path, at: 1_000_000, count: 100)
             Self.expectStopped(in: folder) {
-                try RecoverySet.repair(filePath: path, to: .inPlace) { event in
+                try RecoverySet.repair(inputPath: path, to: .inPlace) { event in
                     switch event {
                     case .rebuilding, .writing: Interruption.request()
                     default: break

@@ -63,7 +63,7 @@ import Testing
         if ProcessInfo.processInfo.environment["GOSHUIN_WRITE_RECOVERY_VECTORS"] == "1" { try Self.writeVectors() }
         let scratch = ScratchFolder()
         scratch.write("backup.goshuin", Recovery.read(Self.folder + "/backup.goshuin"))
-        let set = try RecoverySet.protect(filePath: scratch.file("backup.goshuin"))
+        let set = try RecoverySet.protect(inputPath: scratch.file("backup.goshuin"))
         #expect(FileSystem.lastComponent(of: set.volumePath) == Self.volumeName)
         #expect(Recovery.read(set.indexPath) == Recovery.read(Self.folder + "/backup.goshuin.par2"))
         #expect(Recovery.read(set.volumePath) == Recovery.read(Self.folder + "/" + Self.volumeName))
@@ -71,7 +71,7 @@ import Testing
         #expect(Self.cases(in: Self.anotherFileFolder).count >= 5, "another-file/cases.txt lists its copies")
         let small = ScratchFolder()
         small.write("backup.goshuin", Recovery.read(Self.anotherFileFolder + "/backup.goshuin"))
-        let smallSet = try RecoverySet.protect(filePath: small.file("backup.goshuin"))
+        let smallSet = try RecoverySet.protect(inputPath: small.file("backup.goshuin"))
         #expect(smallSet.inputSlices == 1 && smallSet.recoverySlices == 1, "a one-slice backup")
         #expect(Recovery.read(smallSet.indexPath) == Recovery.read(Self.anotherFileFolder + "/backup.goshuin.par2"))
         #expect(
@@ -95,19 +95,19 @@ import Testing
         let path = scratch.file("backup.goshuin")
         guard testCase.expectation != .anotherFile else {
             let copy = scratch.read("backup.goshuin")
-            HostileSetTests.expectError(.recoverySetMismatch) { _ = try RecoverySet.verify(filePath: path) }
+            HostileSetTests.expectError(.recoverySetMismatch) { _ = try RecoverySet.verify(inputPath: path) }
             HostileSetTests.expectError(.recoverySetMismatch) {
-                _ = try RecoverySet.repair(filePath: path, to: .inPlace)
+                _ = try RecoverySet.repair(inputPath: path, to: .inPlace)
             }
             #expect(scratch.read("backup.goshuin") == copy, "the other file is as it was")
             return
         }
-        let verification = try RecoverySet.verify(filePath: path)
+        let verification = try RecoverySet.verify(inputPath: path)
         #expect(verification.damagedSliceCount == testCase.damaged)
         #expect(verification.recoverySlicesAvailable == testCase.available)
         #expect(verification.isRepairable == testCase.repairs)
         do {
-            try RecoverySet.repair(filePath: path, to: .inPlace)
+            try RecoverySet.repair(inputPath: path, to: .inPlace)
             #expect(testCase.repairs)
             #expect(scratch.read("backup.goshuin") == expected)
         } catch let error as GoshuinError {
@@ -168,7 +168,7 @@ import Testing
             folder: backupFolder, outputPath: sealed, passphrase: Passphrase(passphrase),
             parameters: SealParameters(
                 iterations: 1_000, chunkSize: 4_096, fixedSalt: kdfSalt, fixedPayloadSalt: payloadSalt))
-        let set = try RecoverySet.protect(filePath: sealed)
+        let set = try RecoverySet.protect(inputPath: sealed)
         let readme = Recovery.read(folder + "/README.md")
         try? FileManager.default.removeItem(atPath: folder)
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -226,7 +226,7 @@ import Testing
             stage.write("backup.goshuin", bytes)
             stage.write("backup.goshuin.par2", Recovery.read(set.indexPath))
             stage.write(volumeName, Recovery.read(folder + "/" + volumeFile))
-            let verification = try RecoverySet.verify(filePath: stage.file("backup.goshuin"))
+            let verification = try RecoverySet.verify(inputPath: stage.file("backup.goshuin"))
             lines.append(
                 "\(name) \(volumeFile) \(verification.isRepairable ? "repairs" : "not_repairable")"
                     + " \(verification.damagedSliceCount) \(verification.recoverySlicesAvailable)")
@@ -262,7 +262,7 @@ import Testing
         }
         let original = try seal("backup.goshuin", salt: 0x31)
         let resealed = try seal("resealed.goshuin", salt: 0x41)
-        let set = try RecoverySet.protect(filePath: work.file("backup.goshuin"))
+        let set = try RecoverySet.protect(inputPath: work.file("backup.goshuin"))
         precondition(set.inputSlices == 1, "a one-slice backup")
         let target = anotherFileFolder
         try? FileManager.default.removeItem(atPath: target)
@@ -298,7 +298,7 @@ import Testing
             stage.write("backup.goshuin.par2", Recovery.read(set.indexPath))
             stage.write(volume, Recovery.read(set.volumePath))
             do {
-                let verification = try RecoverySet.verify(filePath: stage.file("backup.goshuin"))
+                let verification = try RecoverySet.verify(inputPath: stage.file("backup.goshuin"))
                 lines.append(
                     "\(name) \(volume) \(verification.isRepairable ? "repairs" : "not_repairable")"
                         + " \(verification.damagedSliceCount) \(verification.recoverySlicesAvailable)")

@@ -82,7 +82,7 @@ import Testing
         let folder = ScratchFolder()
         let bytes = Recovery.noise(50_000, seed: 77)
         let path = folder.write("data.bin", bytes)
-        let set = try RecoverySet.protect(filePath: path)
+        let set = try RecoverySet.protect(inputPath: path)
         let index = HostileSetTests.packets(of: Recovery.read(set.indexPath))
         #expect(index.map { HostileSetTests.type(of: $0) } == [.main, .fileDescription, .sliceChecksums, .creator])
         for packet in index {

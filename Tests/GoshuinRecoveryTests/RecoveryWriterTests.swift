@@ -42,11 +42,11 @@ import Testing
         let streamedBytes = (Recovery.read(streamed.indexPath), Recovery.read(streamed.volumePath))
         try FileManager.default.removeItem(atPath: streamed.indexPath)
         try FileManager.default.removeItem(atPath: streamed.volumePath)
-        let protected = try RecoverySet.protect(filePath: path)
+        let protected = try RecoverySet.protect(inputPath: path)
         #expect(protected == streamed)
         #expect(Recovery.read(protected.indexPath) == streamedBytes.0, "the index files are the same bytes")
         #expect(Recovery.read(protected.volumePath) == streamedBytes.1, "the volume files are the same bytes")
-        let verification = try RecoverySet.verify(filePath: path)
+        let verification = try RecoverySet.verify(inputPath: path)
         #expect(verification.isIntact && verification.fileHashMatches == true)
     }
 

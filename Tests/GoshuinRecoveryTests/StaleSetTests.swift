@@ -36,13 +36,13 @@ import Testing
     @Test(arguments: sizes) func aBackupSealedAgainIsAnotherFileForTheOldSet(payload: Int) throws {
         let folder = ScratchFolder()
         let (path, _) = try Self.sealed(payload, seed: 1, in: folder)
-        let set = try RecoverySet.protect(filePath: path)
+        let set = try RecoverySet.protect(inputPath: path)
         #expect(set.inputSlices >= 1)
         // Sealed again under the same name, the old set left beside it.
         let (_, newer) = try Self.sealed(payload, seed: 2, in: folder)
-        Self.expectMismatch { _ = try RecoverySet.verify(filePath: path) }
-        Self.expectMismatch { _ = try RecoverySet.repair(filePath: path, to: .inPlace) }
-        Self.expectMismatch { _ = try RecoverySet.repair(filePath: path, to: .newFile(folder.file("fixed.goshuin"))) }
+        Self.expectMismatch { _ = try RecoverySet.verify(inputPath: path) }
+        Self.expectMismatch { _ = try RecoverySet.repair(inputPath: path, to: .inPlace) }
+        Self.expectMismatch { _ = try RecoverySet.repair(inputPath: path, to: .newFile(folder.file("fixed.goshuin"))) }
         #expect(Recovery.read(path) == newer, "the new backup is as it was")
         #expect(!FileManager.default.fileExists(atPath: folder.file("fixed.goshuin")))
         #expect(folder.entries.count == 3, "nothing else was written: \(folder.entries)")
@@ -52,17 +52,17 @@ import Testing
         // 100%: as many recovery slices as slices, so rule 3 rebuilds the old file and compares its blocks.
         let folder = ScratchFolder()
         let (path, _) = try Self.sealed(60_000, seed: 3, in: folder)
-        let set = try RecoverySet.protect(filePath: path, redundancy: try RecoveryRedundancy(percent: 100))
+        let set = try RecoverySet.protect(inputPath: path, redundancy: try RecoveryRedundancy(percent: 100))
         #expect(set.recoverySlices == set.inputSlices)
         let (_, newer) = try Self.sealed(60_000, seed: 4, in: folder)
-        Self.expectMismatch { _ = try RecoverySet.repair(filePath: path, to: .inPlace) }
+        Self.expectMismatch { _ = try RecoverySet.repair(inputPath: path, to: .inPlace) }
         #expect(Recovery.read(path) == newer)
     }
 
     @Test(arguments: [1_500, 5_000]) func aDamagedSmallBackupIsStillItsSetsFile(payload: Int) throws {
         let folder = ScratchFolder()
         let (path, original) = try Self.sealed(payload, seed: 5, in: folder)
-        try RecoverySet.protect(filePath: path)
+        try RecoverySet.protect(inputPath: path)
         // Damage that leaves no slice intact in a one-slice file: a flipped bit, a zeroed sector, both ends.
         let damages: [(String, ([UInt8]) -> [UInt8])] = [
             (
@@ -88,21 +88,21 @@ import Testing
         ]
         for (what, damage) in damages {
             folder.write("backup.goshuin", damage(original))
-            let verification = try RecoverySet.verify(filePath: path)
+            let verification = try RecoverySet.verify(inputPath: path)
             #expect(!verification.isIntact && verification.isRepairable, "\(what)")
-            let result = try RecoverySet.repair(filePath: path, to: .inPlace)
+            let result = try RecoverySet.repair(inputPath: path, to: .inPlace)
             #expect(!result.wasIntact && Recovery.read(path) == original, "\(what): repaired")
         }
         // A file cut to nothing holds nothing of another backup either.
         Recovery.truncate(path, to: 0)
-        try RecoverySet.repair(filePath: path, to: .inPlace)
+        try RecoverySet.repair(inputPath: path, to: .inPlace)
         #expect(Recovery.read(path) == original)
     }
 
     @Test func aRenamedBackupIsRepairedByItsRenamedSetAndByTheSetUnderItsOldName() throws {
         let folder = ScratchFolder()
         let (path, original) = try Self.sealed(200_000, seed: 6, in: folder)
-        let set = try RecoverySet.protect(filePath: path)
+        let set = try RecoverySet.protect(inputPath: path)
         let volumeName = FileSystem.lastComponent(of: set.volumePath)
         // Renamed with its set.
         let renamed = folder.file("renamed.goshuin")
@@ -112,7 +112,7 @@ import Testing
             atPath: set.volumePath,
             toPath: folder.file(volumeName.replacingOccurrences(of: "backup.goshuin", with: "renamed.goshuin")))
         Recovery.overwrite(renamed, at: 100_000, count: 3_000)
-        try RecoverySet.repair(filePath: renamed, to: .inPlace)
+        try RecoverySet.repair(inputPath: renamed, to: .inPlace)
         #expect(Recovery.read(renamed) == original)
         // The set named by its path under the old name, beside a backup renamed alone.
         let other = ScratchFolder()
@@ -126,7 +126,7 @@ import Testing
                 atPath: folder.file(volume),
                 toPath: other.file(volume.replacingOccurrences(of: "renamed.goshuin", with: "old.goshuin")))
         }
-        try RecoverySet.repair(filePath: alone, recoveryPath: other.file("old.goshuin.par2"), to: .inPlace)
+        try RecoverySet.repair(inputPath: alone, recoveryPath: other.file("old.goshuin.par2"), to: .inPlace)
         #expect(Recovery.read(alone) == original)
     }
 
@@ -134,32 +134,32 @@ import Testing
         let folder = ScratchFolder()
         // The old backup's set, at 100%, kept under a volume name of its own; the new backup's set at 5%.
         let (path, _) = try Self.sealed(200_000, seed: 7, in: folder)
-        let old = try RecoverySet.protect(filePath: path, redundancy: try RecoveryRedundancy(percent: 100))
+        let old = try RecoverySet.protect(inputPath: path, redundancy: try RecoveryRedundancy(percent: 100))
         let oldIndex = Recovery.read(old.indexPath)
         let oldVolume = Recovery.read(old.volumePath)
         let (_, newer) = try Self.sealed(200_000, seed: 8, in: folder)
-        let current = try RecoverySet.protect(filePath: path, replaceExisting: true)
+        let current = try RecoverySet.protect(inputPath: path, replaceExisting: true)
         #expect(current.recoverySlices < old.recoverySlices)
         folder.write("backup.goshuin.vol9000+1.par2", oldIndex + oldVolume)
         // The first 16 KiB damaged: no set describes the file by its start any more.
         Recovery.overwrite(path, at: 1_000, count: 5_000)
-        let verification = try RecoverySet.verify(filePath: path)
+        let verification = try RecoverySet.verify(inputPath: path)
         #expect(verification.recoverySlicesAvailable == current.recoverySlices, "the new backup's own set")
-        try RecoverySet.repair(filePath: path, to: .inPlace)
+        try RecoverySet.repair(inputPath: path, to: .inPlace)
         #expect(Recovery.read(path) == newer, "repaired into the new backup, never the old one")
     }
 
     @Test func aRepairInPlaceReplacesOnlyTheFileItRead() throws {
         let folder = ScratchFolder()
         let (path, original) = try Self.sealed(200_000, seed: 9, in: folder)
-        try RecoverySet.protect(filePath: path)
+        try RecoverySet.protect(inputPath: path)
         Recovery.overwrite(path, at: 100_000, count: 100)
         // Another program writes a newer file at the name while the repair works: the progress callback is
         // that moment, once the repair has started writing.
         let newer = Recovery.noise(original.count, seed: 10)
         var replaced = false
         do {
-            try RecoverySet.repair(filePath: path, to: .inPlace) { event in
+            try RecoverySet.repair(inputPath: path, to: .inPlace) { event in
                 guard case .writing = event, !replaced else { return }
                 replaced = true
                 let temporary = folder.write("incoming", newer)

@@ -55,19 +55,19 @@ do {
         let files =
             workers > 0
             ? try RecoveryBenchmarking.protect(
-                filePath: arguments[1], redundancy: try RecoveryRedundancy(percent: percent), workers: workers,
+                inputPath: arguments[1], redundancy: try RecoveryRedundancy(percent: percent), workers: workers,
                 sliceSize: sliceSize)
             : try RecoverySet.protect(
-                filePath: arguments[1], redundancy: try RecoveryRedundancy(percent: percent), replaceExisting: true)
+                inputPath: arguments[1], redundancy: try RecoveryRedundancy(percent: percent), replaceExisting: true)
         print(
             "slice_size=\(files.sliceSize) input_slices=\(files.inputSlices) recovery_slices=\(files.recoverySlices) bytes=\(files.bytes)"
         )
     case "verify" where arguments.count == 2:
-        let verification = try RecoverySet.verify(filePath: arguments[1])
+        let verification = try RecoverySet.verify(inputPath: arguments[1])
         guard verification.isIntact else { fail("the file is damaged") }
         print("intact=1 slices=\(verification.sliceCount)")
     case "repair" where arguments.count == 3:
-        let result = try RecoverySet.repair(filePath: arguments[1], to: .newFile(arguments[2], replaceExisting: true))
+        let result = try RecoverySet.repair(inputPath: arguments[1], to: .newFile(arguments[2], replaceExisting: true))
         print("rebuilt=\(result.verification.damagedSliceCount) used=\(result.recoverySlicesUsed)")
     case "stream" where arguments.count == 3:
         guard let percent = Double(arguments[2]) else { fail("the redundancy is a number of percent") }

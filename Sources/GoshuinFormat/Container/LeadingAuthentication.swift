@@ -2,8 +2,8 @@
 /// standard input is spooled as far as its header says matters (`Spec/decisions/0014`), and a header is
 /// not authenticated by itself, so a forged one could declare 2^40 bytes. What the passphrase can check
 /// first is checked first: version 2's header MAC (check 9 of `Spec/container-v2.md` §7), version 1's chunk
-/// 0 (with chunks 1–3, the probe window of `Spec/container-v1.md` §7.1, when it fails). A reader stops at the
-/// first failure, with the code a reader of the whole file would give.
+/// 0 (with chunks 1–3, the probe window of `Spec/container-v1.md` §7.1, as far as they are there, when it
+/// fails). A reader stops at the first failure, with the code those bytes give.
 package struct LeadingAuthentication: Sendable {
     private enum Kind: Sendable {
         case v1(Header)
@@ -11,8 +11,9 @@ package struct LeadingAuthentication: Sendable {
     }
 
     private let kind: Kind
-    /// How many bytes from the file's start are authenticated: version 2's header; version 1's header and
-    /// its first records, up to the probe window.
+    /// How many bytes from the file's start the first authentication needs: version 2's header; version 1's
+    /// header and its first record (chunks 1–3, the probe window, are read when chunk 0 fails, as far as they
+    /// are there).
     package let leadingLength: Int
 
     /// The check of a file that starts with `head` (at least a version 2 header's 77 bytes, or all the file
@@ -23,11 +24,8 @@ package struct LeadingAuthentication: Sendable {
         switch FormatVersion(rawValue: head[4]) {
         case .v1?:
             guard let header = try? Header.decode(head) else { return nil }
-            let layout = header.layout
             kind = .v1(header)
-            let records = min(ChunkVerdict.v1ProbeWindow, layout.chunkCount)
-            let end = layout.recordOffset(ofChunk: records - 1) + UInt64(layout.recordLength(ofChunk: records - 1))
-            leadingLength = Int(end)
+            leadingLength = Int(header.layout.recordOffset(ofChunk: 1))
         case .v2?:
             guard let fields = HeaderFieldsV2(parsing: head), (try? fields.validate()) != nil else { return nil }
             kind = .v2(fields)
@@ -37,14 +35,17 @@ package struct LeadingAuthentication: Sendable {
         }
     }
 
-    /// Authenticates `leading`, the file's first bytes (``leadingLength`` of them, or fewer when the file
-    /// ends sooner: a record not all there fails), with `passphrase`, reporting the key derivation to
-    /// `progress`. The key is derived once for the passphrase (``Passphrase``'s memo), so the reader of the
-    /// whole file that follows does not derive it again.
+    /// Authenticates the first bytes of `file`, of which `available` are there (at least ``leadingLength``,
+    /// unless the file is shorter: a record not all there fails), with `passphrase`, reporting the key
+    /// derivation to `progress`. Each record is read into memory of its own, one at a time. The key is derived
+    /// once for the passphrase (``Passphrase``'s memo), so the reader of the whole file that follows does not
+    /// derive it again.
     ///
-    /// - Throws: `auth_failed`, `chunk_damaged` (chunk 0, when one of chunks 1–3 authenticates),
-    ///   `chunk_length_invalid`.
-    package func authenticate(_ leading: [UInt8], passphrase: Passphrase, progress: ProgressHandler?) throws {
+    /// - Throws: `auth_failed`, `chunk_damaged` (chunk 0, when one of chunks 1–3 there authenticates),
+    ///   `chunk_length_invalid`, `io`, `out_of_memory`.
+    package func authenticate(
+        _ file: FileDescriptor, available: UInt64, passphrase: Passphrase, progress: ProgressHandler?
+    ) throws {
         switch kind {
         case .v2(let fields):
             let keys = try ContainerKeys(
@@ -56,13 +57,14 @@ package struct LeadingAuthentication: Sendable {
             let cipher = try ChunkCipher(key: keys.payloadKey, header: header)
             let layout = header.layout
             let authenticates = { (index: UInt64) throws -> Bool in
-                let start = Int(layout.recordOffset(ofChunk: index))
+                let start = layout.recordOffset(ofChunk: index)
                 let length = layout.recordLength(ofChunk: index)
-                guard start + length <= leading.count else { return false }
+                guard start + UInt64(length) <= available else { return false }
                 let record = try AllocatedBytes(count: length, wipesOnRelease: true)
-                leading.withUnsafeBytes { all in
-                    record.bytes.copyMemory(from: UnsafeRawBufferPointer(rebasing: all[start..<(start + length)]))
+                let received = try describingFailure("cannot read a temporary file") {
+                    try file.readFully(into: record.bytes, atOffset: Int64(start))
                 }
+                guard received == length else { return false }
                 return try cipher.openRecord(record.bytes, index: index, final: index == layout.finalChunk) != nil
             }
             guard try !authenticates(0) else { return }

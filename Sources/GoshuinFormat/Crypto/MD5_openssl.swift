@@ -43,6 +43,14 @@ package final class MD5Hasher {
         return digest
     }
 
+    /// The MD5 of `bytes`, this hasher started again for it: one hasher for many short messages (a set file's
+    /// packets) rather than one each.
+    package func digest(of bytes: UnsafeRawBufferPointer) throws -> [UInt8] {
+        try requireOpenSSLSuccess(EVP_DigestInit_ex(context, EVP_md5(), nil), "EVP_DigestInit_ex")
+        try update(bytes)
+        return try finalize()
+    }
+
     /// The MD5 of `bytes`.
     package static func hash(_ bytes: ArraySlice<UInt8>) throws -> [UInt8] {
         let hasher = try MD5Hasher()
