@@ -269,6 +269,33 @@ import Testing
     }
 }
 
+extension RecoveryIssue34Tests {
+    /// Issue 34 B.5: the hostile shape of 4,096 damaged 4-byte slices and 4,096 recovery slices (made as a
+    /// genuine set by par2cmdline-turbo), repaired under memory limits from tight to ample: the tool ends with
+    /// 0, or 71 (out_of_memory) when the limit is too tight, never with a signal (it aborted with SIGABRT).
+    @Test(.slowTier) func aMemoryLimitIsOutOfMemoryNeverATrap() throws {
+        let data = Fixtures.payload(32_768, seed: 9)
+        directory.write("data.bin", data)
+        let created = try ToolRunner.runCommand(
+            "/bin/sh", ["-c", "cd \"$1\" && par2 create -q -q -s4 -c4096 data.bin", "sh", directory.path])
+        try #require(created.status == 0, "\(created.output)")
+        var damaged = data
+        for slice in stride(from: 0, to: 8_192, by: 2) { damaged[4 * slice + 1] ^= 0x5A }
+        directory.write("data.bin", damaged)
+        var statuses: [Int32] = []
+        for kilobytes in [40_000, 80_000, 120_000, 400_000] {
+            let limited = try ToolRunner.run(
+                ["repair", "data.bin", "-o", "fixed.bin", "--force", "-q"], in: directory.path,
+                wrapper: ["/bin/sh", "-c", "ulimit -v \(kilobytes) && exec \"$0\" \"$@\""])
+            statuses.append(limited.status)
+            #expect([0, 71].contains(limited.status), "ulimit -v \(kilobytes): \(limited.status) \(limited.stderr)")
+            if limited.status == 0 { #expect(directory.bytes("fixed.bin") == data) }
+            if limited.status == 71 { #expect(limited.stderr.contains("out_of_memory"), "\(limited.stderr)") }
+        }
+        #expect(statuses.last == 0, "repaired with room: \(statuses)")
+    }
+}
+
 /// The quoting the tool uses, restated for the tests (a word of plain characters as it is, others in single
 /// quotes, a leading `-` behind `./`).
 enum ShellQuoting {

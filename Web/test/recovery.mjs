@@ -946,27 +946,38 @@ async function bigTest() {
 //    repairs every damaged copy as cases.txt says, and confirms the intact backup.
 
 async function knownAnswerTests() {
-  const folder = join(repository, "KnownAnswer", "recovery");
+  await knownAnswerFolder("", 6);
+  // A one-slice backup, its set, and the same folder sealed again: the set of another file (ADR 0048).
+  await knownAnswerFolder("another-file", 5);
+}
+
+/** Every case of KnownAnswer/recovery/SUBFOLDER/cases.txt as it says, and the intact backup confirmed. */
+async function knownAnswerFolder(subfolder, least) {
+  const folder = join(repository, "KnownAnswer", "recovery", subfolder);
+  const label = ["KnownAnswer/recovery", subfolder].filter(Boolean).join("/");
   const read = (name) => new Uint8Array(readFileSync(join(folder, name)));
   const backup = read("backup.goshuin");
   const index = read("backup.goshuin.par2");
-  await test("KnownAnswer/recovery: the intact backup is confirmed by its set", async () => {
-    const result = await repair(backup, { "backup.goshuin.par2": index, "backup.goshuin.vol0+2.par2": read("backup.goshuin.vol0+2.par2") });
+  const volumeName = readdirSync(folder).find((name) => name.startsWith("backup.goshuin.vol"));
+  await test(`${label}: the intact backup is confirmed by its set`, async () => {
+    const result = await repair(backup, { "backup.goshuin.par2": index, [volumeName]: read(volumeName) });
     equal(result.code, undefined, `${result.detail}`);
     equal(result.outcome, "intact", "outcome");
     equal(result.damagedSlices, 0, "slices found damaged");
   });
   const cases = readFileSync(join(folder, "cases.txt"), "utf8").split("\n").filter((line) => line && !line.startsWith("#"));
-  assert(cases.length >= 6, `${cases.length} cases in cases.txt`);
+  assert(cases.length >= least, `${cases.length} cases in ${label}/cases.txt`);
   for (const line of cases) {
     const [copy, volume, expectation, damaged, available] = line.split(" ");
-    await test(`KnownAnswer/recovery: ${copy} with ${volume}: ${expectation}`, async () => {
-      const result = await repair(read(copy), { "backup.goshuin.par2": index, "backup.goshuin.vol0+2.par2": read(volume) });
+    await test(`${label}: ${copy} with ${volume}: ${expectation}`, async () => {
+      const result = await repair(read(copy), { "backup.goshuin.par2": index, [volumeName]: read(volume) });
       if (expectation === "repairs") {
         equal(result.code, undefined, `${result.detail}`);
         assert(Buffer.from(result.bytes).equals(Buffer.from(backup)), "the repair is not backup.goshuin");
         equal(result.outcome, "repaired", "outcome");
         equal(result.damagedSlices, Number(damaged), "slices found damaged");
+      } else if (expectation === "recovery_set_mismatch") {
+        equal(result.code, expectation, "code");
       } else {
         equal(result.code, expectation, "code");
         equal(result.error.damagedSlices, Number(damaged), "the damaged slices said");
@@ -975,7 +986,6 @@ async function knownAnswerTests() {
     });
   }
 }
-
 
 // ---------------------------------------------------------------------------------------------------------
 // 7. Issue 34: a set matched by what it protects (ADR 0048), the reader bounded (ADR 0049), no freeze, Stop.
