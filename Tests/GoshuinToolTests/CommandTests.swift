@@ -273,7 +273,7 @@ final class Scratch {
         process.standardInput = input
         process.standardError = Pipe()
         try process.run()
-        input.fileHandleForWriting.write(Data(repeating: 7, count: 1_000_000))
+        ChildInput.write(Data(repeating: 7, count: 1_000_000), to: input.fileHandleForWriting)
         Thread.sleep(forTimeInterval: 0.5)
         kill(process.processIdentifier, SIGTERM)
         let deadline = Date().addingTimeInterval(10)

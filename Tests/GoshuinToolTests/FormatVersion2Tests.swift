@@ -1,4 +1,5 @@
 import Foundation
+import GoshuinTestSupport
 import Testing
 
 /// `seal --format 2` and every command reading what it writes (`Spec/container-v2.md`,
@@ -218,7 +219,7 @@ import Testing
         process.standardError = FileHandle.nullDevice
         try process.run()
         // Ten full records' worth, and the pipe kept open: the seal cannot know where the payload ends.
-        input.fileHandleForWriting.write(Data((0..<10_240).map { UInt8(truncatingIfNeeded: $0) }))
+        ChildInput.write((0..<10_240).map { UInt8(truncatingIfNeeded: $0) }, to: input.fileHandleForWriting)
         let deadline = Date().addingTimeInterval(30)
         var temporary: String?
         while Date() < deadline {

@@ -1,4 +1,5 @@
 import Foundation
+import GoshuinTestSupport
 
 /// Runs the built `goshuin-tool` as a user would, in its own session so it has no controlling terminal
 /// unless a test gives it one.
@@ -54,7 +55,7 @@ struct ToolRunner {
         process.standardError = error
         try process.run()
         let writer = Thread {
-            input.fileHandleForWriting.write(Data(stdin))
+            ChildInput.write(stdin, to: input.fileHandleForWriting)
             try? input.fileHandleForWriting.close()
         }
         writer.start()
@@ -119,12 +120,12 @@ struct ToolRunner {
             let prompts = screen.components(separatedBy: "Passphrase").count - 1
             while promptsSeen < prompts, let answer = remaining.popFirst() {
                 promptsSeen += 1
-                input.fileHandleForWriting.write(Data((answer + "\n").utf8))
+                ChildInput.write(Data((answer + "\n").utf8), to: input.fileHandleForWriting)
             }
             // Ctrl-C (or `key`), typed once the trigger text is on the screen.
             if let pending = trigger, screen.contains(pending) {
                 trigger = nil
-                input.fileHandleForWriting.write(Data([key]))
+                ChildInput.write([key], to: input.fileHandleForWriting)
             }
         }
         try? input.fileHandleForWriting.close()
@@ -181,12 +182,12 @@ final class TerminalSession {
     var screen: String { screenBox.text }
 
     /// Types `text`.
-    func type(_ text: String) { input.fileHandleForWriting.write(Data(text.utf8)) }
+    func type(_ text: String) { ChildInput.write(Data(text.utf8), to: input.fileHandleForWriting) }
 
     /// Types the control character of `letter` (Ctrl-Z is `"Z"`).
     func typeControl(_ letter: Character) {
         guard let value = letter.asciiValue else { return }
-        input.fileHandleForWriting.write(Data([value & 0x1F]))
+        ChildInput.write([value & 0x1F], to: input.fileHandleForWriting)
     }
 
     /// Waits until `text` appears on the screen `count` times in all; false after `seconds`.
