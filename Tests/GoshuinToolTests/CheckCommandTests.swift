@@ -125,7 +125,7 @@ import Testing
         let installed = prefix + "/share/goshuin-toolkit/KnownAnswer"
         try FileManager.default.createDirectory(atPath: prefix + "/bin", withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: installed, withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: ToolRunner.toolPath, toPath: prefix + "/bin/goshuin-tool")
+        try ToolRunner.copyTool(to: prefix + "/bin/goshuin-tool")
         for suffix in [".json", ".goshuin"] {
             try FileManager.default.copyItem(
                 atPath: Self.committed + "/success-1-byte" + suffix, toPath: installed + "/success-1-byte" + suffix)

@@ -33,7 +33,7 @@ import Testing
         let completions = prefix + "/share/bash-completion/completions"
         try FileManager.default.createDirectory(atPath: prefix + "/bin", withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: completions, withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: ToolRunner.toolPath, toPath: prefix + "/bin/goshuin-tool")
+        try ToolRunner.copyTool(to: prefix + "/bin/goshuin-tool")
         try FileManager.default.copyItem(
             atPath: ToolRunner.packageRoot + "/Completions/goshuin-tool.bash", toPath: completions + "/goshuin-tool")
         let session = try TerminalSession(

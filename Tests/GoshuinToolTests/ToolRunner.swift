@@ -45,6 +45,19 @@ struct ToolRunner {
         return (result.status, result.stdout + result.stderr)
     }
 
+    /// Copies the tool to `path`, by `cp`: a copy written by this process could be inherited, open for
+    /// writing, by a child another test starts meanwhile, and running it would then fail with ETXTBSY.
+    static func copyTool(to path: String) throws {
+        let copy = Process()
+        copy.executableURL = URL(fileURLWithPath: "/bin/cp")
+        copy.arguments = [toolPath, path]
+        try copy.run()
+        copy.waitUntilExit()
+        guard copy.terminationStatus == 0 else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path])
+        }
+    }
+
     /// Runs `process`, feeding `stdin` and collecting both outputs.
     static func execute(_ process: Process, stdin: [UInt8]) throws -> Result {
         let input = Pipe()
