@@ -1,5 +1,5 @@
 import GoshuinFormat
-import Synchronization
+import GoshuinSystem
 
 extension FuzzHarness {
     /// Seals a plaintext as version 2 with parameters the fuzzer chooses (fixed salts, 1,000 iterations), applies
@@ -36,7 +36,7 @@ enum SealedContainerV2MutationHarness {
     static let payloadSalt: [UInt8] = Array("payload-".utf8) + [0x00, 0x00, 0x04, 0x00, 0x00, 0x00, 0x00, 0x00]
     /// The keyed header of each chunk size used so far: the header of a version 2 file does not depend on the
     /// payload's length, so its keys are derived once per chunk size.
-    static let keyedHeaders = Mutex<[UInt32: KeyedHeader]>([:])
+    static let keyedHeaders = LockedState<[UInt32: KeyedHeader]>([:])
 
     /// A sealed file and its changed copy, as the input describes them.
     struct Case {

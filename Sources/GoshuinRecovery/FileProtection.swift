@@ -135,7 +135,7 @@ enum FileProtection {
             },
             kernel: kernel)
         progress?(.protecting(bytesDone: 0, bytesTotal: length))
-        try WorkPool.run(ComponentSchedule([chain, combiner, slices]), workers: workers) {
+        try ComponentQueue.run([chain, combiner, slices], workers: workers) {
             let done =
                 chain.bytesDone.load(ordering: .relaxed) + slices.bytesDone.load(ordering: .relaxed)
                 + min(length, combiner.bytesDone.load(ordering: .relaxed))

@@ -164,7 +164,6 @@ enum FileRepair {
             (slice: $0.slice - firstSlice, region: $0.region)
         }
         let copies = SliceCopy(intact, to: output.descriptor, name: outputName)
-        let ready = ReadyCount()
         let blockSize = UInt64(SequentialHashChain.blockSize)
         let chain = try SequentialHashChain(
             length: length,
@@ -173,21 +172,13 @@ enum FileRepair {
                     at: 0, into: buffer, toleratingShortFiles: false)
             },
             gate: { block in
-                // Every slice the block touches is copied, or rebuilt: the slices ready from the start are
-                // counted once each, however often a worker asks.
+                // Every slice the block touches is copied, or rebuilt.
                 let end = min(length, UInt64(block + 1) * blockSize)
-                let lastSlice = Int((end - 1) / sliceSize)
-                while ready.count < states.count, ready.count <= lastSlice {
-                    let slice = ready.count
-                    guard states[slice] == .intact ? copies.isCopied(slice) : (rebuilding?.isFinished ?? true)
-                    else { break }
-                    ready.count += 1
-                }
-                return lastSlice < ready.count
+                return copies.areInPlace(through: Int((end - 1) / sliceSize), rebuilt: rebuilding?.isFinished ?? true)
             })
         let components: [any WorkComponent] = [chain] + (rebuilding.map { [$0] } ?? []) + [copies]
         let total = UInt64(survey.damagedCount) * sliceSize
-        try WorkPool.run(ComponentSchedule(components), workers: workers) {
+        try ComponentQueue.run(components, workers: workers) {
             if let rebuilding, !rebuilding.isFinished {
                 let share =
                     Double(rebuilding.bytesDone.load(ordering: .relaxed)) / Double(max(1, rebuilding.sourceBytes))
@@ -241,11 +232,4 @@ enum FileRepair {
         case .inPlace: return (path, true)
         }
     }
-}
-
-/// How many slices from the start of a file being repaired are in place: changed by the hash chain's gate,
-/// under the pool's lock.
-private final class ReadyCount: @unchecked Sendable {
-    // @unchecked: read and changed only under the pool's lock.
-    var count = 0
 }

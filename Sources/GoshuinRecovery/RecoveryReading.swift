@@ -127,7 +127,7 @@ struct RecoveryReading {
             try SliceRegion(file: file, start: offset, available: buffer.count, name: path).read(
                 at: 0, into: buffer, toleratingShortFiles: false)
         }
-        try WorkPool.run(ComponentSchedule([chain]), workers: 1)
+        try ComponentQueue.run([chain], workers: 1)
         return try chain.digest()
     }
 }

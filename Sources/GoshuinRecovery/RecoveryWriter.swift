@@ -12,7 +12,7 @@ import GoshuinFormat
 /// refuses a file whose slices do not read back with the CRC-32s they were written with
 /// (``encodesWhileWriting`` says which way).
 ///
-/// The work runs on threads of its own while the caller goes on writing; ``append(_:)`` waits only when the
+/// The work runs on a pool of its own while the caller goes on writing; ``append(_:)`` waits only when the
 /// pieces it has handed over are not yet hashed. Call it from one thread at a time.
 public final class RecoveryWriter {
     /// The memory the accumulators may take when they are computed as the bytes come.
@@ -31,10 +31,9 @@ public final class RecoveryWriter {
     private let layout: RecoverySetLayout
     private let output: RecoverySetOutput
     private let schedule: StreamingSchedule
-    private let control = WorkPoolControl()
+    private let pool: WorkerPool<StreamingQueue>
     private let workers: Int
     private let kernel: RegionKernel
-    private var thread: WorkerThreads.Started?
     private var current: (slot: Int, filled: Int, fileOffset: UInt64)?
     private var received: UInt64 = 0
     private var finished = false
@@ -79,26 +78,14 @@ public final class RecoveryWriter {
         self.workers = workers
         self.kernel = kernel
         do {
-            schedule = try StreamingSchedule(plan: plan, encoding: encodesWhileWriting, kernel: kernel)
+            let schedule = try StreamingSchedule(plan: plan, encoding: encodesWhileWriting, kernel: kernel)
+            self.schedule = schedule
+            pool = try WorkerPool(StreamingQueue(schedule), workers: workers) { _ in { task in try schedule.run(task) }
+            }
         } catch {
             output.discard()
             throw error
         }
-        let (schedule, control) = (self.schedule, self.control)
-        guard
-            let thread = WorkerThreads.start(
-                {
-                    do {
-                        try WorkPool.run(schedule, workers: workers, control: control)
-                    } catch {
-                        control.lock.withLock { control.failure = control.failure ?? error }
-                    }
-                })
-        else {
-            output.discard()
-            throw GoshuinError(.outOfMemory, "the system refused to start a thread to compute the recovery set with")
-        }
-        self.thread = thread
     }
 
     deinit {
@@ -162,10 +149,8 @@ public final class RecoveryWriter {
                 hand(piece)
                 current = nil
             }
-            control.lock.withLock { schedule.endOfInput() }
-            thread?.join()
-            thread = nil
-            if let failure = control.failure { throw failure }
+            pool.endAndJoin()
+            if let failure = pool.queue.withLock({ $0.failure }) { throw failure }
             guard encodesWhileWriting else {
                 schedule.releaseSlots()
                 return try protectFromFile(writtenCRCs: schedule.crcs(), progress: progress)
@@ -182,11 +167,8 @@ public final class RecoveryWriter {
     /// Stops the work and removes what was started of the set.
     public func cancel() {
         finished = true
-        control.lock.withLock {
-            control.failure = control.failure ?? GoshuinError(.interrupted, "the recovery set was cancelled")
-        }
-        thread?.join()
-        thread = nil
+        pool.queue.withLock { $0.stop(GoshuinError(.interrupted, "the recovery set was cancelled")) }
+        pool.endAndJoin()
         output.discard()
     }
 
@@ -196,15 +178,17 @@ public final class RecoveryWriter {
     }
 
     private func takeSlot() throws -> Int {
-        let slot = control.lock.wait(until: { control.failure != nil || schedule.hasFreeSlot }) {
-            control.failure == nil ? schedule.takeFreeSlot() : nil
+        try pool.queue.wait(until: { $0.failure != nil || $0.schedule.hasFreeSlot }) { queue in
+            if let failure = queue.failure { throw failure }
+            guard let slot = queue.schedule.takeFreeSlot() else { preconditionFailure("a slot is free") }
+            return slot
         }
-        guard let slot else { throw control.lock.withLock { control.failure ?? Interruption.error } }
-        return slot
     }
 
     private func hand(_ piece: (slot: Int, filled: Int, fileOffset: UInt64)) {
-        control.lock.withLock { schedule.enqueue(slot: piece.slot, length: piece.filled, fileOffset: piece.fileOffset) }
+        pool.queue.withLock {
+            $0.schedule.enqueue(slot: piece.slot, length: piece.filled, fileOffset: piece.fileOffset)
+        }
     }
 
     /// When the accumulators do not fit: the finished file read back once, as `protect` reads a file (the

@@ -174,7 +174,7 @@ struct FileSlices {
         let work = readable + (chain == nil ? 0 : readable)
         let shown = max(readable, 1)
         progress?(.verifying(bytesDone: 0, bytesTotal: shown))
-        try WorkPool.run(ComponentSchedule(components), workers: workers) {
+        try ComponentQueue.run(components, workers: workers) {
             let done = hashing.bytesDone.load(ordering: .relaxed) + (chain?.bytesDone.load(ordering: .relaxed) ?? 0)
             let part = Double(min(done, work)) / Double(max(work, 1))
             progress?(.verifying(bytesDone: UInt64(Double(shown) * part), bytesTotal: shown))
@@ -234,7 +234,7 @@ private enum OtherFiles {
         }
         do {
             let hashing = SliceHashing(regions: regions, sliceSize: Int(sliceSize), toleratingShortFiles: true)
-            try WorkPool.run(ComponentSchedule([hashing]), workers: workers)
+            try ComponentQueue.run([hashing], workers: workers)
             var known: [(slice: Int, region: SliceRegion)] = []
             for (position, result) in hashing.results().enumerated() {
                 if result.checksum == owners[position].expected {

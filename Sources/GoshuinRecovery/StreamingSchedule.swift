@@ -8,9 +8,9 @@ import GoshuinFormat
 /// since two slices meet in the same accumulator columns); otherwise the rest of the set is computed from the
 /// file read back, and the CRC-32s taken here say whether it reads back as it was written. A slot is free
 /// again once its piece went through every kind of work.
-final class StreamingSchedule: WorkSchedule, @unchecked Sendable {
+final class StreamingSchedule: @unchecked Sendable {
     // @unchecked: every stored property but the slots' bytes, the hashers and the accumulators changes under
-    // the pool's lock; a slot's bytes are written by the feeder only while the slot is free and read by tasks
+    // the pool's lock (only ``StreamingQueue`` and the feeder's calls inside its lock reach them); a slot's bytes are written by the feeder only while the slot is free and read by tasks
     // only while its piece is in flight; each hasher is used by one chain, one piece at a time, in order; the
     // tasks of one piece's encoding write disjoint accumulator columns.
     /// A piece in flight, as its tasks carry it (they never look it up: the table of pieces changes under the
@@ -167,9 +167,7 @@ final class StreamingSchedule: WorkSchedule, @unchecked Sendable {
         }
     }
 
-    func makeScratch() throws -> WorkerScratch { WorkerScratch() }
-
-    func run(_ task: Task, scratch: inout WorkerScratch) throws {
+    func run(_ task: Task) throws {
         switch task {
         case .fileHash(let piece):
             let bytes = self.bytes(of: piece)
@@ -229,12 +227,12 @@ final class StreamingSchedule: WorkSchedule, @unchecked Sendable {
                     .assumingMemoryBound(to: UInt8.self)
             }
             let source = UnsafeRawBufferPointer(rebasing: bytes[(first + block)..<(first + block + length)])
-            try multiply(source, into: destinations)
+            multiply(source, into: destinations)
             block += length
         }
     }
 
-    private func multiply(_ source: UnsafeRawBufferPointer, into destinations: [UnsafeMutablePointer<UInt8>?]) throws {
+    private func multiply(_ source: UnsafeRawBufferPointer, into destinations: [UnsafeMutablePointer<UInt8>?]) {
         let even = source.count & ~1
         destinations.withUnsafeBufferPointer { targets in
             coefficients.multiplyAdd(source, into: targets, length: even, kernel: kernel)
@@ -243,7 +241,7 @@ final class StreamingSchedule: WorkSchedule, @unchecked Sendable {
         // The odd last byte of the file: a word whose high byte is the padding's zero.
         let word: [UInt8] = [source[even], 0]
         let tail = destinations.map { $0.map { $0 + even } }
-        try word.withUnsafeBytes { bytes in
+        word.withUnsafeBytes { bytes in
             tail.withUnsafeBufferPointer { targets in
                 coefficients.multiplyAdd(bytes, into: targets, length: 2, kernel: kernel)
             }
@@ -291,4 +289,27 @@ final class StreamingSchedule: WorkSchedule, @unchecked Sendable {
                     rebasing: accumulators.bytes[(exponent * sliceSize)..<((exponent + 1) * sliceSize)]))
         }
     }
+}
+
+/// A ``StreamingSchedule`` as a ``WorkerPool``'s queue, with the work's first failure.
+struct StreamingQueue: WorkQueue {
+    let schedule: StreamingSchedule
+    private(set) var failure: (any Error)?
+
+    init(_ schedule: StreamingSchedule) { self.schedule = schedule }
+
+    func next(worker: Int) -> StreamingSchedule.Task? { failure == nil ? schedule.nextTask() : nil }
+
+    var isFinished: Bool { failure != nil || schedule.isFinished }
+
+    mutating func complete(_ task: StreamingSchedule.Task, _ outcome: Result<Void, any Error>) {
+        switch outcome {
+        case .success: schedule.complete(task)
+        case .failure(let error): stop(error)
+        }
+    }
+
+    mutating func stop(_ failure: any Error) { self.failure = self.failure ?? failure }
+
+    func end() { schedule.endOfInput() }
 }

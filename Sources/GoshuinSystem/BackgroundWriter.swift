@@ -10,41 +10,33 @@ package final class BackgroundWriter {
     /// Buffers: one being filled, one being written, one waiting.
     private static let bufferCount = 3
 
-    private let state: SharedState
-    private var thread: WorkerThreads.Started?
+    private let pool: WorkerPool<WriteQueue>
     private var current: (buffer: AllocatedBytes, filled: Int)?
     private var file: FileDescriptor?
 
     /// Starts the writing thread; `out_of_memory` when the system refuses the buffers or the thread.
     package init() throws {
-        state = SharedState(
-            free: try (0..<Self.bufferCount).map { _ in
-                try AllocatedBytes(count: Self.bufferSize, wipesOnRelease: true)
-            })
-        let state = self.state
-        guard let thread = WorkerThreads.start({ state.run() }) else {
-            throw GoshuinError(.outOfMemory, "the system refused to start a thread to write with")
+        let free = try (0..<Self.bufferCount).map { _ in
+            try AllocatedBytes(count: Self.bufferSize, wipesOnRelease: true)
         }
-        self.thread = thread
-    }
-
-    deinit {
-        state.stop()
-        thread?.join()
+        pool = try WorkerPool(WriteQueue(free: free), workers: 1) { _ in
+            let writing = FileWriting()
+            return { task in try writing.perform(task) }
+        }
     }
 
     /// Starts writing `file`, which the writer closes once it is written; `name` says which in messages.
     package func begin(_ file: FileDescriptor, name: String) {
         precondition(self.file == nil, "one file at a time")
         self.file = file
-        state.enqueue(.begin(file, name))
+        enqueue(.begin(file, name))
     }
 
     /// Appends `bytes` to the file begun.
     package func write(_ bytes: UnsafeRawBufferPointer) throws {
         var offset = 0
         while offset < bytes.count {
-            if current == nil { current = (try state.takeFree(), 0) }
+            if current == nil { current = (try takeFree(), 0) }
             guard var filling = current else { preconditionFailure("a buffer is being filled") }
             let count = min(Self.bufferSize - filling.filled, bytes.count - offset)
             UnsafeMutableRawBufferPointer(rebasing: filling.buffer.bytes[filling.filled..<filling.filled + count])
@@ -52,7 +44,7 @@ package final class BackgroundWriter {
             filling.filled += count
             offset += count
             if filling.filled == Self.bufferSize {
-                state.enqueue(.data(filling.buffer, filling.filled))
+                enqueue(.data(filling.buffer, filling.filled))
                 current = nil
             } else {
                 current = filling
@@ -64,103 +56,103 @@ package final class BackgroundWriter {
     /// borrows until they are written.
     package func write(lent: LentBytes) throws {
         guard lent.bytes.count > 0 else { return }
-        if let filling = current, filling.filled > 0 { state.enqueue(.data(filling.buffer, filling.filled)) }
+        if let filling = current, filling.filled > 0 { enqueue(.data(filling.buffer, filling.filled)) }
         current = nil
         lent.loan.borrow()
-        state.enqueue(.lent(lent))
-        if let failure = state.failure { throw failure }
+        enqueue(.lent(lent))
+        if let failure = pool.queue.withLock({ $0.failure }) { throw failure }
     }
 
     /// Ends the file begun: what is left of it is written, then its access and modification times are set
     /// to `modificationTime` (when given), and it is synced and closed, on the writing thread.
     package func end(modificationTime: Int?) throws {
-        if let filling = current, filling.filled > 0 { state.enqueue(.data(filling.buffer, filling.filled)) }
+        if let filling = current, filling.filled > 0 { enqueue(.data(filling.buffer, filling.filled)) }
         current = nil
         file = nil
-        state.enqueue(.end(modificationTime))
-        if let failure = state.failure { throw failure }
+        enqueue(.end(modificationTime))
+        if let failure = pool.queue.withLock({ $0.failure }) { throw failure }
     }
 
     /// Waits until every file is written, synced and closed; throws the first failure.
-    package func drain() throws { try state.drain() }
+    package func drain() throws {
+        try pool.queue.wait(until: { ($0.jobs.isEmpty && !$0.busy) || $0.failure != nil }) { queue in
+            if let failure = queue.failure { throw failure }
+        }
+    }
 
-    private enum Job {
+    private func enqueue(_ job: Job) { pool.queue.withLock { $0.jobs.append(job) } }
+
+    private func takeFree() throws -> AllocatedBytes {
+        try pool.queue.wait(until: { !$0.free.isEmpty || $0.failure != nil }) { queue in
+            if let failure = queue.failure { throw failure }
+            return queue.free.removeLast()
+        }
+    }
+
+    private enum Job: Sendable {
         case begin(FileDescriptor, String)
         case data(AllocatedBytes, Int)
         case lent(LentBytes)
         case end(Int?)
     }
 
-    /// What the caller and the writing thread share, under one lock.
-    private final class SharedState: @unchecked Sendable {
-        // @unchecked: every field is touched under `lock` only; the file is the writing thread's.
-        private let lock = ConditionLock()
-        private var free: [AllocatedBytes]
-        private var jobs: [Job] = []
-        private var busy = false
-        private var stopping = false
-        private var error: GoshuinError?
+    /// The jobs, in order, for the one writing thread; the free buffers; the first failure.
+    private struct WriteQueue: WorkQueue {
+        struct Task {
+            let job: Job
+            /// Whether a job before failed: then nothing more is written, but every file is still closed.
+            let afterFailure: Bool
+        }
+
+        var free: [AllocatedBytes]
+        var jobs: [Job] = []
+        var busy = false
+        var failure: GoshuinError?
+        private var ended = false
+
+        init(free: [AllocatedBytes]) { self.free = free }
+
+        mutating func next(worker: Int) -> Task? {
+            guard !busy, !jobs.isEmpty else { return nil }
+            busy = true
+            return Task(job: jobs.removeFirst(), afterFailure: failure != nil)
+        }
+
+        var isFinished: Bool { ended && jobs.isEmpty && !busy }
+
+        mutating func complete(_ task: Task, _ outcome: Result<Void, any Error>) {
+            busy = false
+            if case .data(let buffer, _) = task.job { free.append(buffer) }
+            if case .failure(let error) = outcome { stop(error) }
+        }
+
+        mutating func stop(_ failure: any Error) {
+            if self.failure == nil { self.failure = failure.goshuinError("cannot write") }
+        }
+
+        mutating func end() { ended = true }
+    }
+
+    /// The writing thread's own: the file being written and how much of it is.
+    private final class FileWriting {
         private var file: (descriptor: FileDescriptor, name: String)?
         /// How many bytes of `file` are written.
         private var written: Int64 = 0
 
-        init(free: [AllocatedBytes]) { self.free = free }
+        deinit { if let (descriptor, _) = file { try? descriptor.close() } }
 
-        var failure: GoshuinError? { lock.withLock { error } }
-
-        func takeFree() throws -> AllocatedBytes {
-            try lock.wait(until: { !free.isEmpty || error != nil }) {
-                if let error { throw error }
-                return free.removeLast()
-            }
-        }
-
-        func enqueue(_ job: Job) { lock.withLock { jobs.append(job) } }
-
-        func drain() throws {
-            try lock.wait(until: { (jobs.isEmpty && !busy) || error != nil }) {
-                if let error { throw error }
-            }
-        }
-
-        func stop() { lock.withLock { stopping = true } }
-
-        func run() {
-            while let job = lock.wait(
-                until: { !jobs.isEmpty || stopping },
-                then: { () -> Job? in
-                    guard !jobs.isEmpty else { return nil }
-                    busy = true
-                    return jobs.removeFirst()
-                })
-            {
-                let failed = lock.withLock { error != nil }
-                do {
-                    if failed {
-                        // After a failure nothing more is written, but every file is still closed.
-                        if case .begin(let descriptor, let name) = job { file = (descriptor, name) }
-                        if case .end = job, let (descriptor, _) = file {
-                            try? descriptor.close()
-                            file = nil
-                        }
-                    } else {
-                        try perform(job)
-                    }
-                } catch {
-                    lock.withLock { if self.error == nil { self.error = error.goshuinError("cannot write") } }
+        func perform(_ task: WriteQueue.Task) throws {
+            // A lent buffer goes back to its owner whatever becomes of the job.
+            defer { if case .lent(let lent) = task.job { lent.loan.giveBack() } }
+            guard !task.afterFailure else {
+                if case .begin(let descriptor, let name) = task.job { file = (descriptor, name) }
+                if case .end = task.job, let (descriptor, _) = file {
+                    try? descriptor.close()
+                    file = nil
                 }
-                // A lent buffer goes back to its owner whatever became of the job.
-                if case .lent(let lent) = job { lent.loan.giveBack() }
-                lock.withLock {
-                    if case .data(let buffer, _) = job { free.append(buffer) }
-                    busy = false
-                }
+                return
             }
-            if let (descriptor, _) = file { try? descriptor.close() }
-        }
-
-        private func perform(_ job: Job) throws {
-            switch job {
+            switch task.job {
             case .begin(let descriptor, let name):
                 file = (descriptor, name)
                 written = 0

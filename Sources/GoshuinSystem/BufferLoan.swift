@@ -2,30 +2,28 @@
 /// until ``giveBack()``, and the owner writes into it again only once every borrower has given it back
 /// (``waitUntilReturned()``). A decrypted chunk goes on this way to the thread that writes it and to the
 /// one that hashes it.
-package final class BufferLoan: @unchecked Sendable {
-    // @unchecked: `borrowers` is touched under `lock` only; the buffer's bytes are read by borrowers and
-    // written by the owner only while none holds it.
+package final class BufferLoan: Sendable {
     /// The memory lent; it lives as long as the loan does, so a borrower never outlives it.
     package let buffer: AllocatedBytes
-    private let lock = ConditionLock()
-    private var borrowers = 0
+    /// How many borrowers hold it.
+    private let borrowers = LockedState(0)
 
     /// A loan of `buffer`, which nobody holds yet.
     package init(_ buffer: AllocatedBytes) { self.buffer = buffer }
 
     /// Counts one more borrower: the bytes stay as they are until it gives them back.
-    package func borrow() { lock.withLock { borrowers += 1 } }
+    package func borrow() { borrowers.withLock { $0 += 1 } }
 
     /// A borrower is done with the bytes.
     package func giveBack() {
-        lock.withLock {
-            precondition(borrowers > 0, "a loan is given back once per borrow")
-            borrowers -= 1
+        borrowers.withLock { count in
+            precondition(count > 0, "a loan is given back once per borrow")
+            count -= 1
         }
     }
 
     /// Waits until every borrower has given the buffer back; then it is the owner's to write into again.
-    package func waitUntilReturned() { lock.wait(until: { borrowers == 0 }) {} }
+    package func waitUntilReturned() { borrowers.wait(until: { $0 == 0 }, then: { _ in }) }
 }
 
 /// Bytes inside a lent buffer: what a reader that lends its buffers hands on, valid during the call that

@@ -62,7 +62,7 @@ package enum FaultInjection {
         }
 
         /// `body`, made to run with this thread's rules on the thread that runs it.
-        static func inheritingScope(_ body: @escaping () -> Void) -> () -> Void {
+        static func inheritingScope(_ body: @escaping @Sendable () -> Void) -> @Sendable () -> Void {
             guard let scope = current else { return body }
             return {
                 SystemCall.setThreadValue(key, Unmanaged.passUnretained(scope).toOpaque())
@@ -78,35 +78,38 @@ package enum FaultInjection {
         }
 
         /// The rules of one ``with(_:_:)`` and how far each has gone, shared by its threads.
-        private final class Scope: @unchecked Sendable {
-            // @unchecked: the counters are touched under `lock` only.
-            private let lock = ConditionLock()
+        private final class Scope: Sendable {
             private let rules: [Rule]
-            /// The calls of each kind seen, apart for the questions of a short transfer and of the others.
-            private var seen: [Counter: Int] = [:]
-            private struct Counter: Hashable {
+            /// The calls of each kind seen (apart for the questions of a short transfer and of the others),
+            /// and how many faults were met.
+            private let counts = LockedState(Counts())
+            private struct Counts: Sendable {
+                var seen: [Counter: Int] = [:]
+                var met = 0
+            }
+            private struct Counter: Hashable, Sendable {
                 let call: Call
                 let shortening: Bool
             }
-            private(set) var met = 0
+            var met: Int { counts.withLock { $0.met } }
 
             init(_ rules: [Rule]) { self.rules = rules }
 
             /// The fault of the next `call`: a short transfer only where one is asked about (`shortening`),
             /// the others only where they are not, so that each call is counted once.
             func take(_ call: Call, shortening: Bool = false) -> Fault? {
-                lock.withLock {
-                    let relevant = rules.filter { rule in
-                        guard rule.call == call else { return false }
-                        if case .shortTransfer = rule.fault { return shortening }
-                        return !shortening
-                    }
-                    guard !relevant.isEmpty else { return nil }
+                let relevant = rules.filter { rule in
+                    guard rule.call == call else { return false }
+                    if case .shortTransfer = rule.fault { return shortening }
+                    return !shortening
+                }
+                guard !relevant.isEmpty else { return nil }
+                return counts.withLock { counts in
                     let counter = Counter(call: call, shortening: shortening)
-                    let index = seen[counter, default: 0]
-                    seen[counter] = index + 1
+                    let index = counts.seen[counter, default: 0]
+                    counts.seen[counter] = index + 1
                     for rule in relevant where index >= rule.skip && index - rule.skip < rule.times {
-                        met += 1
+                        counts.met += 1
                         return rule.fault
                     }
                     return nil

@@ -3,10 +3,10 @@ internal import Glibc
 /// Threads, and the mutex and condition variable they wait on.
 extension SystemCall {
     /// An opaque running thread, to be joined.
-    struct Thread { fileprivate let raw: pthread_t }
+    struct Thread: Sendable { fileprivate let raw: pthread_t }
 
     /// Starts `body` on a new thread with a stack of `stackSize` bytes; `nil` when the system refuses.
-    static func startThread(stackSize: Int, _ body: @escaping () -> Void) -> Thread? {
+    static func startThread(stackSize: Int, _ body: @escaping @Sendable () -> Void) -> Thread? {
         #if GOSHUIN_FAULT_INJECTION
             let body = FaultInjection.inheritingScope(body)
         #endif
@@ -34,8 +34,7 @@ extension SystemCall {
     static func join(_ thread: Thread) { pthread_join(thread.raw, nil) }
 
     /// A key to a value each thread has its own of (`pthread_key_create`), never deleted.
-    struct ThreadKey: @unchecked Sendable {
-        // @unchecked: a pthread key is made to be used from every thread.
+    struct ThreadKey: Sendable {
         fileprivate let raw: pthread_key_t
     }
 
@@ -53,14 +52,13 @@ extension SystemCall {
         pthread_setspecific(key.raw, value)
     }
 
-    private final class ThreadBody {
-        let body: () -> Void
-        init(_ body: @escaping () -> Void) { self.body = body }
+    private final class ThreadBody: Sendable {
+        let body: @Sendable () -> Void
+        init(_ body: @escaping @Sendable () -> Void) { self.body = body }
     }
 
     /// A mutex and a condition variable, allocated once and never moved (pthread objects must not be).
-    struct Condition: @unchecked Sendable {
-        // @unchecked: the pthread objects are made for use from several threads.
+    struct Condition {
         fileprivate let mutex: UnsafeMutablePointer<pthread_mutex_t>
         fileprivate let condition: UnsafeMutablePointer<pthread_cond_t>
     }

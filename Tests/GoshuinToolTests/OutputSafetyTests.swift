@@ -146,7 +146,7 @@ import Testing
     }
 
     /// Under a virtual-memory limit, 64 MiB chunks run with fewer workers, or fail cleanly: never a trap.
-    @Test(.slowTier) func aMemoryLimitIsNeverACrash() throws {
+    @Test(.slowTier, .notUnderSanitizer) func aMemoryLimitIsNeverACrash() throws {
         directory.write("big.bin", [UInt8](repeating: 0x5A, count: 150_000_000))
         let limited = "ulimit -v 150000 && exec \"$@\""
         let sealed = try run(
@@ -167,7 +167,7 @@ import Testing
 
     /// Near the limit where a worker thread's stack no longer fits, a run finishes (with fewer workers) or
     /// fails with 71: it never waits forever for a thread the system will not start.
-    @Test(.slowTier) func aMemoryLimitNeverHangs() throws {
+    @Test(.slowTier, .notUnderSanitizer) func aMemoryLimitNeverHangs() throws {
         directory.write("ten.bin", (0..<10_000_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
         #expect(try run(["seal", "ten.bin", "-o", "ten.goshuin", "--iterations", "1000"]).status == 0)
         for limit in stride(from: 30_000, through: 45_000, by: 3_000) {

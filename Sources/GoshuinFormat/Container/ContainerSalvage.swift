@@ -1,5 +1,3 @@
-import Synchronization
-
 /// What a damaged or cut file still holds (`Spec/container-v1.md` §7.4, `Spec/container-v2.md` §7.3): every
 /// chunk that is present is authenticated, the damaged and missing ones are named, the passphrase is decided
 /// as the version decides it (version 1's probe, version 2's header MAC), and a reader lends the bytes of
@@ -214,42 +212,52 @@ package final class ContainerSalvage {
     ) throws -> [UInt64] {
         guard present > 0 else { return [] }
         let layout = header.layout
-        let next = Atomic<UInt64>(0)
-        let failing = Mutex<[UInt64]>([])
-        let failure = Mutex<Error?>(nil)
         let workers = ChunkMemoryBudget.bufferCount(
             wanted: min(WorkerThreads.defaultWorkerCount, Int(min(present, 8))), bufferSize: layout.largestRecordLength
         )
-        let readers = try (0..<workers).map { _ in try ChunkReader(input: input, header: header, key: key) }
-        let shared = SharedReaders(readers)
-        WorkerThreads.run(workers) { worker in
-            let reader = shared.readers[worker]
-            while failure.withLock({ $0 == nil }) {
-                let index = next.wrappingAdd(1, ordering: .relaxed).oldValue
-                guard index < present else { return }
+        let surveyed = WorkerPool.run(SurveyQueue(present: present), workers: workers) { _ in
+            let reader = try ChunkReader(input: input, header: header, key: key)
+            return { index in
                 do {
-                    let authentic: Bool
-                    do {
-                        authentic = try reader.authenticates(chunk: index)
-                    } catch let error as GoshuinError where error.code == .chunkLengthInvalid {
-                        authentic = false
-                    }
-                    if !authentic { failing.withLock { $0.append(index) } }
-                } catch {
-                    failure.withLock { if $0 == nil { $0 = error } }
+                    return try reader.authenticates(chunk: index)
+                } catch let error as GoshuinError where error.code == .chunkLengthInvalid {
+                    return false
                 }
             }
         }
-        if let error = failure.withLock({ $0 }) { throw error }
+        if let failure = surveyed.failure { throw failure }
         progress?(.payload(bytesDone: header.plaintextLength, bytesTotal: header.plaintextLength))
-        return failing.withLock { $0 }.sorted()
+        return surveyed.failing.sorted()
     }
 
-    /// The survey's readers, each used by one thread only.
-    private final class SharedReaders: @unchecked Sendable {
-        // @unchecked: reader i is touched by thread i alone.
-        let readers: [ChunkReader]
-        init(_ readers: [ChunkReader]) { self.readers = readers }
+    /// The chunks `0..<present`, each authenticated once by any worker.
+    private struct SurveyQueue: WorkQueue {
+        let present: UInt64
+        private var nextIndex: UInt64 = 0
+        /// The chunks that do not authenticate, in the order they were found.
+        private(set) var failing: [UInt64] = []
+        private(set) var failure: (any Error)?
+
+        init(present: UInt64) { self.present = present }
+
+        mutating func next(worker: Int) -> UInt64? {
+            guard !isFinished else { return nil }
+            nextIndex += 1
+            return nextIndex - 1
+        }
+
+        var isFinished: Bool { failure != nil || nextIndex >= present }
+
+        mutating func complete(_ index: UInt64, _ outcome: Result<Bool, any Error>) {
+            switch outcome {
+            case .success(let authentic): if !authentic { failing.append(index) }
+            case .failure(let error): stop(error)
+            }
+        }
+
+        mutating func stop(_ failure: any Error) { self.failure = self.failure ?? failure }
+
+        mutating func end() { nextIndex = present }
     }
 }
 

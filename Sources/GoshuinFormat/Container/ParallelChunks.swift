@@ -1,5 +1,3 @@
-import Synchronization
-
 /// Seals and opens between regular files with several workers: chunks are independent (the nonce is made
 /// from the index, the additional data is the header), and every chunk's place in both files follows from
 /// the header, so each worker reads, transforms and writes chunks with positioned I/O, in place in one
@@ -18,7 +16,7 @@ package enum ParallelChunks {
             try header.encode().withUnsafeBytes { try output.writeAll($0, atOffset: 0) }
         }
         let layout = header.layout
-        func sealer(_ buffer: AllocatedBytes) throws -> (UInt64) throws -> Bool {
+        @Sendable func sealer(_ buffer: AllocatedBytes) throws -> (UInt64) throws -> Bool {
             let cipher = try ChunkCipher(key: key, header: header)
             return { index in
                 let record = UnsafeMutableRawBufferPointer(
@@ -42,8 +40,7 @@ package enum ParallelChunks {
         // cut at any moment never opens.
         let parallelCount = layout.version == .v2 ? layout.finalChunk : layout.chunkCount
         if parallelCount > 0 {
-            try Run(layout: layout, chunkLimit: parallelCount, progress: progress).each(
-                workerCount: workerCount, sealer)
+            try each(layout: layout, chunkLimit: parallelCount, workerCount: workerCount, progress: progress, sealer)
         }
         if parallelCount < layout.chunkCount {
             let buffer = try AllocatedBytes(
@@ -64,7 +61,7 @@ package enum ParallelChunks {
         progress: ProgressHandler?
     ) throws {
         let layout = header.layout
-        try Run(layout: layout, chunkLimit: layout.chunkCount, progress: progress).each(workerCount: workerCount) {
+        try each(layout: layout, chunkLimit: layout.chunkCount, workerCount: workerCount, progress: progress) {
             buffer in
             let reader = try ChunkReader(input: input, header: header, key: key, record: buffer)
             return { index in
@@ -82,22 +79,53 @@ package enum ParallelChunks {
         }
     }
 
-    /// One parallel pass over every chunk: the shared state of the workers.
-    private final class Run: Sendable {
+    /// Runs a chunk body on every chunk index below `chunkLimit`, on up to `workerCount` workers;
+    /// `makeWorker` is called once per worker, on its thread, with its record buffer and returns the body,
+    /// which says whether the chunk authenticated. Chunks after a failure are skipped, except the probe
+    /// window's (``ChunkVerdict``).
+    private static func each(
+        layout: ContainerLayout, chunkLimit: UInt64, workerCount: Int, progress: ProgressHandler?,
+        _ makeWorker: @escaping @Sendable (AllocatedBytes) throws -> (UInt64) throws -> Bool
+    ) throws {
+        let buffers = try workerBuffers(
+            wanted: max(1, min(workerCount, Int(min(chunkLimit, 64)))), size: layout.largestRecordLength)
+        let ended = WorkerPool.run(
+            ChunkQueue(layout: layout, chunkLimit: chunkLimit, progress: progress), workers: buffers.count
+        ) { worker in try makeWorker(buffers[worker]) }
+        if let failure = ended.failure { throw failure }
+        guard let failed = ended.lowestFailure else { return }
+        // Every chunk below the lowest failure was processed, and every chunk of the probe window.
+        throw ChunkVerdict.error(lowestFailing: failed, layout: layout) { ended.probeSuccesses & (1 << $0) != 0 }
+    }
+
+    /// One buffer of `size` bytes per worker, as many as the memory budget and the system allow, and at
+    /// least one (`Spec/decisions/0010`): fewer workers rather than a failure.
+    private static func workerBuffers(wanted: Int, size: Int) throws -> [AllocatedBytes] {
+        var buffers = [try AllocatedBytes(count: size, wipesOnRelease: true)]
+        let count = ChunkMemoryBudget.bufferCount(wanted: wanted, bufferSize: size)
+        while buffers.count < count, let buffer = try? AllocatedBytes(count: size, wipesOnRelease: true) {
+            buffers.append(buffer)
+        }
+        return buffers
+    }
+
+    /// One parallel pass over every chunk: workers take chunks in increasing order, so every chunk below the
+    /// lowest failure is processed, and a worker the system does not start only makes the pass slower.
+    private struct ChunkQueue: WorkQueue {
         let layout: ContainerLayout
         /// The chunks handed out: `0..<chunkLimit`.
         let chunkLimit: UInt64
-        // Called only while `bytesDone` is locked, so from one worker at a time (``ProgressHandler``).
-        private let progress: ProgressHandler?
-        private let bytesDone = Mutex<UInt64>(0)
-        /// The next chunk index to hand out: workers take chunks in increasing order.
-        private let nextIndex = Atomic<Int>(0)
-        /// The lowest chunk that failed authentication, `Int.max` while none did. (Signed on purpose: with
-        /// Swift 6.3.1, `min` on an `Atomic<UInt64>` holding `UInt64.max` was seen never to lower it.)
-        private let firstFailure = Atomic<Int>(.max)
+        // Called holding the pool's lock, so from one worker at a time (``ProgressHandler``).
+        let progress: ProgressHandler?
+        private var bytesDone: UInt64 = 0
+        /// The next chunk index to hand out.
+        private var nextIndex: UInt64 = 0
+        /// The lowest chunk that failed authentication.
+        private(set) var lowestFailure: UInt64?
         /// Which chunks of the probe window (``ChunkVerdict``) authenticated (bit i for chunk i).
-        private let probeSuccesses = Atomic<UInt64>(0)
-        private let error = Mutex<Error?>(nil)
+        private(set) var probeSuccesses: UInt64 = 0
+        /// The first error a chunk threw, or a stop request.
+        private(set) var failure: (any Error)?
 
         init(layout: ContainerLayout, chunkLimit: UInt64, progress: ProgressHandler?) {
             self.layout = layout
@@ -105,77 +133,35 @@ package enum ParallelChunks {
             self.progress = progress
         }
 
-        /// Runs a chunk body on every chunk index; `makeWorker` is called once per worker with its record
-        /// buffer and returns the body, which says whether the chunk authenticated. Chunks after a failure
-        /// are skipped, except the probe window's.
-        ///
-        /// Workers take the next index from a shared counter, so every chunk below the lowest failure is
-        /// processed, and a worker the system does not start (a memory limit) only makes the run slower.
-        func each(
-            workerCount: Int,
-            _ makeWorker: (AllocatedBytes) throws -> (UInt64) throws -> Bool
-        ) throws {
-            let buffers = try Self.workerBuffers(
-                wanted: max(1, min(workerCount, Int(min(chunkLimit, 64)))), size: layout.largestRecordLength)
-            let workers = try buffers.map { try makeWorker($0) }
-            let shared = SharedWorkers(workers)
-            WorkerThreads.run(workers.count) { worker in
-                self.work(shared.workers[worker])
-            }
-            if let failure = error.withLock({ $0 }) { throw failure }
-            let failed = firstFailure.load(ordering: .relaxed)
-            guard failed != .max else { return }
-            // Every chunk below the lowest failure was processed, and every chunk of the probe window.
-            let probed = probeSuccesses.load(ordering: .relaxed)
-            throw ChunkVerdict.error(lowestFailing: UInt64(failed), layout: layout) {
-                probed & (1 << $0) != 0
+        private func isProbe(_ index: UInt64) -> Bool { index < ChunkVerdict.probeWindow(layout.version) }
+
+        mutating func next(worker: Int) -> UInt64? {
+            guard !isFinished else { return nil }
+            nextIndex += 1
+            return nextIndex - 1
+        }
+
+        var isFinished: Bool {
+            guard failure == nil, nextIndex < chunkLimit else { return true }
+            // Past the lowest failure, only the probe window's chunks are still wanted.
+            return !isProbe(nextIndex) && nextIndex > lowestFailure ?? .max
+        }
+
+        mutating func complete(_ index: UInt64, _ outcome: Result<Bool, any Error>) {
+            switch outcome {
+            case .success(true):
+                if isProbe(index) { probeSuccesses |= 1 << index }
+                bytesDone += UInt64(layout.plaintextLength(ofChunk: index))
+                progress?(.payload(bytesDone: bytesDone, bytesTotal: layout.plaintextLength))
+            case .success(false):
+                lowestFailure = min(lowestFailure ?? .max, index)
+            case .failure(let error):
+                stop(error)
             }
         }
 
-        private func work(_ body: (UInt64) throws -> Bool) {
-            do {
-                while error.withLock({ $0 == nil }) {
-                    let taken = nextIndex.wrappingAdd(1, ordering: .relaxed).oldValue
-                    let index = UInt64(taken)
-                    guard index < chunkLimit else { return }
-                    let isProbe = index < ChunkVerdict.probeWindow(layout.version)
-                    if !isProbe && taken > firstFailure.load(ordering: .relaxed) { return }
-                    try Interruption.check()
-                    if try body(index) {
-                        if isProbe { probeSuccesses.bitwiseOr(1 << index, ordering: .relaxed) }
-                        report(UInt64(layout.plaintextLength(ofChunk: index)))
-                    } else {
-                        firstFailure.min(taken, ordering: .relaxed)
-                    }
-                }
-            } catch {
-                self.error.withLock { if $0 == nil { $0 = error } }
-            }
-        }
+        mutating func stop(_ failure: any Error) { self.failure = self.failure ?? failure }
 
-        /// One buffer of `size` bytes per worker, as many as the memory budget and the system allow, and at
-        /// least one (`Spec/decisions/0010`): fewer workers rather than a failure.
-        private static func workerBuffers(wanted: Int, size: Int) throws -> [AllocatedBytes] {
-            var buffers = [try AllocatedBytes(count: size, wipesOnRelease: true)]
-            let count = ChunkMemoryBudget.bufferCount(wanted: wanted, bufferSize: size)
-            while buffers.count < count, let buffer = try? AllocatedBytes(count: size, wipesOnRelease: true) {
-                buffers.append(buffer)
-            }
-            return buffers
-        }
-
-        private func report(_ bytes: UInt64) {
-            bytesDone.withLock { done in
-                done += bytes
-                progress?(.payload(bytesDone: done, bytesTotal: layout.plaintextLength))
-            }
-        }
-    }
-
-    /// The workers' chunk bodies, each used by one thread only.
-    private final class SharedWorkers: @unchecked Sendable {
-        // @unchecked: worker i's body, cipher and buffer are touched by thread i alone.
-        let workers: [(UInt64) throws -> Bool]
-        init(_ workers: [(UInt64) throws -> Bool]) { self.workers = workers }
+        mutating func end() { nextIndex = chunkLimit }
     }
 }

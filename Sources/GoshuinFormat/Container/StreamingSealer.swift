@@ -1,5 +1,6 @@
-/// Sees the sealed file's bytes as they are written, in file order (the header, then each record), from one
-/// thread at a time: what `seal --recovery` computes a recovery set from without reading the file back.
+/// Sees the sealed file's bytes as they are written, in file order (the header, then each record), on the
+/// thread that feeds the sealer: what `seal --recovery` computes a recovery set from without reading the file
+/// back.
 package protocol SealedBytesObserver: AnyObject {
     /// The next bytes of the file.
     func sealed(_ bytes: UnsafeRawBufferPointer) throws
@@ -7,14 +8,14 @@ package protocol SealedBytesObserver: AnyObject {
 
 /// Sees every byte of a payload once, in order, before it is sealed: on a thread of its own in a
 /// ``StreamingSealer``, so that hashing what is sealed takes a core of its own.
-package protocol PayloadObserver: AnyObject {
+package protocol PayloadObserver: AnyObject, Sendable {
     /// The payload's bytes from `offset`.
     func observe(_ bytes: UnsafeRawBufferPointer, at offset: UInt64) throws
 }
 
 /// Seals a payload handed over piece by piece, in order, into a regular file, on every core: the caller's
 /// thread fills chunk records (copying bytes in, or reading a file straight into them); an observer, when
-/// there is one, sees each record's plaintext in order on a thread of its own; worker threads seal full
+/// there is one, sees each record's plaintext in order on a worker of its own; other workers seal full
 /// records and write them at the offsets the geometry gives (`Spec/container-v1.md` §3, §5;
 /// `Spec/container-v2.md` §3, §5). The bytes are those the sequential sealer writes for the same payload.
 ///
@@ -40,10 +41,9 @@ public final class StreamingSealer {
     /// The plaintext bytes a record buffer holds.
     private let recordCapacity: Int
     private let progress: ProgressHandler?
-    /// Shown every record once written, in index order (``SharedState/deliverInTurn(_:_:)``).
+    /// Shown every record once written, in index order, by this thread (``SealingQueue/takeSealed()``).
     private let sealedBytes: SealedBytesObserver?
-    private let state: SharedState
-    private var threads: [WorkerThreads.Started] = []
+    private let pool: WorkerPool<SealingQueue>
     /// The record being filled: its chunk index, how many plaintext bytes it holds, how many of them the
     /// observer has seen.
     private var current: Filling?
@@ -58,7 +58,7 @@ public final class StreamingSealer {
         var observed: Int
     }
 
-    /// Writes the header into `output` and starts the threads.
+    /// Writes the header into `output` and starts the workers.
     ///
     /// - Parameter plaintextLength: the payload's length; required in version 1, `nil` in version 2 for a
     ///   stream whose length is learnt at its end.
@@ -91,31 +91,12 @@ public final class StreamingSealer {
         {
             buffers.append(buffer)
         }
-        state = SharedState(free: buffers, observing: observer != nil)
-        if let observer {
-            let watch = Watch(state: state, observer: observer, geometry: geometry)
-            guard let thread = WorkerThreads.start({ watch.run() }) else {
-                throw GoshuinError(.outOfMemory, "the system refused to start a thread to seal with")
-            }
-            threads.append(thread)
-        }
-        var workers = 0
-        for _ in 0..<min(workerCount, buffers.count - 1) {
-            let work = Work(
-                state: state, cipher: try keyed.cipher(), geometry: geometry, output: output, sealedBytes: sealedBytes)
-            guard let thread = WorkerThreads.start({ work.run() }) else {
-                break
-            }
-            threads.append(thread)
-            workers += 1
-        }
-        guard workers > 0 else {
-            stopThreads()
-            throw GoshuinError(.outOfMemory, "the system refused to start a thread to seal with")
-        }
+        // One worker more when there is an observer: worker 0 observes, and seals when it has nothing to see.
+        pool = try WorkerPool(
+            SealingQueue(free: buffers, observing: observer != nil, showing: sealedBytes != nil),
+            workers: min(workerCount, buffers.count - 1) + (observer == nil ? 0 : 1),
+            Self.runner(observer: observer, keyed: keyed, output: output))
     }
-
-    deinit { stopThreads() }
 
     /// How many payload bytes were appended so far.
     package var bytesSealed: UInt64 { bytesTaken }
@@ -156,11 +137,15 @@ public final class StreamingSealer {
     /// Waits until the observer has seen every byte appended so far, the record being filled included.
     package func waitForObserver() throws {
         if var filling = current, filling.observed < filling.filled {
-            state.observe(filling.index, filling.buffer, from: filling.observed, to: filling.filled, thenSeal: false)
+            let sighting = SealingQueue.Sighting(
+                index: filling.index, buffer: filling.buffer, range: filling.observed..<filling.filled, thenSeal: false)
+            pool.queue.withLock { $0.observe(sighting) }
             filling.observed = filling.filled
             current = filling
         }
-        try state.waitUntilObserved()
+        try pool.queue.wait(until: { $0.isObserved || $0.failure != nil }) { queue in
+            if let failure = queue.failure { throw failure }
+        }
     }
 
     /// Seals the last record, waits for every record to be written, and checks that the payload had exactly
@@ -171,7 +156,7 @@ public final class StreamingSealer {
         precondition(!finished, "a streaming sealer is finished once")
         finished = true
         if let announcedLength, bytesTaken != announcedLength {
-            stopThreads()
+            pool.endAndJoin()
             throw GoshuinError(
                 .io,
                 "the payload has \(bytesTaken) bytes where \(announcedLength) were announced; it changed while being"
@@ -181,12 +166,10 @@ public final class StreamingSealer {
         case .v1:
             if let current { submit(current) }
             current = nil
-            stopThreads()
-            if let failure = state.failure { throw failure }
+            try endWork()
         case .v2:
-            if state.observing { try waitForObserver() }
-            stopThreads()
-            if let failure = state.failure { throw failure }
+            if observing { try waitForObserver() }
+            try endWork()
             try sealFinalRecord()
         }
         progress?(.payload(bytesDone: bytesTaken, bytesTotal: bytesTaken))
@@ -205,7 +188,7 @@ public final class StreamingSealer {
         try describingFailure("cannot write the output") {
             try output.writeAll(UnsafeRawBufferPointer(record), atOffset: Int64(geometry.recordOffset(ofChunk: index)))
         }
-        // Every earlier record was shown by the workers, which have all ended.
+        // Every earlier record was shown (``endWork()``).
         try sealedBytes?.sealed(UnsafeRawBufferPointer(record))
     }
 
@@ -220,8 +203,7 @@ public final class StreamingSealer {
         }
         if current == nil {
             current = Filling(
-                buffer: try state.takeFree(), index: geometry.chunkIndex(containing: bytesTaken), filled: 0, observed: 0
-            )
+                buffer: try takeRecord(), index: geometry.chunkIndex(containing: bytesTaken), filled: 0, observed: 0)
         }
         guard let current else { preconditionFailure("a record is being filled") }
         let start = geometry.plaintextStart + current.filled
@@ -264,18 +246,42 @@ public final class StreamingSealer {
         }
     }
 
+    /// Whether a payload observer sees the records.
+    private var observing: Bool { pool.queue.withLock { $0.observing } }
+
     /// Hands a record on: to the observer for what it has not seen, then to the workers.
     private func submit(_ record: Filling) {
-        if state.observing {
-            state.observe(record.index, record.buffer, from: record.observed, to: record.filled, thenSeal: true)
-        } else {
-            state.seal(record.index, record.buffer, length: record.filled)
+        pool.queue.withLock { queue in
+            if queue.observing {
+                queue.observe(
+                    SealingQueue.Sighting(
+                        index: record.index, buffer: record.buffer, range: record.observed..<record.filled,
+                        thenSeal: true))
+            } else {
+                queue.seal(SealingQueue.Record(index: record.index, buffer: record.buffer, length: record.filled))
+            }
         }
     }
 
-    private func stopThreads() {
-        state.close()
-        for thread in threads { thread.join() }
-        threads = []
+    /// A record to fill: a free one, or the next sealed one once shown to the sealed bytes' observer.
+    private func takeRecord() throws -> AllocatedBytes {
+        let (buffer, toShow) = try pool.queue.wait(until: { $0.hasRecordForCaller }) { try $0.takeRecord() }
+        if let toShow { try show(toShow) }
+        return buffer
+    }
+
+    /// Shows a sealed record to the sealed bytes' observer.
+    private func show(_ record: SealingQueue.Record) throws {
+        let length = geometry.recordLength(plaintextLength: record.length)
+        try sealedBytes?.sealed(UnsafeRawBufferPointer(rebasing: record.buffer.bytes[0..<length]))
+    }
+
+    /// Ends the workers once every record handed over is sealed, then shows what is left to show.
+    private func endWork() throws {
+        pool.endAndJoin()
+        try pool.queue.withLock { queue in
+            if let failure = queue.failure { throw failure }
+        }
+        while let record = pool.queue.withLock({ $0.takeSealed() }) { try show(record) }
     }
 }

@@ -1,5 +1,3 @@
-import Synchronization
-
 /// A passphrase: the exact bytes given, with no Unicode normalization and no trimming
 /// (`Spec/container-v1.md` §4), held in wipeable memory.
 public struct Passphrase: Sendable, CustomStringConvertible {
@@ -39,13 +37,13 @@ public struct Passphrase: Sendable, CustomStringConvertible {
 /// not after a second PBKDF2 of hundreds of thousands of iterations. The keys are secrets, wiped with the
 /// passphrase's last copy; a few are kept at most.
 package final class DerivedKeyMemo: Sendable {
-    private struct Entry {
+    private struct Entry: Sendable {
         let salt: [UInt8]
         let iterations: UInt32
         let key: SecretBytes
     }
 
-    private let entries = Mutex<[Entry]>([])
+    private let entries = LockedState<[Entry]>([])
     private static let limit = 4
 
     /// The key derived for `salt` and `iterations`, if it was.
