@@ -489,16 +489,16 @@ struct ProtectedBackupFixture {
         directory.write("large.bin", bytes)
         let protect = try ToolRunner.runOnTerminal(["protect", "large.bin"], in: directory.path, answers: [])
         #expect(protect.status == 0, "\(protect.screen)")
-        #expect(protect.screen.contains("goshuin-tool: protecting: "), "\(protect.screen.suffix(600))")
+        #expect(protect.screen.contains("goshuin-tool: making the recovery files: "), "\(protect.screen.suffix(600))")
         #expect(protect.screen.contains("protected large.bin: large.bin.par2"))
         bytes.replaceSubrange(40_000_000..<40_004_096, with: [UInt8](repeating: 0, count: 4_096))
         directory.write("large.bin", bytes)
         let repair = try ToolRunner.runOnTerminal(["repair", "large.bin"], in: directory.path, answers: [])
         #expect(repair.status == 0, "\(repair.screen)")
-        #expect(repair.screen.contains("goshuin-tool: checking: "), "\(repair.screen.suffix(600))")
+        #expect(repair.screen.contains("goshuin-tool: checking against the recovery files: "), "\(repair.screen.suffix(600))")
         #expect(repair.screen.contains("repaired large.bin into large.repaired.bin"))
-        let quiet = try ToolRunner.runOnTerminal(
-            ["protect", "large.bin", "--force", "-q"], in: directory.path, answers: [])
-        #expect(quiet.status == 0 && !quiet.screen.contains("protecting"), "\(quiet.screen)")
+        // The damaged file's set can repair it, so a new set is refused (ADR 0048): the repaired copy has none.
+        let quiet = try ToolRunner.runOnTerminal(["protect", "large.repaired.bin", "-q"], in: directory.path, answers: [])
+        #expect(quiet.status == 0 && !quiet.screen.contains("making the recovery files"), "\(quiet.screen)")
     }
 }
