@@ -16,9 +16,10 @@ final class ChunkPrefetcher {
 
     /// A prefetcher reading `input`'s chunks with its own cipher, and a record-sized slot to decrypt in;
     /// `nil` when the system refuses the thread.
-    init?(input: FileDescriptor, header: Header, key: SecretBytes) throws {
+    static func start(input: FileDescriptor, header: Header, key: SecretBytes) throws -> ChunkPrefetcher? {
         let slot = try AllocatedBytes(count: header.layout.largestRecordLength, wipesOnRelease: true)
         let queue = PrefetchQueue(slot: slot, chunkCount: header.layout.chunkCount)
+        // A refused thread is not an error: the reader decrypts every chunk itself.
         guard
             let pool = try? WorkerPool(
                 queue, workers: 1,
@@ -28,6 +29,11 @@ final class ChunkPrefetcher {
                     return { task in try reader.authenticate(chunk: task.index, in: task.slot) != nil }
                 })
         else { return nil }
+        return ChunkPrefetcher(pool: pool)
+    }
+
+    // A plain initializer: a failable, throwing one crashed the optimizer (Swift 6.3.1, CopyPropagation).
+    private init(pool: WorkerPool<PrefetchQueue>) {
         self.pool = pool
     }
 

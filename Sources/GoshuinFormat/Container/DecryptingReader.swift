@@ -73,7 +73,7 @@ public final class DecryptingReader: RandomAccessSource {
         let prefetching = layout.chunkCount > 1 && budget >= 5
         cacheLimit = max(1, min(Self.cachedChunkLimit, budget - 1 - (prefetching ? 2 : 0)))
         reader = try ChunkReader(input: input, header: header, key: key)
-        prefetcher = prefetching ? try ChunkPrefetcher(input: input, header: header, key: key) : nil
+        prefetcher = prefetching ? try ChunkPrefetcher.start(input: input, header: header, key: key) : nil
         // An empty payload has nothing to read that would reach its final chunk. A salvage has judged every
         // chunk already, and its final chunk may be the damaged or missing one.
         let confirmsEmptyPayload = layout.plaintextLength == 0 && !salvaging
