@@ -110,7 +110,7 @@ enum InspectCommand: ToolCommand {
 
     static func text(_ inspection: ContainerInspection, path: String) -> String {
         var lines = [
-            "file               \(DisplayText.escaped(path))",
+            "file               \(DisplayText.escaped(Paths.describeInput(path)))",
             "verdict            \(inspection.verdict)",
             "actual size        \(inspection.fileSize) bytes",
         ]

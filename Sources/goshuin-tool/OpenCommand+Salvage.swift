@@ -97,7 +97,7 @@ extension OpenCommand {
                 : "\(ProgressReporter.size(lostBytes)) lost in \(byteRanges.count) "
                     + (byteRanges.count == 1 ? "range" : "ranges") + lostEnd
         Console.result(
-            "salvaged \(inputPath) into \(Paths.describe(outputPath)), "
+            "salvaged \(Paths.describeInput(inputPath)) into \(Paths.describe(outputPath)), "
                 + "\(ProgressReporter.size(salvage.header.plaintextLength)); \(what)")
         let rangesJSON = ranges.map { range in
             JSONValue.object([

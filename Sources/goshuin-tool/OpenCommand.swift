@@ -43,11 +43,12 @@ enum OpenCommand: ToolCommand {
 
     static func run(_ arguments: ParsedArguments, _ context: CommandContext) throws -> CommandResult {
         if arguments.positionals.count == 2, !arguments.has(.output), !arguments.has(.extract) {
-            let second = arguments.positionals[1]
+            let (first, second) = (arguments.positionals[0], arguments.positionals[1])
+            let (input, folder) = (ShellQuoting.argument(first), ShellQuoting.argument(second))
             throw usage(
                 "open takes one INPUT.goshuin; to unpack a backup into the folder \(DisplayText.quoted(second)), say"
-                    + " so with --extract: goshuin-tool open \(arguments.positionals[0]) --extract \(second) (or -o"
-                    + " \(second) for the payload as one file)")
+                    + " so with --extract: \(ShellQuoting.command(["goshuin-tool", "open", input, "--extract", folder]))"
+                    + " (or -o \(ShellQuoting.quoted(folder)) for the payload as one file)")
         }
         let inputPath = try onlyPositional(arguments, "one INPUT.goshuin file (or - for standard input)")
         if let folder = arguments.value(.extract) {
@@ -68,7 +69,7 @@ enum OpenCommand: ToolCommand {
             return locked.header
         }
         Console.result(
-            "opened \(inputPath) into \(Paths.describe(outputPath)),"
+            "opened \(Paths.describeInput(inputPath)) into \(Paths.describe(outputPath)),"
                 + " \(ProgressReporter.size(header.plaintextLength))")
         return CommandResult(
             summary: summary([

@@ -124,7 +124,8 @@ struct PassphraseReader {
             descriptor = try FileDescriptor.openForReading(path)
         } catch {
             throw ToolError(
-                code: .inputNotFound, "cannot open the passphrase file \(path): \(error)", status: .noInput)
+                code: .inputNotFound, "cannot open the passphrase file \(DisplayText.quoted(path)): \(error)",
+                status: .noInput)
         }
         defer { try? descriptor.close() }
         return try firstLine(of: descriptor, source: path)

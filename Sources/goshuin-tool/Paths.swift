@@ -211,6 +211,9 @@ enum Paths {
     /// `path` in a result line: `standard output` for `-`.
     static func describe(_ path: String) -> String { path == "-" ? "standard output" : path }
 
+    /// How a result line names the input at `path`: `standard input` for `-`.
+    static func describeInput(_ path: String) -> String { path == "-" ? "standard input" : path }
+
     /// Refusing to write `what` to the terminal standard output is.
     private static func terminalOutput(_ what: String) -> ToolError {
         ToolError(

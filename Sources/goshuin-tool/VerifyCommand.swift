@@ -255,7 +255,7 @@ enum VerifyCommand: ToolCommand {
     static func text(_ verification: Verification, path: String) -> String {
         let header = verification.header
         var lines = [
-            "verified     \(DisplayText.escaped(path)): "
+            "verified     \(DisplayText.escaped(Paths.describeInput(path))): "
                 + (header.version == .v2 ? "the header MAC and every chunk authenticate" : "every chunk authenticates"),
             "format       version \(header.version.rawValue)",
             "chunks       \(header.chunkCount) of up to \(ProgressReporter.size(UInt64(header.chunkSize)))",
