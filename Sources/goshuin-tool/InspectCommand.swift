@@ -160,6 +160,7 @@ enum InspectCommand: ToolCommand {
         let passphraseReader = try PassphraseReader(arguments, command: name)
         try passphraseReader.refuseSharingStandardInput(with: inputPath)
         let input = try Paths.openInput(inputPath, command: name)
+        passphraseReader.checkTypedPassphrase(against: input, named: inputPath, progress: context.reporter.handler)
         let listing = try input.closeAfter {
             try BackupListing(
                 input, passphrase: passphraseReader.read(confirm: false), progress: context.reporter.handler)

@@ -57,7 +57,10 @@ extension OpenCommand {
     static func salvageOutput(
         _ inputPath: String, to outputPath: String, _ arguments: ParsedArguments, _ reporter: ProgressReporter
     ) throws -> CommandResult {
-        let salvage = try writing(from: inputPath, to: outputPath, arguments, progress: reporter.handler) {
+        let warnings = [ToolWarning.openedIntoGoshuinName(outputPath)].compactMap { $0 }
+        let salvage = try writing(
+            from: inputPath, to: outputPath, arguments, warnings: warnings, progress: reporter.handler
+        ) {
             input, output, passphraseReader in
             let salvage = try ContainerSalvage(
                 input, passphrase: passphraseReader.read(confirm: false), progress: reporter.handler)
@@ -111,7 +114,7 @@ extension OpenCommand {
                 ("ok", .bool(ranges.isEmpty)), ("command", .string(name)), ("file", .string(inputPath)),
                 ("output", .string(outputPath)), ("formatVersion", .integer(salvage.header.version.rawValue)),
                 ("plaintextLength", .integer(salvage.header.plaintextLength)), ("endKnown", .bool(endKnown)),
-                ("lostRanges", .array(rangesJSON)),
+                ("lostRanges", .array(rangesJSON)), ("warnings", .array(warnings.map(\.json))),
             ]), status: ranges.isEmpty ? .success : .dataError)
     }
 

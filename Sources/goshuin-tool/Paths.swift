@@ -103,6 +103,10 @@ enum Paths {
                         writing: "a temporary file")
                 }
                 if spool.position() == Int64(first), limit > first {
+                    // A passphrase typed at the terminal that does not authenticate these bytes is asked again.
+                    passphraseReader.checkTypedPassphrase(named: "-") { passphrase in
+                        try check.authenticate(spool, available: first, passphrase: passphrase, progress: progress)
+                    }
                     try check.authenticate(
                         spool, available: first, passphrase: passphraseReader.read(confirm: false), progress: progress)
                 }

@@ -106,6 +106,7 @@ enum VerifyCommand: ToolCommand {
     ) throws -> Verification {
         let input = try Paths.openInput(
             inputPath, command: name, authenticatingWith: passphraseReader, progress: context.reporter.handler)
+        passphraseReader.checkTypedPassphrase(against: input, named: inputPath, progress: context.reporter.handler)
         return try input.closeAfter {
             try Verification.verify(
                 input, passphrase: passphraseReader.read(confirm: false), requiringBackup: arguments.has(.backup),

@@ -23,6 +23,40 @@ import Testing
         #expect(directory.bytes("out.bin") == Array("a payload typed by hand".utf8))
     }
 
+    /// A passphrase typed at the terminal that does not open the file is asked for again, three times in all;
+    /// the key is derived once for each passphrase typed, never a second time for the one that opens the file;
+    /// a failed try writes nothing. A passphrase given any other way is used once.
+    @Test func aWrongPassphraseAtThePromptIsAskedAgainTheKeyDerivedOncePerTry() throws {
+        directory.write("pw.txt", Array("tty secret\n".utf8))
+        let sealed = try ToolRunner.run(
+            ["seal", "plain.bin", "-o", "p.goshuin", "--iterations", "300000", "--passphrase-file", "pw.txt"],
+            in: directory.path)
+        #expect(sealed.status == 0, "\(sealed.stderr)")
+        let derivations = { (screen: String) in screen.components(separatedBy: "deriving the key (300000").count - 1 }
+        let prompts = { (screen: String) in screen.components(separatedBy: "Passphrase: ").count - 1 }
+        let second = try ToolRunner.runOnTerminal(
+            ["open", "p.goshuin", "-o", "out.bin"], in: directory.path, answers: ["not it", "tty secret"])
+        #expect(second.status == 0, "\(second.screen)")
+        #expect(prompts(second.screen) == 2 && derivations(second.screen) == 2, "\(second.screen)")
+        #expect(directory.bytes("out.bin") == Array("a payload typed by hand".utf8))
+        let never = try ToolRunner.runOnTerminal(
+            ["verify", "p.goshuin"], in: directory.path, answers: ["one", "two", "three", "four"])
+        #expect(never.status == 65, "\(never.screen)")
+        #expect(prompts(never.screen) == 3 && derivations(never.screen) == 3, "three tries: \(never.screen)")
+        let failed = try ToolRunner.runOnTerminal(
+            ["open", "p.goshuin", "-o", "failed.bin"], in: directory.path, answers: ["one", "two", "three"])
+        #expect(failed.status == 65, "\(failed.screen)")
+        #expect(directory.entries == ["out.bin", "p.goshuin", "plain.bin", "pw.txt"], "nothing left by the tries")
+        directory.write("wrong.txt", Array("not it\n".utf8))
+        for (given, environment) in [
+            (["--passphrase-file", "wrong.txt"], [:]), ([], ["GOSHUIN_PASSPHRASE": "not it"]),
+        ] {
+            let once = try ToolRunner.runOnTerminal(
+                ["verify", "p.goshuin"] + given, in: directory.path, answers: ["not it"], environment: environment)
+            #expect(once.status == 65 && prompts(once.screen) == 0 && derivations(once.screen) == 1, "\(once.screen)")
+        }
+    }
+
     @Test func mismatchedPassphrasesAreRefused() throws {
         let result = try ToolRunner.runOnTerminal(
             ["seal", "plain.bin", "-o", "p.goshuin", "--iterations", "1000"], in: directory.path,

@@ -77,12 +77,15 @@ struct ToolRunner {
     /// Runs the tool on a pseudo-terminal made by script(1), answering each prompt that appears with the
     /// next line of `answers`; returns everything the terminal showed and the exit status. With a trigger,
     /// `key` (Ctrl-C unless given) is typed once the trigger is on the screen; `thenShow` is a shell command
-    /// run on the same terminal after the tool, its exit status kept.
+    /// run on the same terminal after the tool, its exit status kept. With `standardInput`, the tool's
+    /// standard input is that file (in `directory`) instead of the terminal, which still asks for passphrases.
     static func runOnTerminal(
         _ arguments: [String], in directory: String, answers: [String], environment: [String: String] = [:],
-        interruptWhenShown trigger: String? = nil, key: UInt8 = 0x03, thenShow: String? = nil
+        interruptWhenShown trigger: String? = nil, key: UInt8 = 0x03, thenShow: String? = nil,
+        standardInput: String? = nil
     ) throws -> (status: Int32, screen: String) {
-        let quoted = ([toolPath] + arguments).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+        let quote = { (word: String) in "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+        let quoted = ([toolPath] + arguments).map(quote) + (standardInput.map { ["<", quote($0)] } ?? [])
         // The shell outlives a Ctrl-C or Ctrl-\ sent to the terminal's foreground group: it traps them (a
         // trap, unlike an ignored signal, is not inherited by the tool).
         let command =

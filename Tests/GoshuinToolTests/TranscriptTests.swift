@@ -260,7 +260,8 @@ struct TranscriptRun {
         if let answers {
             self.answers = nil
             let result = try ToolRunner.runOnTerminal(
-                command.arguments, in: directory.path, answers: answers, environment: environment)
+                command.arguments, in: directory.path, answers: answers, environment: environment,
+                standardInput: command.standardInput)
             return Transcript.block(
                 status: result.status, streams: [("t>", normalize(Transcript.screen(result.screen)))])
         }
