@@ -173,10 +173,23 @@ import Testing
             let continuations = passphrase.filter { $0.hasPrefix("     ") }
             #expect(
                 continuations.allSatisfy { $0.prefix { $0 == " " }.count == columns.first ?? nil }, "\(passphrase)")
-            let statuses = try #require(help.components(separatedBy: "EXIT STATUS\n").last).split(separator: "\n")
-            let codes = statuses.compactMap { Int($0.trimmingCharacters(in: .whitespaces).prefix { $0.isNumber }) }
-            #expect(codes == [0, 1, 64, 65, 66, 71, 73, 74, 130], "in order: \(codes)")
-            #expect(statuses.filter { !$0.hasPrefix("  ") }.isEmpty)
+        }
+        // The exit statuses are listed once, by `help exit-codes`, in order and lined up; every other help points
+        // there instead of repeating them (issue 35).
+        let exitCodes = try run(["help", "exit-codes"])
+        #expect(exitCodes.status == 0)
+        let table = try #require(exitCodes.stdout.components(separatedBy: "EXIT STATUS\n").last)
+            .components(separatedBy: "\n\n")[0].split(separator: "\n")
+        let codes = table.compactMap { Int($0.trimmingCharacters(in: .whitespaces).prefix { $0.isNumber }) }
+        #expect(codes == [0, 1, 64, 65, 66, 71, 73, 74, 130, 141], "in order: \(codes)")
+        #expect(Set(table.map(Self.descriptionColumn)).subtracting([nil]).count == 1, "\(table)")
+        for arguments in [["help"]] + HelpTests.commands.map({ ["help", $0] }) {
+            let section = try #require(try run(arguments).stdout.components(separatedBy: "EXIT STATUS\n").last)
+            let listed = section.split(separator: "\n").filter {
+                $0.hasPrefix("  ") && $0.dropFirst(2).first?.isNumber == true
+            }
+            #expect(listed.count <= 1, "\(arguments) repeats the table: \(section)")
+            #expect(section.contains("'goshuin-tool help exit-codes'"), "\(arguments): \(section)")
         }
         let overview = try run(["help"]).stdout
         #expect(overview.contains("goshuin-tool verify backup.goshuin --backup"))
