@@ -172,7 +172,7 @@ enum InspectCommand: ToolCommand {
     static func listText(_ listing: BackupListing) -> String {
         let manifest = listing.manifest
         var lines = [
-            "created      \(manifest.createdAt)",
+            "as of        \(manifest.createdAt)",
             "records      \(manifest.records.size) bytes",
             "photos       \(manifest.photos.count)",
             "entries (size, stored size, method, name):",

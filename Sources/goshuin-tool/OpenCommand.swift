@@ -146,7 +146,7 @@ enum OpenCommand: ToolCommand {
             let size = manifest.listedFiles.reduce(0) { $0 + $1.size }
             Console.result(
                 "restored records.csv and \(SealCommand.photos(manifest.photos.count)) into \(givenFolder),"
-                    + " \(ProgressReporter.size(size))")
+                    + " \(ProgressReporter.size(size)); the backup is as of \(manifest.createdAt)")
             return CommandResult(
                 summary: summary([
                     ("extractedTo", .string(folder)),

@@ -47,7 +47,13 @@ enum SealCommand: ToolCommand {
             (IMG_0001.jpg, .jpeg, .png, .heic, .heif or .webp, in any case) with a generated manifest.json.
             Every file that may not be in a backup is listed at once, with the rule it breaks and a name that
             would pass; .DS_Store, Thumbs.db, desktop.ini and ._* files are left out with a notice. Photos are
-            never renamed: records.csv refers to them by name.
+            never renamed: records.csv refers to them by name. Photos records.csv names that are not in the
+            folder are warned about (the backup is sealed without them). The backup is as of the time of its
+            newest file (or the date the manifest.json of a folder restored from a backup keeps), not of when it
+            is sealed: the same folder seals into the same backup.
+
+            An OUTPUT named other than NAME.goshuin (backup.zip) is warned about: it is a .goshuin file whatever it
+            is called, and the app and goshuin-open.html take a backup by that name.
 
             The passphrase is asked twice on the terminal unless it comes from --passphrase-file,
             --passphrase-fd or GOSHUIN_PASSPHRASE; an empty one is refused, a short one warned about. Every
@@ -164,12 +170,12 @@ enum SealCommand: ToolCommand {
     /// The result line and the JSON summary of a sealed file: `what` was sealed, and `more` says more.
     private static func sealed(
         _ what: String, into outputPath: String, header: Header, force: Bool,
-        more: [(key: String, value: JSONValue)] = [], warnings: [ToolWarning],
+        more: [(key: String, value: JSONValue)] = [], warnings: [ToolWarning], asOf: String? = nil,
         recovery: (set: RecoverySetFiles?, redundancy: RecoveryRedundancy?) = (nil, nil)
     ) -> CommandResult {
         Console.result(
             "sealed \(what) into \(Paths.describe(outputPath)),"
-                + " \(ProgressReporter.size(header.fileSize))")
+                + " \(ProgressReporter.size(header.fileSize))" + (asOf.map { "; \($0)" } ?? ""))
         var more = more + [("warnings", .array(warnings.map(\.json)))]
         if let set = recovery.set, let redundancy = recovery.redundancy {
             Console.result(ProtectCommand.resultLine(set, of: outputPath))
@@ -292,7 +298,16 @@ enum SealCommand: ToolCommand {
             more: [
                 ("createdAt", .string(manifest.createdAt)), ("photoCount", .integer(manifest.photos.count)),
                 ("leftOut", .array(leftOut)),
-            ], warnings: warnings, recovery: (written.set, recovery))
+            ], warnings: warnings, asOf: asOf(manifest.createdAt, keptFromManifest: folder.scan.hasManifest),
+            recovery: (written.set, recovery))
+    }
+
+    /// What a backup sealed from a folder is dated, and where that date comes from: its manifest's `createdAt`
+    /// is the time of what it holds (`Spec/decisions/0006`), not when it was sealed (`Spec/decisions/0050`).
+    static func asOf(_ createdAt: String, keptFromManifest: Bool) -> String {
+        "as of \(createdAt), "
+            + (keptFromManifest
+                ? "the date its manifest.json keeps" : "the time of its newest file (records.csv or a photo)")
     }
 
     /// Says, on standard error, what was left out of the backup: the operating system's files on one line,
