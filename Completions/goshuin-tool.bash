@@ -67,7 +67,7 @@ _goshuin_tool() {
         options=(--json -h --help)
         ;;
     help)
-        ((COMP_CWORD == 2)) && _goshuin_tool_reply -W 'seal open verify protect repair inspect check' -- "$cur"
+        ((COMP_CWORD == 2)) && _goshuin_tool_reply -W 'seal open verify protect repair inspect check exit-codes' -- "$cur"
         return
         ;;
     *)

@@ -58,31 +58,4 @@ import Testing
         let option = try run(["seal", "x", "--bogus"])
         #expect(option.status == 64 && option.stderr.contains("goshuin-tool help seal"))
     }
-
-    /// Every `--option` the help of a command lists.
-    func options(of command: String) throws -> Set<String> {
-        let help = try run(["help", command]).stdout
-        let pattern = try NSRegularExpression(pattern: "(?m)^  (?:-[a-z], )?(--[a-z-]+)")
-        let range = NSRange(help.startIndex..., in: help)
-        return Set(
-            pattern.matches(in: help, range: range).compactMap {
-                Range($0.range(at: 1), in: help).map { String(help[$0]) }
-            })
-    }
-
-    @Test func manPageAndCompletionsCoverEveryCommandAndOption() throws {
-        let files = ["Documentation/goshuin-tool.1", "Completions/goshuin-tool.bash", "Completions/_goshuin-tool"]
-        for file in files {
-            let text = try String(contentsOfFile: ToolRunner.packageRoot + "/" + file, encoding: .utf8)
-                .replacingOccurrences(of: "\\-", with: "-")
-            for command in Self.commands {
-                #expect(text.contains(command), "\(file) lacks \(command)")
-                let options = try options(of: command)
-                #expect(!options.isEmpty)
-                for option in options {
-                    #expect(text.contains(option), "\(file) lacks \(command) \(option)")
-                }
-            }
-        }
-    }
 }
