@@ -8,6 +8,27 @@ struct ToolRunner {
         let stdout: String
         let stderr: String
         let stdoutBytes: [UInt8]
+
+        /// The code of the error the run reported on standard error (`goshuin-tool: error: CODE: …`), the
+        /// stable part of its one line: what a test asserts, where the wording is a transcript's.
+        var errorCode: String? { ToolRunner.errorCode(in: stderr) }
+
+        /// The JSON object printed on standard output (`--json`), or `nil`.
+        var json: [String: Any]? { try? JSONSerialization.jsonObject(with: Data(stdoutBytes)) as? [String: Any] }
+
+        /// The `error` object of the JSON printed on standard output.
+        var jsonError: [String: Any]? { json?["error"] as? [String: Any] }
+    }
+
+    /// The code of the first error reported in `text` (`goshuin-tool: error: CODE: …`), standard error or a
+    /// terminal's screen.
+    static func errorCode(in text: String) -> String? {
+        text.firstMatch(of: /goshuin-tool: error: ([a-z0-9_]+):/).map { String($0.output.1) }
+    }
+
+    /// The notices of `text` (`goshuin-tool: …` lines that are not errors), for counting them.
+    static func notices(in text: String) -> [Substring] {
+        text.split(separator: "\n").filter { $0.hasPrefix("goshuin-tool: ") && !$0.hasPrefix("goshuin-tool: error: ") }
     }
 
     /// The tool binary beside the test bundle (`.build/<configuration>/goshuin-tool`), or the one

@@ -219,6 +219,14 @@ struct TranscriptRun {
             try expect(2)
             guard let date = ISO8601DateFormatter().date(from: arguments[1]) else { throw Failure("touch PATH TIME") }
             try manager.setAttributes([.modificationDate: date], ofItemAtPath: path(arguments[0]))
+        case "symlink":
+            try expect(2)
+            try manager.createSymbolicLink(atPath: path(arguments[1]), withDestinationPath: arguments[0])
+        case "replace":
+            try expect(3)
+            let text = String(decoding: try bytes(arguments[0]), as: UTF8.self)
+            guard text.contains(arguments[1]) else { throw Failure("\(arguments[0]) holds no \(arguments[1])") }
+            try make(arguments[0], Array(text.replacingOccurrences(of: arguments[1], with: arguments[2]).utf8))
         case "mkfifo":
             try expect(1)
             guard mkfifo(path(arguments[0]), 0o600) == 0 else { throw Failure("mkfifo \(arguments[0])") }
