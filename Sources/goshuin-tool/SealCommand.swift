@@ -99,7 +99,8 @@ enum SealCommand: ToolCommand {
             guard recovery == nil else {
                 throw usage(
                     "--recovery needs the file's length before it is sealed, which a format 2 stream learns only at"
-                        + " its end: seal it, then run goshuin-tool protect \(outputPath)")
+                        + " its end: seal it, then run"
+                        + " \(ShellQuoting.command(RecoveryReport.protectCommand(outputPath, replacing: false)))")
             }
             return try sealStream(
                 to: outputPath, force: force, passphraseReader, parameters, warnings: warnings, context.reporter)
