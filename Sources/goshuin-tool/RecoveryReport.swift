@@ -55,7 +55,7 @@ enum RecoveryReport {
             parts.append((single ? "chunk " : "chunks ") + list(records))
         } else if parts.isEmpty {
             let bytes = "bytes " + list(damaged.map { $0.bytes.lowerBound...($0.bytes.upperBound - 1) })
-            parts.append(damaged[0].bytes.lowerBound == 0 ? "its start (\(bytes))" : bytes)
+            parts.append(damaged[0].bytes.lowerBound == 0 ? "its start, \(bytes)" : bytes)
         }
         return "in " + parts.joined(separator: " and ")
     }

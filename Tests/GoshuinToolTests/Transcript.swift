@@ -31,7 +31,8 @@ import Foundation
 ///   `zero PATH OFFSET COUNT`, `truncate PATH SIZE` (SIZE bytes, `-N` for N fewer, `+N` for N zero bytes more,
 ///   `N%` of its size), `cp FROM TO`, `mv FROM TO`, `rm PATH`, `repo-file FROM TO` (a file of this
 ///   repository), `replace PATH OLD NEW` (in its text), `touch PATH TIME`, `mkfifo PATH`,
-///   `symlink TARGET PATH`, `exists PATH…` and `! exists PATH…`, `cmp A B` (the same
+///   `symlink TARGET PATH`, `leftover PATH [NAME]` (a byte marked as the toolkit's temporary of NAME, dated
+///   2000: a killed run's), `exists PATH…` and `! exists PATH…`, `cmp A B` (the same
 ///   bytes), `sub /REGEX/TEXT/` (in every line of output after it: what varies from run to run, such as a
 ///   random salt), `tty ANSWER…` (the next command runs on a pseudo-terminal that answers each passphrase
 ///   prompt with the next answer).
@@ -129,7 +130,7 @@ struct Transcript {
 
     static let directives: Set<String> = [
         "env", "unenv", "mkdir", "fill", "flip", "zero", "truncate", "cp", "mv", "rm", "repo-file", "touch",
-        "mkfifo", "symlink", "replace", "exists", "cmp", "sub", "tty",
+        "mkfifo", "symlink", "replace", "leftover", "exists", "cmp", "sub", "tty",
     ]
 
     static func isFileMarker(_ line: String) -> Bool {

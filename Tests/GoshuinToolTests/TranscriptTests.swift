@@ -227,6 +227,12 @@ struct TranscriptRun {
             let text = String(decoding: try bytes(arguments[0]), as: UTF8.self)
             guard text.contains(arguments[1]) else { throw Failure("\(arguments[0]) holds no \(arguments[1])") }
             try make(arguments[0], Array(text.replacingOccurrences(of: arguments[1], with: arguments[2]).utf8))
+        case "leftover":
+            guard (1...2).contains(arguments.count) else { throw Failure("leftover PATH [MARKED-NAME]") }
+            try make(arguments[0], [7])
+            try Self.markAsTemporary(path(arguments[0]), name: arguments.dropFirst().first ?? arguments[0])
+            try manager.setAttributes(
+                [.modificationDate: Date(timeIntervalSince1970: 946_684_800)], ofItemAtPath: path(arguments[0]))
         case "mkfifo":
             try expect(1)
             guard mkfifo(path(arguments[0]), 0o600) == 0 else { throw Failure("mkfifo \(arguments[0])") }
@@ -277,6 +283,21 @@ struct TranscriptRun {
         let result = try ToolRunner.run(command.arguments, in: directory.path, stdin: input, environment: environment)
         return Transcript.block(
             status: result.status, streams: [("1>", normalize(result.stdout)), ("2>", normalize(result.stderr))])
+    }
+
+    /// Marks the file at `path` as the toolkit's temporary for `name`, as a run marks the ones it makes
+    /// (`user.goshuin-toolkit.temporary`), by the C library's `setxattr`, which Glibc's Swift module does not
+    /// export.
+    static func markAsTemporary(_ path: String, name: String) throws {
+        typealias SetExtendedAttribute =
+            @convention(c) (UnsafePointer<CChar>, UnsafePointer<CChar>, UnsafeRawPointer?, Int, Int32) -> Int32
+        guard let symbol = dlsym(nil, "setxattr") else { throw Failure("no setxattr") }
+        let setExtendedAttribute = unsafeBitCast(symbol, to: SetExtendedAttribute.self)
+        let value = Array(name.utf8)
+        let status = value.withUnsafeBytes {
+            setExtendedAttribute(path, "user.goshuin-toolkit.temporary", $0.baseAddress, $0.count, 0)
+        }
+        guard status == 0 else { throw Failure("cannot mark \(path) (extended attributes: errno \(errno))") }
     }
 
     /// `count` bytes that do not repeat or compress, the same for the same `seed` every run (xorshift).
