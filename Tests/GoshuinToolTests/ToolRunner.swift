@@ -143,7 +143,9 @@ struct ToolRunner {
             let prompts = screen.components(separatedBy: "Passphrase").count - 1
             while promptsSeen < prompts, let answer = remaining.popFirst() {
                 promptsSeen += 1
-                input.fileHandleForWriting.write(Data((answer + "\n").utf8))
+                // An answer that is a control character alone (Ctrl-C, "\u{03}") is typed as it is.
+                let typed = answer.count == 1 && (answer.unicodeScalars.first?.value ?? 0x20) < 0x20
+                input.fileHandleForWriting.write(Data((typed ? answer : answer + "\n").utf8))
             }
             // Ctrl-C (or `key`), typed once the trigger text is on the screen.
             if let pending = trigger, screen.contains(pending) {

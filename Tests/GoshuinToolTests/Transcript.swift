@@ -29,13 +29,14 @@ import Foundation
 ///   it), `mkdir PATH`, `fill PATH COUNT` (COUNT bytes that never repeat and do not compress, the same every
 ///   run), `flip PATH OFFSET` (one bit of the byte at OFFSET, from the end when negative),
 ///   `zero PATH OFFSET COUNT`, `truncate PATH SIZE` (SIZE bytes, `-N` for N fewer, `+N` for N zero bytes more,
-///   `N%` of its size), `cp FROM TO`, `mv FROM TO`, `rm PATH`, `repo-file FROM TO` (a file of this
+///   `N%` of its size), `hex PATH DIGITS` (those bytes), `cp FROM TO`, `mv FROM TO`, `rm PATH`,
+///   `repo-file FROM TO` (a file of this
 ///   repository), `replace PATH OLD NEW` (in its text), `touch PATH TIME`, `mkfifo PATH`,
 ///   `symlink TARGET PATH`, `leftover PATH [NAME]` (a byte marked as the toolkit's temporary of NAME, dated
 ///   2000: a killed run's), `exists PATH…` and `! exists PATH…`, `cmp A B` (the same
 ///   bytes), `sub /REGEX/TEXT/` (in every line of output after it: what varies from run to run, such as a
 ///   random salt), `tty ANSWER…` (the next command runs on a pseudo-terminal that answers each passphrase
-///   prompt with the next answer).
+///   prompt with the next answer; `$'\x03'` types Ctrl-C there).
 /// - `-- PATH --` after the script: a file made before the first line runs, holding the lines up to the next
 ///   such line (as in Go's txtar archives).
 ///
@@ -130,7 +131,7 @@ struct Transcript {
 
     static let directives: Set<String> = [
         "env", "unenv", "mkdir", "fill", "flip", "zero", "truncate", "cp", "mv", "rm", "repo-file", "touch",
-        "mkfifo", "symlink", "replace", "leftover", "exists", "cmp", "sub", "tty",
+        "hex", "mkfifo", "symlink", "replace", "leftover", "exists", "cmp", "sub", "tty",
     ]
 
     static func isFileMarker(_ line: String) -> Bool {

@@ -233,6 +233,9 @@ struct TranscriptRun {
             try Self.markAsTemporary(path(arguments[0]), name: arguments.dropFirst().first ?? arguments[0])
             try manager.setAttributes(
                 [.modificationDate: Date(timeIntervalSince1970: 946_684_800)], ofItemAtPath: path(arguments[0]))
+        case "hex":
+            try expect(2)
+            try make(arguments[0], try HexDigits.bytes(arguments[1]))
         case "mkfifo":
             try expect(1)
             guard mkfifo(path(arguments[0]), 0o600) == 0 else { throw Failure("mkfifo \(arguments[0])") }
@@ -309,6 +312,20 @@ struct TranscriptRun {
             state ^= state >> 7
             state ^= state << 17
             return UInt8(truncatingIfNeeded: state >> 24)
+        }
+    }
+}
+
+/// Bytes written as hexadecimal digits, for a `hex` line.
+enum HexDigits {
+    static func bytes(_ text: String) throws -> [UInt8] {
+        let digits = Array(text)
+        guard digits.count.isMultiple(of: 2) else { throw TranscriptRun.Failure("an odd number of hex digits") }
+        return try stride(from: 0, to: digits.count, by: 2).map { index in
+            guard let byte = UInt8(String(digits[index...index + 1]), radix: 16) else {
+                throw TranscriptRun.Failure("not hex: \(text)")
+            }
+            return byte
         }
     }
 }
