@@ -26,9 +26,9 @@ import Testing
         let sealer = ThirdPartySealer(version: version)
         try sealer.writeSuccessVector("theirs-three-chunks", plaintext: Self.plaintext, to: directory.path)
         try sealer.writeSuccessVector("theirs-whole-chunks", plaintext: Self.wholeChunks, to: directory.path)
-        let result = try check()
+        let result = try check([".", "--json"])
         #expect(result.status == 0, "\(result.stdout)")
-        #expect(result.stdout.hasSuffix("2 passed, 0 failed\n"), "\(result.stdout)")
+        #expect(result.json?["passed"] as? Int == 2 && result.json?["failed"] as? Int == 0, "\(result.stdout)")
     }
 
     @Test(arguments: [
@@ -49,6 +49,8 @@ import Testing
             "theirs", plaintext: plaintext, to: directory.path)
         let result = try check()
         #expect(result.status == 1)
+        // The report's layout is what is checked here (each mismatch on one line, naming who agrees; the cause
+        // first): a mistaken sealer's vectors, made here with random salts, cannot be a transcript.
         let lines = result.stdout.split(separator: "\n").map(String.init)
         let causes = lines.filter { $0.hasPrefix("  likely cause") }
         #expect(causes.count == 1 && causes.first?.hasPrefix("  likely cause (\(cause)): ") == true, "\(result.stdout)")
@@ -79,6 +81,7 @@ import Testing
         try sealer.writeSuccessVector("theirs-empty-passphrase", plaintext: Self.plaintext, to: directory.path)
         let result = try check()
         #expect(result.status == 0, "\(result.stdout)")
+        // What was not checked, and why, is the subject: a vector made here, which cannot be a transcript.
         let line = try #require(result.stdout.split(separator: "\n").first { $0.hasPrefix("ok theirs-empty") })
         #expect(line.contains("success from all 4 readers;") && !line.contains("re-sealed by"), "\(line)")
         #expect(line.contains("not re-sealed: its passphrase is empty, which every writer must refuse"), "\(line)")
