@@ -56,7 +56,8 @@ enum HelpText {
                     + " forgotten passphrase cannot be recovered, by anyone) and about bytes that are not UTF-8 (the"
                     + " app takes a typed passphrase). It is asked for only once the input and"
                     + " the output passed their checks; without any source and without a terminal, the command then"
-                    + " stops with a usage error.", indent: 2)
+                    + " stops with a usage error. Typed at the terminal, a passphrase that does not open the file is"
+                    + " asked for again, three times in all.", indent: 2)
     }
 
     /// `goshuin-tool help exit-codes`: the one place the exit statuses are listed.
