@@ -3,8 +3,8 @@
 # Install: source this file, or copy it to
 #   ${XDG_DATA_HOME:-~/.local/share}/bash-completion/completions/goshuin-tool
 #
-# Keep in step with Sources/goshuin-tool/CommandSpec.swift: the options here are the
-# ones 'goshuin-tool help COMMAND' lists.
+# Keep in step with each command's CommandSpec (Sources/goshuin-tool/): the commands,
+# help topics and options here are checked against them (DeclarationsTests).
 
 # _goshuin_tool_reply COMPGEN-ARGUMENTS...: COMPREPLY += compgen's matches, one per line,
 # so that names with spaces stay whole.
@@ -67,7 +67,7 @@ _goshuin_tool() {
         options=(--json -h --help)
         ;;
     help)
-        ((COMP_CWORD == 2)) && _goshuin_tool_reply -W 'seal open verify protect repair inspect check' -- "$cur"
+        ((COMP_CWORD == 2)) && _goshuin_tool_reply -W 'seal open verify protect repair inspect check exit-codes' -- "$cur"
         return
         ;;
     *)

@@ -96,11 +96,11 @@ enum GoshuinTool {
 
     /// A usage error for `name`, suggesting the command it most likely misspells, or the command line for
     /// what the word says (`restore`: `open … --extract`).
-    static func unknownCommand(_ name: String) -> ToolError {
+    static func unknownCommand(_ name: String, topics: [String] = []) -> ToolError {
         if let intended = commandsByIntent[name.lowercased()] {
             return .usage("unknown command '\(name)'; to do that: \(intended)")
         }
-        let known = commands.map { $0.name } + ["help", "version"]
+        let known = commands.map { $0.name } + ["help", "version"] + topics
         let closest = known.map { ($0, editDistance(name.lowercased(), $0)) }.min { $0.1 < $1.1 }
         let suggestion = closest.flatMap { $0.1 <= 2 ? " (did you mean '\($0.0)'?)" : nil } ?? ""
         return .usage("unknown command '\(name)'\(suggestion)")
@@ -129,8 +129,12 @@ enum GoshuinTool {
             Console.out(HelpText.overview)
             return .success
         }
+        if HelpText.topics.contains(where: { $0.name == name }) {
+            Console.out(HelpText.exitCodes)
+            return .success
+        }
         guard let command = command(named: name) else {
-            Console.report(unknownCommand(name), json: false)
+            Console.report(unknownCommand(name, topics: HelpText.topics.map(\.name)), json: false)
             return .usage
         }
         Console.out(HelpText.help(for: command.spec))

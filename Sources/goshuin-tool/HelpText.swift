@@ -26,6 +26,16 @@ enum HelpText {
         ("73", "the output cannot be created, or exists and --force was not given"),
         ("74", "reading or writing failed, a full disk included"),
         ("130", "stopped by SIGINT, SIGTERM or SIGHUP (what it had started to write is removed)"),
+        (
+            "141",
+            "what read standard output stopped reading (open FILE -o - | head): no message, as a program ended by"
+                + " SIGPIPE"
+        ),
+    ]
+
+    /// The help topics that are not commands: `goshuin-tool help TOPIC`.
+    static let topics: [(name: String, summary: String)] = [
+        ("exit-codes", "What each exit status means, for every command.")
     ]
 
     /// The passphrase's sources, in the order they are looked for.
@@ -46,11 +56,27 @@ enum HelpText {
                     + " forgotten passphrase cannot be recovered, by anyone) and about bytes that are not UTF-8 (the"
                     + " app takes a typed passphrase). It is asked for only once the input and"
                     + " the output passed their checks; without any source and without a terminal, the command then"
-                    + " stops with a usage error.", indent: 2)
+                    + " stops with a usage error. Typed at the terminal, a passphrase that does not open the file is"
+                    + " asked for again, three times in all.", indent: 2)
     }
 
-    /// The EXIT STATUS section.
-    static var exitStatusSection: String { "EXIT STATUS\n" + definitions(exitStatuses, indent: 2) }
+    /// `goshuin-tool help exit-codes`: the one place the exit statuses are listed.
+    static var exitCodes: String {
+        "goshuin-tool exit codes — what each exit status means, for every command\n\nEXIT STATUS\n"
+            + definitions(exitStatuses, indent: 2) + "\n"
+            + paragraphs(
+                "An error is one line on standard error, goshuin-tool: error: CODE: message, its CODE a stable name"
+                    + " for programs to compare (with --json, also the \"error\" object on standard output); 'man"
+                    + " goshuin-tool' lists every code.", indent: 2)
+    }
+
+    /// The EXIT STATUS section of the overview and of each command's help: where the statuses are listed.
+    static var exitStatusSection: String {
+        "EXIT STATUS\n"
+            + paragraphs(
+                "0 on success, 64 for a usage error, 65 for an input that is damaged, not authentic or not what was"
+                    + " asked for; 'goshuin-tool help exit-codes' lists every status.", indent: 2)
+    }
 
     static var overview: String {
         var text = """
@@ -58,7 +84,7 @@ enum HelpText {
 
             USAGE
               goshuin-tool COMMAND [ARGUMENTS] [OPTIONS]
-              goshuin-tool help [COMMAND]
+              goshuin-tool help [COMMAND | exit-codes]
               goshuin-tool --version
 
             COMMANDS
@@ -67,9 +93,14 @@ enum HelpText {
         for command in GoshuinTool.commands.map({ $0.spec }) {
             text += hanging("  " + command.name.padding(9), command.summary)
         }
+        text += "\nTOPICS\n"
+        for topic in topics { text += hanging("  " + topic.name.padding(12), topic.summary) }
+        text +=
+            "\n"
+            + paragraphs(
+                "Run 'goshuin-tool help COMMAND' (or COMMAND --help) for its options, 'goshuin-tool help exit-codes'"
+                    + " for what each exit status means.", indent: 0)
         text += """
-
-            Run 'goshuin-tool help COMMAND' (or COMMAND --help) for its options.
 
             EXAMPLES
               goshuin-tool seal my-backup/ -o backup.goshuin   # asks the passphrase twice

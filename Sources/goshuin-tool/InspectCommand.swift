@@ -31,12 +31,12 @@ enum InspectCommand: ToolCommand {
         if arguments.has(.list) { return try list(inputPath, arguments, context) }
         let input = try Paths.openInput(inputPath, command: name)
         let inspection = try input.closeAfter { try ContainerInspection(input) }
-        let summary = jsonSummary(inspection, path: inputPath)
+        // The error as its recovery files tell it, when they are beside it: the same on standard error and in
+        // the JSON.
+        let error = inspection.problem.map { RecoveryAdvice.advise($0, path: inputPath) ?? ToolError($0) }
+        let summary = jsonSummary(inspection, path: inputPath, error: error)
         if !context.json { Console.out(text(inspection, path: inputPath)) }
-        if let problem = inspection.problem {
-            throw CommandFailure(
-                error: RecoveryAdvice.advise(problem, path: inputPath) ?? ToolError(problem), summary: summary)
-        }
+        if let error { throw CommandFailure(error: error, summary: summary) }
         return CommandResult(summary: summary)
     }
 
@@ -77,7 +77,7 @@ enum InspectCommand: ToolCommand {
         return list
     }
 
-    static func jsonSummary(_ inspection: ContainerInspection, path: String) -> JSONValue {
+    static func jsonSummary(_ inspection: ContainerInspection, path: String, error: ToolError?) -> JSONValue {
         let fields = headerFields(inspection)
         var members: [(key: String, value: JSONValue)] = [
             ("ok", .bool(inspection.problem == nil)),
@@ -101,16 +101,16 @@ enum InspectCommand: ToolCommand {
         } else {
             members.append(("header", .null))
         }
-        if let problem = inspection.problem {
+        if let error {
             members.append(
-                ("error", .object([("code", .string(problem.code.rawValue)), ("message", .string(problem.message))])))
+                ("error", .object([("code", .string(error.code.rawValue)), ("message", .string(error.message))])))
         }
         return .object(members)
     }
 
     static func text(_ inspection: ContainerInspection, path: String) -> String {
         var lines = [
-            "file               \(DisplayText.escaped(path))",
+            "file               \(DisplayText.escaped(Paths.describeInput(path)))",
             "verdict            \(inspection.verdict)",
             "actual size        \(inspection.fileSize) bytes",
         ]
@@ -160,6 +160,7 @@ enum InspectCommand: ToolCommand {
         let passphraseReader = try PassphraseReader(arguments, command: name)
         try passphraseReader.refuseSharingStandardInput(with: inputPath)
         let input = try Paths.openInput(inputPath, command: name)
+        passphraseReader.checkTypedPassphrase(against: input, named: inputPath, progress: context.reporter.handler)
         let listing = try input.closeAfter {
             try BackupListing(
                 input, passphrase: passphraseReader.read(confirm: false), progress: context.reporter.handler)
@@ -171,7 +172,7 @@ enum InspectCommand: ToolCommand {
     static func listText(_ listing: BackupListing) -> String {
         let manifest = listing.manifest
         var lines = [
-            "created      \(manifest.createdAt)",
+            "as of        \(manifest.createdAt)",
             "records      \(manifest.records.size) bytes",
             "photos       \(manifest.photos.count)",
             "entries (size, stored size, method, name):",

@@ -57,7 +57,10 @@ extension OpenCommand {
     static func salvageOutput(
         _ inputPath: String, to outputPath: String, _ arguments: ParsedArguments, _ reporter: ProgressReporter
     ) throws -> CommandResult {
-        let salvage = try writing(from: inputPath, to: outputPath, arguments, progress: reporter.handler) {
+        let warnings = [ToolWarning.openedIntoGoshuinName(outputPath)].compactMap { $0 }
+        let salvage = try writing(
+            from: inputPath, to: outputPath, arguments, warnings: warnings, progress: reporter.handler
+        ) {
             input, output, passphraseReader in
             let salvage = try ContainerSalvage(
                 input, passphrase: passphraseReader.read(confirm: false), progress: reporter.handler)
@@ -97,7 +100,7 @@ extension OpenCommand {
                 : "\(ProgressReporter.size(lostBytes)) lost in \(byteRanges.count) "
                     + (byteRanges.count == 1 ? "range" : "ranges") + lostEnd
         Console.result(
-            "salvaged \(inputPath) into \(Paths.describe(outputPath)), "
+            "salvaged \(Paths.describeInput(inputPath)) into \(Paths.describe(outputPath)), "
                 + "\(ProgressReporter.size(salvage.header.plaintextLength)); \(what)")
         let rangesJSON = ranges.map { range in
             JSONValue.object([
@@ -111,7 +114,7 @@ extension OpenCommand {
                 ("ok", .bool(ranges.isEmpty)), ("command", .string(name)), ("file", .string(inputPath)),
                 ("output", .string(outputPath)), ("formatVersion", .integer(salvage.header.version.rawValue)),
                 ("plaintextLength", .integer(salvage.header.plaintextLength)), ("endKnown", .bool(endKnown)),
-                ("lostRanges", .array(rangesJSON)),
+                ("lostRanges", .array(rangesJSON)), ("warnings", .array(warnings.map(\.json))),
             ]), status: ranges.isEmpty ? .success : .dataError)
     }
 

@@ -43,11 +43,12 @@ enum OpenCommand: ToolCommand {
 
     static func run(_ arguments: ParsedArguments, _ context: CommandContext) throws -> CommandResult {
         if arguments.positionals.count == 2, !arguments.has(.output), !arguments.has(.extract) {
-            let second = arguments.positionals[1]
+            let (first, second) = (arguments.positionals[0], arguments.positionals[1])
+            let (input, folder) = (ShellQuoting.argument(first), ShellQuoting.argument(second))
             throw usage(
                 "open takes one INPUT.goshuin; to unpack a backup into the folder \(DisplayText.quoted(second)), say"
-                    + " so with --extract: goshuin-tool open \(arguments.positionals[0]) --extract \(second) (or -o"
-                    + " \(second) for the payload as one file)")
+                    + " so with --extract: \(ShellQuoting.command(["goshuin-tool", "open", input, "--extract", folder]))"
+                    + " (or -o \(ShellQuoting.quoted(folder)) for the payload as one file)")
         }
         let inputPath = try onlyPositional(arguments, "one INPUT.goshuin file (or - for standard input)")
         if let folder = arguments.value(.extract) {
@@ -58,7 +59,10 @@ enum OpenCommand: ToolCommand {
             throw usage("open needs -o OUTPUT (or --extract FOLDER for a backup)")
         }
         if arguments.has(.salvage) { return try salvageOutput(inputPath, to: outputPath, arguments, context.reporter) }
-        let header = try writing(from: inputPath, to: outputPath, arguments, progress: context.reporter.handler) {
+        let warnings = [ToolWarning.openedIntoGoshuinName(outputPath)].compactMap { $0 }
+        let header = try writing(
+            from: inputPath, to: outputPath, arguments, warnings: warnings, progress: context.reporter.handler
+        ) {
             input, output, passphraseReader in
             // The structure is checked before the passphrase is asked for: a cut file says so at once.
             let locked = try LockedContainer(checking: input)
@@ -68,14 +72,14 @@ enum OpenCommand: ToolCommand {
             return locked.header
         }
         Console.result(
-            "opened \(inputPath) into \(Paths.describe(outputPath)),"
+            "opened \(Paths.describeInput(inputPath)) into \(Paths.describe(outputPath)),"
                 + " \(ProgressReporter.size(header.plaintextLength))")
         return CommandResult(
             summary: summary([
                 ("output", .string(outputPath)),
                 ("formatVersion", .integer(header.version.rawValue)),
                 ("plaintextLength", .integer(header.plaintextLength)),
-                ("chunkCount", .integer(header.chunkCount)),
+                ("chunkCount", .integer(header.chunkCount)), ("warnings", .array(warnings.map(\.json))),
             ]))
     }
 
@@ -83,7 +87,8 @@ enum OpenCommand: ToolCommand {
     /// the input opened, then `write` into the output, which appears only once `write` returned
     /// (``Paths/writeOutput(_:force:input:_:)``).
     static func writing<Result>(
-        from inputPath: String, to outputPath: String, _ arguments: ParsedArguments, progress: ProgressHandler?,
+        from inputPath: String, to outputPath: String, _ arguments: ParsedArguments, warnings: [ToolWarning] = [],
+        progress: ProgressHandler?,
         _ write: (_ input: FileDescriptor, _ output: FileDescriptor, PassphraseReader) throws -> Result
     ) throws -> Result {
         let passphraseReader = try PassphraseReader(arguments, command: name)
@@ -97,8 +102,11 @@ enum OpenCommand: ToolCommand {
         let input = try Paths.openInput(
             inputPath, command: name, authenticatingWith: arguments.has(.salvage) ? nil : passphraseReader,
             progress: progress)
+        passphraseReader.checkTypedPassphrase(against: input, named: inputPath, progress: progress)
         return try input.closeAfter {
             try Paths.checkOutput(outputPath, input: input, force: force, binary: false, command: name)
+            // Said before the passphrase is asked, so that the command can still be stopped.
+            warnings.forEach { $0.show() }
             return try Paths.writeOutput(outputPath, force: force, input: input) {
                 try write(input, $0, passphraseReader)
             }
@@ -126,6 +134,7 @@ enum OpenCommand: ToolCommand {
         let input = try Paths.openInput(
             inputPath, command: name, authenticatingWith: arguments.has(.salvage) ? nil : passphraseReader,
             progress: reporter.handler)
+        passphraseReader.checkTypedPassphrase(against: input, named: inputPath, progress: reporter.handler)
         return try input.closeAfter {
             Paths.sweepLeftovers(in: destination.parent, path: destination.parentPath, sparing: input)
             if arguments.has(.salvage) {
@@ -137,7 +146,7 @@ enum OpenCommand: ToolCommand {
             let size = manifest.listedFiles.reduce(0) { $0 + $1.size }
             Console.result(
                 "restored records.csv and \(SealCommand.photos(manifest.photos.count)) into \(givenFolder),"
-                    + " \(ProgressReporter.size(size))")
+                    + " \(ProgressReporter.size(size)); the backup is as of \(manifest.createdAt)")
             return CommandResult(
                 summary: summary([
                     ("extractedTo", .string(folder)),

@@ -8,8 +8,12 @@ struct PassphraseReader {
     let file: String?
     let descriptor: String?
     let command: String
-    /// The passphrase once it was read to open a file.
-    private let alreadyRead = ReadPassphrase()
+    /// The passphrase once it was read to open a file, and the check of one typed at the terminal.
+    private let state = ReaderState()
+
+    /// How many times a passphrase typed at the terminal is asked for when it does not open the file, in all
+    /// (as sudo asks).
+    static let tries = 3
 
     /// The sources `arguments` name, checked before any work: two explicit sources, or a descriptor that is
     /// not open, are usage errors. Whether there is a source at all is asked only when the passphrase is
@@ -63,22 +67,47 @@ struct PassphraseReader {
     /// Reads the passphrase; when sealing from the terminal it is asked twice and must match.
     ///
     /// When sealing (`confirm`), an empty passphrase is refused and a short one, or one that is not UTF-8,
-    /// warned about, whatever the source; at the prompt, before the confirmation is asked.
-    func read(confirm: Bool) throws(ToolError) -> Passphrase {
+    /// warned about, whatever the source; at the prompt, before the confirmation is asked. To open a file, a
+    /// passphrase typed at the terminal that does not open it is asked for again, ``tries`` times in all
+    /// (``checkTypedPassphrase(against:named:progress:)``).
+    func read(confirm: Bool) throws -> Passphrase {
         // Read once: a descriptor or a prompt gives it once, and a file read from standard input is
         // authenticated as it arrives, then read with the same passphrase (``Paths/openInput(_:command:authenticatingWith:progress:)``).
-        if !confirm, let known = alreadyRead.passphrase { return known }
+        if !confirm, let known = state.passphrase { return known }
         let passphrase = try readOnce(confirm: confirm)
-        if !confirm { alreadyRead.passphrase = passphrase }
+        if !confirm { state.passphrase = passphrase }
         return passphrase
     }
 
-    private func readOnce(confirm: Bool) throws(ToolError) -> Passphrase {
+    /// Has a passphrase typed at the terminal checked against the file open at `input` (called `path`) before
+    /// the command uses it, as the library checks it first (``LeadingAuthentication``: version 2's header MAC,
+    /// version 1's first chunk, with chunks 1–3 when it fails): one that does not open the file (`auth_failed`)
+    /// is asked for again, and nothing is written meanwhile. The key derived for the passphrase that passes is
+    /// kept with it (``Passphrase``'s memo), so the command does not derive it again; and the check reads what
+    /// the command's own first read reads, so a file that fails otherwise (damaged) fails as it would have.
+    /// A passphrase given by a file, a descriptor or the environment is never asked again: it is used once.
+    func checkTypedPassphrase(against input: FileDescriptor, named path: String, progress: ProgressHandler?) {
+        checkTypedPassphrase(named: path) { passphrase in
+            let size = try input.regularFileSize() ?? 0
+            let head = try FileSystem.read(input, at: 0, count: FormatVersion.v2.headerLength)
+            guard let leading = LeadingAuthentication(head: head) else { return }
+            try leading.authenticate(input, available: UInt64(size), passphrase: passphrase, progress: progress)
+        }
+    }
+
+    /// Has a passphrase typed at the terminal checked by `check` (which throws `auth_failed` for one that does
+    /// not open the file called `path`) before it is used; see ``checkTypedPassphrase(against:named:progress:)``.
+    func checkTypedPassphrase(named path: String, _ check: @escaping (Passphrase) throws -> Void) {
+        state.check = (name: path, check: check)
+    }
+
+    private func readOnce(confirm: Bool) throws -> Passphrase {
         if let given = try readGiven() {
             if confirm { try Self.checkForSealing(given.bytes) }
             return given
         }
         let prompt = try TerminalPrompt(command: command)
+        guard confirm else { return try askUntilItOpens(prompt) }
         let first = try prompt.ask("Passphrase: ")
         if confirm {
             try Self.checkForSealing(first)
@@ -91,6 +120,36 @@ struct PassphraseReader {
             }
         }
         return Passphrase(secret: first)
+    }
+
+    /// A passphrase typed at `prompt`, checked against the file to open when there is a check: asked again,
+    /// ``tries`` times in all, while it does not open it; the last try's error otherwise. Anything but
+    /// `auth_failed` leaves the passphrase to the command, which reads the file and says what it finds.
+    private func askUntilItOpens(_ prompt: TerminalPrompt) throws -> Passphrase {
+        var retry = ""
+        var attempt = 1
+        while true {
+            let typed = Passphrase(secret: try prompt.ask(retry + "Passphrase: "))
+            guard let (name, check) = state.check else { return typed }
+            do {
+                try check(typed)
+                return typed
+            } catch let error as GoshuinError where error.code == .authFailed && !Interruption.isRequested {
+                guard attempt < Self.tries else { throw error }
+                let left = Self.tries - attempt
+                attempt += 1
+                // On the terminal, as part of the next prompt: where the person is typing, whatever standard
+                // error is.
+                retry =
+                    DisplayText.escaped(
+                        "goshuin-tool: that passphrase does not open \(Paths.describeInput(name)); try again"
+                            + " (\(left) more \(left == 1 ? "try" : "tries"))") + "\n"
+            } catch let error as GoshuinError where error.code == .interrupted || Interruption.isRequested {
+                throw error
+            } catch {
+                return typed
+            }
+        }
     }
 
     /// The passphrase from a file, a descriptor or the environment; `nil` when none was given.
@@ -124,7 +183,8 @@ struct PassphraseReader {
             descriptor = try FileDescriptor.openForReading(path)
         } catch {
             throw ToolError(
-                code: .inputNotFound, "cannot open the passphrase file \(path): \(error)", status: .noInput)
+                code: .inputNotFound, "cannot open the passphrase file \(DisplayText.quoted(path)): \(error)",
+                status: .noInput)
         }
         defer { try? descriptor.close() }
         return try firstLine(of: descriptor, source: path)
@@ -221,7 +281,9 @@ struct PassphraseReader {
 
 }
 
-/// A passphrase read to open a file, kept for the rest of the run.
-private final class ReadPassphrase {
+/// A passphrase read to open a file, kept for the rest of the run, and the check of one typed at the
+/// terminal against the file it is to open.
+private final class ReaderState {
     var passphrase: Passphrase?
+    var check: (name: String, check: (Passphrase) throws -> Void)?
 }

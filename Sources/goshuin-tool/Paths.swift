@@ -103,6 +103,10 @@ enum Paths {
                         writing: "a temporary file")
                 }
                 if spool.position() == Int64(first), limit > first {
+                    // A passphrase typed at the terminal that does not authenticate these bytes is asked again.
+                    passphraseReader.checkTypedPassphrase(named: "-") { passphrase in
+                        try check.authenticate(spool, available: first, passphrase: passphrase, progress: progress)
+                    }
                     try check.authenticate(
                         spool, available: first, passphrase: passphraseReader.read(confirm: false), progress: progress)
                 }
@@ -210,6 +214,9 @@ enum Paths {
 
     /// `path` in a result line: `standard output` for `-`.
     static func describe(_ path: String) -> String { path == "-" ? "standard output" : path }
+
+    /// How a result line names the input at `path`: `standard input` for `-`.
+    static func describeInput(_ path: String) -> String { path == "-" ? "standard input" : path }
 
     /// Refusing to write `what` to the terminal standard output is.
     private static func terminalOutput(_ what: String) -> ToolError {

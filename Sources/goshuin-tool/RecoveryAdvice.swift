@@ -28,7 +28,7 @@ enum RecoveryAdvice {
             guard error.code == .authFailed else { return nil }
             return ToolError(
                 code: error.code,
-                "the passphrase is wrong: \(path) is intact (every part of it matches its recovery files"
+                "the passphrase is wrong: \(DisplayText.quoted(path)) is intact (every part of it matches its recovery files"
                     + " \(RecoveryReport.setName(verification))), so the passphrase is what differs",
                 hint: "check the passphrase (capital letters and spaces count, and the keyboard layout)",
                 status: ToolError.status(for: error.code))

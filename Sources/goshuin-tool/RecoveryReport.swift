@@ -55,7 +55,7 @@ enum RecoveryReport {
             parts.append((single ? "chunk " : "chunks ") + list(records))
         } else if parts.isEmpty {
             let bytes = "bytes " + list(damaged.map { $0.bytes.lowerBound...($0.bytes.upperBound - 1) })
-            parts.append(damaged[0].bytes.lowerBound == 0 ? "its start (\(bytes))" : bytes)
+            parts.append(damaged[0].bytes.lowerBound == 0 ? "its start, \(bytes)" : bytes)
         }
         return "in " + parts.joined(separator: " and ")
     }
@@ -63,8 +63,9 @@ enum RecoveryReport {
     /// Says on standard error which set files were left aside (not readable at all) and which were not read to
     /// their end (too damaged, or too large for a set of this file, to search through).
     static func noticeFilesAside(_ verification: RecoveryVerification) {
-        for leftAside in verification.recoveryFilesLeftAside { Console.notice("left aside: \(leftAside)") }
-        for path in verification.recoveryFilesNotReadToTheEnd {
+        // In the order of their names, not of the folder's listing, which differs from one file system to another.
+        for leftAside in verification.recoveryFilesLeftAside.sorted() { Console.notice("left aside: \(leftAside)") }
+        for path in verification.recoveryFilesNotReadToTheEnd.sorted() {
             Console.notice(
                 "not read to its end: \(DisplayText.quoted(path)) (too large or too damaged for recovery files of"
                     + " this file; what it holds further on was not used)")
@@ -187,7 +188,7 @@ enum RecoveryReport {
             ("usable", .bool(true)),
             ("set", .string(setName(verification))),
             ("files", .array(verification.recoveryFiles.map { .string($0) })),
-            ("filesLeftAside", .array(verification.recoveryFilesLeftAside.map { .string($0) })),
+            ("filesLeftAside", .array(verification.recoveryFilesLeftAside.sorted().map { .string($0) })),
             ("intact", .bool(verification.isIntact)),
             ("repairable", .bool(verification.isRepairable)),
             ("cutShort", .bool(isCut(verification))),

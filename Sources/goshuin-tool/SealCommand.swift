@@ -47,7 +47,13 @@ enum SealCommand: ToolCommand {
             (IMG_0001.jpg, .jpeg, .png, .heic, .heif or .webp, in any case) with a generated manifest.json.
             Every file that may not be in a backup is listed at once, with the rule it breaks and a name that
             would pass; .DS_Store, Thumbs.db, desktop.ini and ._* files are left out with a notice. Photos are
-            never renamed: records.csv refers to them by name.
+            never renamed: records.csv refers to them by name. Photos records.csv names that are not in the
+            folder are warned about (the backup is sealed without them). The backup is as of the time of its
+            newest file (or the date the manifest.json of a folder restored from a backup keeps), not of when it
+            is sealed: the same folder seals into the same backup.
+
+            An OUTPUT named other than NAME.goshuin (backup.zip) is warned about: it is a .goshuin file whatever it
+            is called, and the app and goshuin-open.html take a backup by that name.
 
             The passphrase is asked twice on the terminal unless it comes from --passphrase-file,
             --passphrase-fd or GOSHUIN_PASSPHRASE; an empty one is refused, a short one warned about. Every
@@ -86,19 +92,24 @@ enum SealCommand: ToolCommand {
         defer { try? input?.close() }
         try Paths.checkOutput(outputPath, input: input, force: force, binary: true, command: name)
         try passphraseReader.refuseSharingStandardInput(with: inputPath)
+        // Said before the passphrase is asked, so that the seal can still be stopped.
+        let warnings = [ToolWarning.outputName(outputPath)].compactMap { $0 }
+        warnings.forEach { $0.show() }
         if input == nil, parameters.version == .v2 {
             guard recovery == nil else {
                 throw usage(
                     "--recovery needs the file's length before it is sealed, which a format 2 stream learns only at"
-                        + " its end: seal it, then run goshuin-tool protect \(outputPath)")
+                        + " its end: seal it, then run"
+                        + " \(ShellQuoting.command(RecoveryReport.protectCommand(outputPath, replacing: false)))")
             }
-            return try sealStream(to: outputPath, force: force, passphraseReader, parameters, context.reporter)
+            return try sealStream(
+                to: outputPath, force: force, passphraseReader, parameters, warnings: warnings, context.reporter)
         }
         let payload = try input ?? Paths.spoolStandardInput()
         defer { if input == nil { try? payload.close() } }
         return try seal(
             payload, to: outputPath, what: inputPath == "-" ? "standard input" : inputPath, force: force,
-            passphraseReader, parameters, recovery: recovery, context.reporter)
+            passphraseReader, parameters, recovery: recovery, warnings: warnings, context.reporter)
     }
 
     /// Seals `payload`, described as `what` in the result line, into `outputPath`, asking for the
@@ -106,7 +117,7 @@ enum SealCommand: ToolCommand {
     private static func seal(
         _ payload: FileDescriptor, to outputPath: String, what: String, force: Bool,
         _ passphraseReader: PassphraseReader, _ parameters: SealParameters, recovery: RecoveryRedundancy?,
-        _ reporter: ProgressReporter
+        warnings: [ToolWarning], _ reporter: ProgressReporter
     ) throws -> CommandResult {
         guard let length = try describingFailure("cannot examine the input", { try payload.regularFileSize() }) else {
             throw usage("INPUT must be a regular file (or - for standard input)")
@@ -132,7 +143,9 @@ enum SealCommand: ToolCommand {
                 return try sealer.finish()
             }
         }
-        return sealed(what, into: outputPath, header: header.result, force: force, recovery: (header.set, recovery))
+        return sealed(
+            what, into: outputPath, header: header.result, force: force, warnings: warnings,
+            recovery: (header.set, recovery))
     }
 
     /// `seal - --format 2`: standard input sealed as it arrives, straight into the output's chunk records
@@ -140,7 +153,7 @@ enum SealCommand: ToolCommand {
     /// passphrase is asked first, since the input is read only once.
     private static func sealStream(
         to outputPath: String, force: Bool, _ passphraseReader: PassphraseReader, _ parameters: SealParameters,
-        _ reporter: ProgressReporter
+        warnings: [ToolWarning], _ reporter: ProgressReporter
     ) throws -> CommandResult {
         let draft = try parameters.draft(plaintextLength: nil)
         let header = try Paths.writeOutput(outputPath, force: force, input: nil) { output in
@@ -152,19 +165,19 @@ enum SealCommand: ToolCommand {
             guard sealer.bytesSealed > 0 else { throw emptyInput("standard input") }
             return try sealer.finish()
         }
-        return sealed("standard input", into: outputPath, header: header, force: force)
+        return sealed("standard input", into: outputPath, header: header, force: force, warnings: warnings)
     }
 
     /// The result line and the JSON summary of a sealed file: `what` was sealed, and `more` says more.
     private static func sealed(
         _ what: String, into outputPath: String, header: Header, force: Bool,
-        more: [(key: String, value: JSONValue)] = [],
+        more: [(key: String, value: JSONValue)] = [], warnings: [ToolWarning], asOf: String? = nil,
         recovery: (set: RecoverySetFiles?, redundancy: RecoveryRedundancy?) = (nil, nil)
     ) -> CommandResult {
         Console.result(
             "sealed \(what) into \(Paths.describe(outputPath)),"
-                + " \(ProgressReporter.size(header.fileSize))")
-        var more = more
+                + " \(ProgressReporter.size(header.fileSize))" + (asOf.map { "; \($0)" } ?? ""))
+        var more = more + [("warnings", .array(warnings.map(\.json)))]
         if let set = recovery.set, let redundancy = recovery.redundancy {
             Console.result(ProtectCommand.resultLine(set, of: outputPath))
             more.append(("recovery", .object(ProtectCommand.members(set, redundancy, of: outputPath))))
@@ -255,6 +268,11 @@ enum SealCommand: ToolCommand {
         let contents = "records.csv and \(photos(folder.photoCount))"
         Console.notice("\(Paths.describe(folderPath)) holds \(contents), \(ProgressReporter.size(folder.dataSize))")
         warnIfWrittenInto(folderPath, outputPath)
+        // Said before the passphrase is asked, so that the seal can still be stopped: sealing goes on.
+        let warnings = [
+            ToolWarning.photosNotInFolder(folder, path: Paths.describe(folderPath)), ToolWarning.outputName(outputPath),
+        ].compactMap { $0 }
+        warnings.forEach { $0.show() }
         // Standard output is written through a spool in the temporary folder (``Paths/writeOutput``).
         let outputFolder =
             outputPath == "-" ? FileSystem.temporaryDirectory : FileSystem.parentDirectory(of: outputPath)
@@ -281,7 +299,16 @@ enum SealCommand: ToolCommand {
             more: [
                 ("createdAt", .string(manifest.createdAt)), ("photoCount", .integer(manifest.photos.count)),
                 ("leftOut", .array(leftOut)),
-            ], recovery: (written.set, recovery))
+            ], warnings: warnings, asOf: asOf(manifest.createdAt, keptFromManifest: folder.scan.hasManifest),
+            recovery: (written.set, recovery))
+    }
+
+    /// What a backup sealed from a folder is dated, and where that date comes from: its manifest's `createdAt`
+    /// is the time of what it holds (`Spec/decisions/0006`), not when it was sealed (`Spec/decisions/0051`).
+    static func asOf(_ createdAt: String, keptFromManifest: Bool) -> String {
+        "as of \(createdAt), "
+            + (keptFromManifest
+                ? "the date its manifest.json keeps" : "the time of its newest file (records.csv or a photo)")
     }
 
     /// Says, on standard error, what was left out of the backup: the operating system's files on one line,

@@ -26,8 +26,10 @@ enum VerifyCommand: ToolCommand {
             wiping a phone (with --backup, so that only a backup that open --extract restores passes). When
             the payload is a backup (a ZIP holding manifest.json), also checks its whole structure and every
             entry against the manifest (size, CRC-32, SHA-256), as open --extract would. Reads the file once.
-            Prints the chunks and bytes, and for a backup when it was made, the size of records.csv and the
-            number of photos. Exits 0 when everything verified, 65 with the error open would give when not.
+            Prints the chunks and bytes, and for a backup the time it is as of (manifest.json's createdAt: when
+            the app made the backup, or for a folder sealed by goshuin-tool the time of its newest file; not when
+            the file was sealed), the size of records.csv and the number of photos. Exits 0 when everything
+            verified, 65 with the error open would give when not.
 
             When a PAR 2.0 recovery set is beside the file (goshuin-tool protect, seal --recovery, par2) or
             named with --recovery, the file is first checked against it without the passphrase: every part of
@@ -106,6 +108,7 @@ enum VerifyCommand: ToolCommand {
     ) throws -> Verification {
         let input = try Paths.openInput(
             inputPath, command: name, authenticatingWith: passphraseReader, progress: context.reporter.handler)
+        passphraseReader.checkTypedPassphrase(against: input, named: inputPath, progress: context.reporter.handler)
         return try input.closeAfter {
             try Verification.verify(
                 input, passphrase: passphraseReader.read(confirm: false), requiringBackup: arguments.has(.backup),
@@ -255,7 +258,7 @@ enum VerifyCommand: ToolCommand {
     static func text(_ verification: Verification, path: String) -> String {
         let header = verification.header
         var lines = [
-            "verified     \(DisplayText.escaped(path)): "
+            "verified     \(DisplayText.escaped(Paths.describeInput(path))): "
                 + (header.version == .v2 ? "the header MAC and every chunk authenticate" : "every chunk authenticates"),
             "format       version \(header.version.rawValue)",
             "chunks       \(header.chunkCount) of up to \(ProgressReporter.size(UInt64(header.chunkSize)))",
@@ -264,7 +267,7 @@ enum VerifyCommand: ToolCommand {
         switch verification.payload {
         case .backup(let manifest):
             lines += [
-                "backup       made \(manifest.createdAt); every entry matches the manifest",
+                "backup       as of \(manifest.createdAt); every entry matches the manifest",
                 "records      \(manifest.records.size) bytes",
                 "photos       \(manifest.photos.count)",
             ]

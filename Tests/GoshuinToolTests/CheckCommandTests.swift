@@ -8,6 +8,21 @@ import Testing
     let directory = Scratch()
     static let committed = ToolRunner.packageRoot + "/KnownAnswer"
 
+    /// Each vector's outcome in the JSON report of `result`, by name.
+    static func outcomes(_ result: ToolRunner.Result) -> [String: String] {
+        let vectors = result.json?["vectors"] as? [[String: Any]] ?? []
+        return Dictionary(
+            vectors.compactMap { vector in (vector["name"] as? String).map { ($0, vector["outcome"] as? String ?? "") }
+            },
+            uniquingKeysWith: { first, _ in first })
+    }
+
+    /// The problems of the vector `name` in the JSON report of `result`.
+    static func problems(_ result: ToolRunner.Result, of name: String) -> [[String: Any]] {
+        let vectors = result.json?["vectors"] as? [[String: Any]] ?? []
+        return vectors.first { $0["name"] as? String == name }?["problems"] as? [[String: Any]] ?? []
+    }
+
     /// Copies the committed vector `name` (its JSON and files) into the scratch folder, `edit`ing its JSON.
     func copyVector(_ name: String, _ edit: (inout String) -> Void = { _ in }) throws {
         var json = try String(contentsOfFile: Self.committed + "/\(name).json", encoding: .utf8)
@@ -34,20 +49,22 @@ import Testing
         try FileManager.default.createSymbolicLink(
             atPath: directory.path + "/terminal.json", withDestinationPath: "/dev/ptmx")
         #expect(mkfifo(directory.path + "/pipe.json", 0o600) == 0)
-        let result = try ToolRunner.run(["check", "."], in: directory.path)
+        // What each says: check-report.txt.
+        let result = try ToolRunner.run(["check", ".", "--json"], in: directory.path)
         #expect(result.status == 1, "\(result.stdout)")
-        #expect(result.stdout.contains("MALFORMED success-1-byte"), "\(result.stdout)")
-        #expect(result.stdout.contains("ok success-four-chunks"), "\(result.stdout)")
-        #expect(result.stdout.contains("a symbolic link"), "\(result.stdout)")
         #expect(
-            result.stdout.contains("MALFORMED terminal") && result.stdout.contains("MALFORMED pipe"), "\(result.stdout)"
-        )
-        #expect(result.stdout.contains("a named pipe"), "\(result.stdout)")
+            Self.outcomes(result) == [
+                "success-1-byte": "malformed", "success-four-chunks": "passed", "terminal": "malformed",
+                "pipe": "malformed",
+            ], "\(result.stdout)")
+        let text = try ToolRunner.run(["check", "."], in: directory.path)
         let secretDigest = try ToolRunner.runCommand("/usr/bin/sha256sum", [directory.path + "/elsewhere.secret"])
             .output
         let secretHash = String(secretDigest.prefix(64))
-        #expect(!result.stdout.contains(secretHash), "the link's target was read: \(result.stdout)")
-        #expect(!result.stdout.contains("29 bytes"), "the link's target was measured")
+        for printed in [result.stdout, text.stdout] {
+            #expect(!printed.contains(secretHash), "the link's target was read: \(printed)")
+            #expect(!printed.contains("29 bytes"), "the link's target was measured")
+        }
     }
 
     /// Every fault of a malformed vector is reported, not only the first.
@@ -57,13 +74,12 @@ import Testing
                 .replacingOccurrences(of: "\"chunkSize\": 1024", with: "\"chunkSize\": \"1024\"")
                 .replacingOccurrences(of: "\"comment\"", with: "\"purchases\": true, \"comment\"")
         }
-        let result = try ToolRunner.run(["check", "success-1-byte.json"], in: directory.path)
-        #expect(result.status == 1)
-        for key in ["\"iterations\"", "\"chunkSize\"", "\"purchases\""] {
-            #expect(result.stdout.contains("key \(key)"), "\(key) not reported: \(result.stdout)")
-        }
-        let json = try ToolRunner.run(["check", "success-1-byte.json", "--json"], in: directory.path)
-        #expect(json.stdout.components(separatedBy: "{\"check\":").count - 1 == 3, "\(json.stdout)")
+        let result = try ToolRunner.run(["check", "success-1-byte.json", "--json"], in: directory.path)
+        #expect(result.status == 1 && Self.outcomes(result) == ["success-1-byte": "malformed"])
+        let checks = Self.problems(result, of: "success-1-byte").compactMap { $0["check"] as? String }
+        #expect(
+            Set(checks) == ["key \"iterations\"", "key \"chunkSize\"", "key \"purchases\""] && checks.count == 3,
+            "\(result.stdout)")
     }
 
     /// Two long hex values are shown one above the other with a caret under the first different digit, and
@@ -77,19 +93,16 @@ import Testing
             json = json.replacingOccurrences(of: key, with: String(changed))
                 .replacingOccurrences(of: "\"chunkIndex\": 1", with: "\"chunkIndex\": 2")
         }
-        let result = try ToolRunner.run(["check", "."], in: directory.path)
-        let lines = result.stdout.split(separator: "\n").map(String.init)
-        let computedLine = try #require(lines.firstIndex { $0.hasPrefix("    computed \(key)") }, "\(result.stdout)")
-        let caret = lines[computedLine + 1]
-        #expect(caret.contains("^ they differ from hex digit 17"), "\(caret)")
-        #expect(
-            caret.firstIndex(of: "^").map { caret.distance(from: caret.startIndex, to: $0) } == lines[computedLine]
-                .count - 64 + 16)
-        let verdicts = lines.filter {
-            $0.contains("expected chunk_damaged at chunk 2, computed chunk_damaged at chunk 1")
-        }
-        #expect(verdicts.count == 1, "\(result.stdout)")
-        #expect(verdicts.first?.contains("every reader (streaming reader, parallel reader") == true, "\(verdicts)")
+        // The text, its caret under the first different digit: check-report.txt. The digit is counted from 1.
+        let result = try ToolRunner.run(["check", ".", "--json"], in: directory.path)
+        #expect(Self.outcomes(result) == ["auth-tag-bit": "failed"], "\(result.stdout)")
+        let problems = Self.problems(result, of: "auth-tag-bit")
+        let keyProblem = try #require(problems.first { $0["firstDifferentHexDigit"] is Int }, "\(result.stdout)")
+        #expect(keyProblem["firstDifferentHexDigit"] as? Int == 17 && keyProblem["computed"] as? String == key)
+        // The readers that computed the same verdict share one problem, which names every one of them.
+        let verdicts = problems.filter { ($0["by"] as? [String])?.isEmpty == false }
+        #expect(verdicts.count == 1, "\(problems)")
+        #expect((verdicts.first?["by"] as? [String])?.count == 4, "every reader: \(verdicts)")
     }
 
     /// A vector's fileSize that this machine cannot make a file of (here a file-size limit) fails the vector,
@@ -97,26 +110,30 @@ import Testing
     @Test(.notUnderSanitizer) func aFileSizeTheCheckerCannotMakeFailsTheVectorAndIsNotMalformed() throws {
         try copyVector("v2-structure-records-2-32-plus-1")
         let limited = try ToolRunner.run(
-            ["check", "."], in: directory.path, wrapper: ["/bin/sh", "-c", "ulimit -f 2048 && exec \"$@\"", "sh"])
+            ["check", ".", "--json"], in: directory.path,
+            wrapper: ["/bin/sh", "-c", "ulimit -f 2048 && exec \"$@\"", "sh"])
         #expect(limited.status == 1, "\(limited.stdout)")
-        #expect(limited.stdout.contains("FAIL v2-structure-records-2-32-plus-1: fileSize:"), "\(limited.stdout)")
-        #expect(limited.stdout.hasSuffix("0 malformed\n0 passed, 1 failed\n"), "\(limited.stdout)")
+        #expect(Self.outcomes(limited) == ["v2-structure-records-2-32-plus-1": "failed"], "\(limited.stdout)")
+        #expect(limited.json?["failed"] as? Int == 1 && limited.json?["malformed"] as? Int == 0)
+        let checks = Self.problems(limited, of: "v2-structure-records-2-32-plus-1").map { $0["check"] as? String }
+        #expect(checks == ["fileSize"], "\(limited.stdout)")
         #expect(try ToolRunner.run(["check", "."], in: directory.path).status == 0)
     }
 
     /// A `.goshuin` file given where a vector's `.json` is expected is named for what it is.
     @Test func aSealedFileGivenAsAVectorSaysSo() throws {
         try copyVector("success-1-byte")
+        // What each says: check.txt and check-report.txt.
         let result = try ToolRunner.run(["check", "success-1-byte.goshuin"], in: directory.path)
-        #expect(result.status == 64, "\(result.stderr)")
-        #expect(result.stderr.contains("is a .goshuin file, not a vector"), "\(result.stderr)")
+        #expect(result.status == 64 && result.errorCode == "usage", "\(result.stderr)")
         try FileManager.default.copyItem(
             atPath: directory.path + "/success-1-byte.goshuin", toPath: directory.path + "/renamed.json")
         let renamed = try ToolRunner.run(["check", "renamed.json"], in: directory.path)
-        #expect(renamed.status == 64 && renamed.stderr.contains("is a .goshuin file"), "\(renamed.stderr)")
-        // In a folder, the vector named by the file is malformed, and the report says what it holds.
-        let folder = try ToolRunner.run(["check", "."], in: directory.path)
-        #expect(folder.stdout.contains("a .goshuin file (it starts with GSHN)"), "\(folder.stdout)")
+        #expect(renamed.status == 64 && renamed.errorCode == "usage", "\(renamed.stderr)")
+        // In a folder, the vector named by the file is malformed.
+        let folder = try ToolRunner.run(["check", ".", "--json"], in: directory.path)
+        #expect(
+            Self.outcomes(folder) == ["renamed": "malformed", "success-1-byte": "passed"], "\(folder.stdout)")
     }
 
     /// With no folder, `check` uses the clone's set at the root of a clone and otherwise the set installed
@@ -135,11 +152,11 @@ import Testing
             atPath: directory.path + "/elsewhere", withIntermediateDirectories: false)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: prefix + "/bin/goshuin-tool")
-        process.arguments = ["check"]
+        process.arguments = ["check", "--json"]
         process.currentDirectoryURL = URL(fileURLWithPath: directory.path + "/elsewhere")
         let outside = try ToolRunner.execute(process, stdin: [])
         #expect(outside.status == 0, "\(outside.stderr)")
-        #expect(outside.stdout.contains("ok success-1-byte") && outside.stdout.hasSuffix("1 passed, 0 failed\n"))
+        #expect(Self.outcomes(outside) == ["success-1-byte": "passed"], "\(outside.stdout)")
         // At the root of a clone (its Package.swift and KnownAnswer/), that set, not the installed one.
         let clone = directory.path + "/clone"
         try FileManager.default.createDirectory(atPath: clone + "/KnownAnswer", withIntermediateDirectories: true)
@@ -149,9 +166,8 @@ import Testing
                 atPath: Self.committed + "/success-four-chunks" + suffix,
                 toPath: clone + "/KnownAnswer/success-four-chunks" + suffix)
         }
-        let inClone = try ToolRunner.run(["check"], in: clone)
-        #expect(inClone.status == 0 && inClone.stdout.contains("ok success-four-chunks"), "\(inClone.stderr)")
-        #expect(!inClone.stdout.contains("success-1-byte"))
+        let inClone = try ToolRunner.run(["check", "--json"], in: clone)
+        #expect(inClone.status == 0 && Self.outcomes(inClone) == ["success-four-chunks": "passed"], "\(inClone.stdout)")
     }
 
     /// `check` on someone else's folder: a named file that is a device or a pipe makes the vector
@@ -169,13 +185,14 @@ import Testing
         try FileManager.default.createSymbolicLink(
             atPath: vectors + "/success-257-chunks.plaintext", withDestinationPath: "/dev/zero")
         #expect(mkfifo(vectors + "/pipe.json", 0o600) == 0)
-        let checked = try plain.run(["check", "vectors"], shell: "exec timeout 60 \"$@\"")
+        let checked = try plain.run(["check", "vectors", "--json"], shell: "exec timeout 60 \"$@\"")
         #expect(checked.status == 1, "\(checked.stdout) \(checked.stderr)")
+        // The link to the device is never followed: the vector is malformed for holding a link (the words for
+        // each: check-report.txt).
         #expect(
-            checked.stdout.contains("MALFORMED pipe: ") && checked.stdout.contains("a named pipe"), "\(checked.stdout)")
-        // The link to the device is never followed: the vector is malformed for holding a link.
-        #expect(
-            checked.stdout.contains("MALFORMED success-257-chunks: ") && checked.stdout.contains("a symbolic link"))
+            Self.outcomes(checked) == ["pipe": "malformed", "success-257-chunks": "malformed"], "\(checked.stdout)")
+        let checks = Self.problems(checked, of: "success-257-chunks").compactMap { $0["check"] as? String }
+        #expect(checks == ["the file \"success-257-chunks.plaintext\""], "\(checked.stdout)")
     }
 
     /// A signal stops `check` with 130; no vector is judged on a run that was cut short.
@@ -195,6 +212,8 @@ import Testing
         let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         #expect(process.terminationStatus == 130, "\(printed)")
-        #expect(!printed.contains("FAIL") && !printed.contains("MALFORMED"), "\(printed)")
+        // Each vector's line starts with its outcome: none but `ok` was printed.
+        let judged = printed.split(separator: "\n").dropFirst().filter { !$0.hasPrefix(" ") }
+        #expect(judged.allSatisfy { $0.hasPrefix("ok ") }, "\(printed)")
     }
 }

@@ -12,18 +12,19 @@ import Testing
     }
 
     @Test func helpIsOnStandardOutputWithStatusZero() throws {
+        // The texts: help.txt, help-commands.txt; here, that they are the same whichever way they are asked.
         let overview = try run(["help"])
-        #expect(overview.status == 0 && overview.stdout.contains("COMMANDS") && overview.stderr.isEmpty)
+        #expect(overview.status == 0 && !overview.stdout.isEmpty && overview.stderr.isEmpty)
         #expect(try run(["--help"]).stdout == overview.stdout)
         #expect(try run(["-h"]).stdout == overview.stdout)
         for command in Self.commands {
             let help = try run(["help", command])
-            #expect(help.status == 0 && help.stdout.contains("USAGE") && help.stdout.contains("EXIT STATUS"))
+            #expect(help.status == 0 && !help.stdout.isEmpty && help.stdout != overview.stdout)
             #expect(try run([command, "--help"]).stdout == help.stdout)
             #expect(try run([command, "-h"]).stdout == help.stdout)
         }
         let version = try run(["--version"])
-        #expect(version.status == 0 && version.stdout.hasPrefix("goshuin-tool "))
+        #expect(version.status == 0 && version.stdout.split(separator: "\n").count == 1)
     }
 
     /// After the install (its layout: PREFIX/bin and PREFIX/share/bash-completion/completions), a new login
@@ -51,38 +52,13 @@ import Testing
     }
 
     @Test func usageErrorsPointAtHelp() throws {
+        // The help each points at: usage-errors.txt.
         let none = try run([])
-        #expect(none.status == 64 && none.stdout.isEmpty && none.stderr.contains("goshuin-tool help"))
-        let unknown = try run(["frobnicate"])
-        #expect(unknown.status == 64 && unknown.stderr.contains("error: usage: unknown command"))
-        let option = try run(["seal", "x", "--bogus"])
-        #expect(option.status == 64 && option.stderr.contains("goshuin-tool help seal"))
-    }
-
-    /// Every `--option` the help of a command lists.
-    func options(of command: String) throws -> Set<String> {
-        let help = try run(["help", command]).stdout
-        let pattern = try NSRegularExpression(pattern: "(?m)^  (?:-[a-z], )?(--[a-z-]+)")
-        let range = NSRange(help.startIndex..., in: help)
-        return Set(
-            pattern.matches(in: help, range: range).compactMap {
-                Range($0.range(at: 1), in: help).map { String(help[$0]) }
-            })
-    }
-
-    @Test func manPageAndCompletionsCoverEveryCommandAndOption() throws {
-        let files = ["Documentation/goshuin-tool.1", "Completions/goshuin-tool.bash", "Completions/_goshuin-tool"]
-        for file in files {
-            let text = try String(contentsOfFile: ToolRunner.packageRoot + "/" + file, encoding: .utf8)
-                .replacingOccurrences(of: "\\-", with: "-")
-            for command in Self.commands {
-                #expect(text.contains(command), "\(file) lacks \(command)")
-                let options = try options(of: command)
-                #expect(!options.isEmpty)
-                for option in options {
-                    #expect(text.contains(option), "\(file) lacks \(command) \(option)")
-                }
-            }
-        }
+        #expect(none.status == 64 && none.stdout.isEmpty && !none.stderr.isEmpty)
+        let unknown = try run(["frobnicate", "--json"])
+        #expect(unknown.status == 64 && unknown.errorCode == "usage")
+        #expect(unknown.jsonError?["hint"] as? String == "see 'goshuin-tool help'")
+        let option = try run(["seal", "x", "--bogus", "--json"])
+        #expect(option.status == 64 && option.jsonError?["hint"] as? String == "see 'goshuin-tool help seal'")
     }
 }

@@ -42,8 +42,10 @@ import Testing
         // Today's bytes of the old set, put back after the --force seal below removes it (as a copy kept by a
         // sync client would be).
         let oldBytes = old.map { directory.bytes($0) }
-        let resealed = try seal("second", to: "b.goshuin", ["--force"])
-        #expect(resealed.stderr.contains("removed the recovery files of the backup it replaced"), "\(resealed.stderr)")
+        // What it says of the set it removed: repair-another-files-set.txt.
+        let resealed = try seal("second", to: "b.goshuin", ["--force", "--json"])
+        let stale = try #require(resealed.json?["staleRecoveryFiles"] as? [String: Any], "\(resealed.stdout)")
+        #expect(stale["removed"] as? Bool == true && (stale["files"] as? [String])?.count == old.count)
         #expect(directory.entries.filter { $0.hasPrefix("b.goshuin.") }.isEmpty, "no stale set is left")
         for (name, bytes) in zip(old, oldBytes) { directory.write(name, bytes) }
         let newer = directory.bytes("b.goshuin")
@@ -53,12 +55,9 @@ import Testing
         let recovery = try #require(summary["recovery"] as? [String: Any])
         #expect(recovery["usable"] as? Bool == false && recovery["code"] as? String == "recovery_set_mismatch")
         #expect(recovery["next"] as? String == "goshuin-tool protect b.goshuin --force")
-        let text = try run(["verify", "b.goshuin", "--backup"], passphrase: true)
-        #expect(
-            text.stderr.contains("were made for another backup; they cannot check or repair this one"),
-            "\(text.stderr)")
+        // The notice that names the set: repair-another-files-set.txt.
         let repair = try run(["repair", "b.goshuin", "--in-place"])
-        #expect(repair.status == 65 && repair.stderr.contains("error: recovery_set_mismatch"), "\(repair.stderr)")
+        #expect(repair.status == 65 && repair.errorCode == "recovery_set_mismatch", "\(repair.stderr)")
         #expect(directory.bytes("b.goshuin") == newer, "the new backup is as it was")
         #expect(!directory.exists("b.repaired.goshuin"))
     }
@@ -67,10 +66,10 @@ import Testing
         try backupFolder("first", recordsSize: 300, photoSize: 0, seed: 3)
         _ = try seal("first", to: "b.goshuin", ["--recovery", "5%"])
         try FileManager.default.removeItem(atPath: directory.path + "/b.goshuin")
-        let sealed = try seal("first", to: "b.goshuin")
-        #expect(
-            sealed.stderr.contains("were made for another file: they cannot repair this backup"), "\(sealed.stderr)")
-        #expect(sealed.stderr.contains("goshuin-tool protect b.goshuin --force"), "\(sealed.stderr)")
+        // The notice, with the command that replaces the set: recovery-notices.txt.
+        let sealed = try seal("first", to: "b.goshuin", ["--json"])
+        let stale = try #require(sealed.json?["staleRecoveryFiles"] as? [String: Any], "\(sealed.stdout)")
+        #expect(stale["removed"] as? Bool == false && (stale["files"] as? [String])?.isEmpty == false)
         #expect(directory.exists("b.goshuin.par2"), "without --force nothing is removed")
     }
 
@@ -113,21 +112,17 @@ import Testing
         bytes[30_000] ^= 1
         directory.write("b.goshuin", bytes)
         // par2's own syntax: the file it protects is repaired.
-        let repair = try run(["repair", "b.goshuin.par2", "-o", "fixed.goshuin"])
-        #expect(repair.status == 0, "\(repair.stderr)")
-        #expect(repair.stderr.contains("is a recovery file; repairing the file it protects"), "\(repair.stderr)")
+        // What it says: repair-damaged.txt.
+        let repair = try run(["repair", "b.goshuin.par2", "-o", "fixed.goshuin", "--json"])
+        #expect(repair.status == 0 && repair.json?["file"] as? String == "b.goshuin", "\(repair.stderr)")
         #expect(directory.bytes("fixed.goshuin") == original)
         // A recovery file is never protected.
+        // What each says, and the command it suggests (--force, which protect has, not -o): protect.txt.
         let protect = try run(["protect", "b.goshuin.par2"])
-        #expect(
-            protect.status == 64 && protect.stderr.contains("goshuin-tool protect b.goshuin --force"),
-            "\(protect.stderr)")
+        #expect(protect.status == 64 && protect.errorCode == "usage", "\(protect.stderr)")
         #expect(!directory.exists("b.goshuin.par2.par2"))
-        // protect's advice for a set already there names --force, which protect has, not -o.
         let again = try run(["protect", "b.goshuin"])
-        #expect(
-            again.status == 73 && again.stderr.contains("goshuin-tool protect b.goshuin --force"), "\(again.stderr)")
-        #expect(!again.stderr.contains("-o"), "\(again.stderr)")
+        #expect(again.status == 73 && again.errorCode == "output_exists", "\(again.stderr)")
     }
 
     @Test func onlyTheIndexBesideADamagedBackupNamesTheMissingVolume() throws {
@@ -139,11 +134,11 @@ import Testing
         var bytes = directory.bytes("b.goshuin")
         bytes[30_000] ^= 1
         directory.write("b.goshuin", bytes)
-        let verify = try run(["verify", "b.goshuin"])
-        #expect(verify.status == 65)
-        #expect(
-            verify.stdout.contains("the recovery data is in b.goshuin.vol…par2, which is not beside it"),
-            "\(verify.stdout)")
+        // Where the recovery data is, in words: recovery-notices.txt.
+        let verify = try run(["verify", "b.goshuin", "--json"])
+        #expect(verify.status == 65 && verify.errorCode == "chunk_damaged")
+        let recovery = try #require(verify.json?["recovery"] as? [String: Any], "\(verify.stdout)")
+        #expect(recovery["repairable"] as? Bool == false && recovery["recoverySlicesAvailable"] as? Int == 0)
     }
 
     @Test func aDamagedStartWithItsSetBesideIsDamagedAndRepairable() throws {
@@ -157,21 +152,18 @@ import Testing
             ["open", "b.goshuin", "-o", "out.zip"], ["open", "b.goshuin", "--extract", "out"],
             ["inspect", "b.goshuin"],
         ] {
-            let result = try run(arguments, passphrase: true)
-            #expect(result.status == 65, "\(arguments): \(result.stderr)")
-            #expect(
-                result.stderr.contains("error: chunk_damaged: b.goshuin is damaged, as its recovery files find"),
-                "\(arguments): \(result.stderr)")
-            #expect(
-                result.stderr.contains("repair it: goshuin-tool repair b.goshuin"), "\(arguments): \(result.stderr)")
+            // Damaged, as its recovery files find, and what to run: repair-damaged.txt.
+            let result = try run(arguments + ["--json"], passphrase: true)
+            #expect(result.status == 65 && result.errorCode == "chunk_damaged", "\(arguments): \(result.stderr)")
+            #expect(result.jsonError?["code"] as? String == "chunk_damaged", "\(arguments): \(result.stdout)")
         }
         // Without the set: bad_magic, and a hint for someone who kept the set elsewhere.
         for name in directory.entries where name.hasPrefix("b.goshuin.") {
             try FileManager.default.removeItem(atPath: directory.path + "/" + name)
         }
         let alone = try run(["open", "b.goshuin", "-o", "out.zip"], passphrase: true)
-        #expect(alone.status == 65 && alone.stderr.contains("error: bad_magic"), "\(alone.stderr)")
-        #expect(alone.stderr.contains("goshuin-tool repair FILE --recovery PATH"), "\(alone.stderr)")
+        // With the hint for a set kept elsewhere: inspect.txt.
+        #expect(alone.status == 65 && alone.errorCode == "bad_magic", "\(alone.stderr)")
     }
 
     @Test func aWrongPassphraseOnAFileItsSetConfirmsIsSaidToBeOne() throws {
@@ -180,10 +172,8 @@ import Testing
         for arguments in [["verify", "b.goshuin"], ["open", "b.goshuin", "-o", "out.zip"]] {
             let result = try ToolRunner.run(
                 arguments, in: directory.path, environment: ["GOSHUIN_PASSPHRASE": "not the passphrase"])
-            #expect(
-                result.status == 65 && result.stderr.contains("error: auth_failed: the passphrase is wrong"),
-                "\(result.stderr)")
-            #expect(!result.stderr.contains("damaged"), "\(result.stderr)")
+            // Said to be the passphrase, not damage: repair-intact.txt.
+            #expect(result.status == 65 && result.errorCode == "auth_failed", "\(result.stderr)")
         }
     }
 
@@ -194,9 +184,8 @@ import Testing
         directory.write("b.goshuin", Array(bytes.prefix(bytes.count / 2)))
         for arguments in [["verify", "b.goshuin"], ["repair", "b.goshuin"], ["open", "b.goshuin", "-o", "o.zip"]] {
             let result = try run(arguments, passphrase: true)
-            #expect(
-                result.status == 65 && result.stderr.contains("error: truncated:"), "\(arguments): \(result.stderr)")
-            #expect(result.stderr.contains("copy it again"), "\(arguments): \(result.stderr)")
+            // With the advice to copy it again: repair-a-cut-file.txt.
+            #expect(result.status == 65 && result.errorCode == "truncated", "\(arguments): \(result.stderr)")
         }
     }
 
@@ -204,8 +193,8 @@ import Testing
         try backupFolder("first", recordsSize: 3_000, photoSize: 60_000, seed: 10)
         _ = try seal("first", to: "b.goshuin", ["--recovery", "5%"])
         directory.write("b.repaired.goshuin", [1, 2, 3])
-        let repair = try run(["repair", "b.goshuin"])
-        #expect(repair.status == 0 && repair.stderr.contains("b.goshuin is intact"), "\(repair.stderr)")
+        let repair = try run(["repair", "b.goshuin", "--json"])
+        #expect(repair.status == 0 && repair.json?["intact"] as? Bool == true, "\(repair.stderr)")
         #expect(directory.bytes("b.repaired.goshuin") == [1, 2, 3])
     }
 
@@ -215,9 +204,11 @@ import Testing
         try FileManager.default.createDirectory(
             atPath: directory.path + "/b.goshuin.vol7+1.par2", withIntermediateDirectories: false)
         #expect(mkfifo(directory.path + "/b.goshuin.vol8+1.par2", 0o600) == 0)
-        let verify = try run(["verify", "b.goshuin"])
+        // The notice for each: recovery-notices.txt.
+        let verify = try run(["verify", "b.goshuin", "--json"])
         #expect(verify.status == 0, "\(verify.stderr)")
-        #expect(verify.stderr.contains("left aside:"), "\(verify.stderr)")
+        let recovery = try #require(verify.json?["recovery"] as? [String: Any], "\(verify.stdout)")
+        #expect((recovery["filesLeftAside"] as? [String])?.count == 2, "\(recovery)")
         var bytes = directory.bytes("b.goshuin")
         bytes[30_000] ^= 1
         directory.write("b.goshuin", bytes)
@@ -248,7 +239,8 @@ import Testing
             let result = try run(arguments)
             #expect(result.status == 0, "\(result.stderr)")
             #expect(!directory.exists(leftover), "\(arguments): the killed run's temporary is swept")
-            #expect(result.stderr.contains("removed 1 leftover temporary file"), "\(result.stderr)")
+            // What it says: leftovers.txt.
+            #expect(ToolRunner.notices(in: result.stderr).count == 1, "\(result.stderr)")
         }
     }
 
@@ -290,7 +282,7 @@ extension RecoveryIssue34Tests {
             statuses.append(limited.status)
             #expect([0, 71].contains(limited.status), "ulimit -v \(kilobytes): \(limited.status) \(limited.stderr)")
             if limited.status == 0 { #expect(directory.bytes("fixed.bin") == data) }
-            if limited.status == 71 { #expect(limited.stderr.contains("out_of_memory"), "\(limited.stderr)") }
+            if limited.status == 71 { #expect(limited.errorCode == "out_of_memory", "\(limited.stderr)") }
         }
         #expect(statuses.last == 0, "repaired with room: \(statuses)")
     }

@@ -9,6 +9,27 @@ struct ToolRunner {
         let stdout: String
         let stderr: String
         let stdoutBytes: [UInt8]
+
+        /// The code of the error the run reported on standard error (`goshuin-tool: error: CODE: …`), the
+        /// stable part of its one line: what a test asserts, where the wording is a transcript's.
+        var errorCode: String? { ToolRunner.errorCode(in: stderr) }
+
+        /// The JSON object printed on standard output (`--json`), or `nil`.
+        var json: [String: Any]? { try? JSONSerialization.jsonObject(with: Data(stdoutBytes)) as? [String: Any] }
+
+        /// The `error` object of the JSON printed on standard output.
+        var jsonError: [String: Any]? { json?["error"] as? [String: Any] }
+    }
+
+    /// The code of the first error reported in `text` (`goshuin-tool: error: CODE: …`), standard error or a
+    /// terminal's screen.
+    static func errorCode(in text: String) -> String? {
+        text.firstMatch(of: /goshuin-tool: error: ([a-z0-9_]+):/).map { String($0.output.1) }
+    }
+
+    /// The notices of `text` (`goshuin-tool: …` lines that are not errors), for counting them.
+    static func notices(in text: String) -> [Substring] {
+        text.split(separator: "\n").filter { $0.hasPrefix("goshuin-tool: ") && !$0.hasPrefix("goshuin-tool: error: ") }
     }
 
     /// The tool binary beside the test bundle (`.build/<configuration>/goshuin-tool`), or the one
@@ -91,12 +112,15 @@ struct ToolRunner {
     /// Runs the tool on a pseudo-terminal made by script(1), answering each prompt that appears with the
     /// next line of `answers`; returns everything the terminal showed and the exit status. With a trigger,
     /// `key` (Ctrl-C unless given) is typed once the trigger is on the screen; `thenShow` is a shell command
-    /// run on the same terminal after the tool, its exit status kept.
+    /// run on the same terminal after the tool, its exit status kept. With `standardInput`, the tool's
+    /// standard input is that file (in `directory`) instead of the terminal, which still asks for passphrases.
     static func runOnTerminal(
         _ arguments: [String], in directory: String, answers: [String], environment: [String: String] = [:],
-        interruptWhenShown trigger: String? = nil, key: UInt8 = 0x03, thenShow: String? = nil
+        interruptWhenShown trigger: String? = nil, key: UInt8 = 0x03, thenShow: String? = nil,
+        standardInput: String? = nil
     ) throws -> (status: Int32, screen: String) {
-        let quoted = ([toolPath] + arguments).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+        let quote = { (word: String) in "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+        let quoted = ([toolPath] + arguments).map(quote) + (standardInput.map { ["<", quote($0)] } ?? [])
         // The shell outlives a Ctrl-C or Ctrl-\ sent to the terminal's foreground group: it traps them (a
         // trap, unlike an ignored signal, is not inherited by the tool).
         let command =
@@ -133,7 +157,9 @@ struct ToolRunner {
             let prompts = screen.components(separatedBy: "Passphrase").count - 1
             while promptsSeen < prompts, let answer = remaining.popFirst() {
                 promptsSeen += 1
-                ChildInput.write(Data((answer + "\n").utf8), to: input.fileHandleForWriting)
+                // An answer that is a control character alone (Ctrl-C, "\u{03}") is typed as it is.
+                let typed = answer.count == 1 && (answer.unicodeScalars.first?.value ?? 0x20) < 0x20
+                ChildInput.write(Data((typed ? answer : answer + "\n").utf8), to: input.fileHandleForWriting)
             }
             // Ctrl-C (or `key`), typed once the trigger text is on the screen.
             if let pending = trigger, screen.contains(pending) {

@@ -34,10 +34,9 @@ import Testing
 
     @Test func verifyChecksABackupAndWritesNothing() throws {
         let before = directory.entries
+        // Its text: verify.txt.
         let result = try run(["verify", "backup.goshuin"])
-        #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout.contains("every chunk authenticates") && result.stdout.contains("photos       1"))
-        #expect(result.stdout.contains("every entry matches the manifest"))
+        #expect(result.status == 0 && !result.stdout.isEmpty, "\(result.stderr)")
         let json = try run(["verify", "backup.goshuin", "--json"])
         let summary = try #require(try JSONSerialization.jsonObject(with: Data(json.stdoutBytes)) as? [String: Any])
         let backup = try #require(summary["backup"] as? [String: Any])
@@ -54,7 +53,7 @@ import Testing
         let summary = try JSONSerialization.jsonObject(with: Data(plain.stdoutBytes)) as? [String: Any]
         #expect(summary?["backup"] is NSNull)
         let wrong = try run(["verify", "notes.goshuin"], passphrase: "not it")
-        #expect(wrong.status == 65 && wrong.stderr.contains("error: auth_failed:"))
+        #expect(wrong.status == 65 && wrong.errorCode == "auth_failed")
     }
 
     @Test func verifyRefusesALyingManifest() throws {
@@ -75,7 +74,7 @@ import Testing
         #expect(made.status == 0, "\(made.output)")
         #expect(try run(["seal", "lying.zip", "-o", "lying.goshuin", "--iterations", "1000"]).status == 0)
         let result = try run(["verify", "lying.goshuin"])
-        #expect(result.status == 65 && result.stderr.contains("error: manifest_mismatch:"), "\(result.stderr)")
+        #expect(result.status == 65 && result.errorCode == "manifest_mismatch", "\(result.stderr)")
     }
 
     /// The table: every reader gives the verdict of the lowest failing chunk.
@@ -118,8 +117,8 @@ import Testing
         let trailer = try plain.run(["verify", "trailer.goshuin", "--backup", "--json"])
         let extracted = try plain.run(["open", "trailer.goshuin", "--extract", "restored"])
         #expect(trailer.status == 65 && extracted.status == 65)
-        #expect(trailer.stdout.contains("\"code\":\"zip_malformed\"") && extracted.stderr.contains("zip_malformed"))
+        #expect(trailer.jsonError?["code"] as? String == "zip_malformed" && extracted.errorCode == "zip_malformed")
         let notAZip = try plain.run(["verify", "plain.goshuin", "--backup"])
-        #expect(notAZip.status == 65 && notAZip.stderr.contains("zip_malformed"), "\(notAZip.stderr)")
+        #expect(notAZip.status == 65 && notAZip.errorCode == "zip_malformed", "\(notAZip.stderr)")
     }
 }
