@@ -71,7 +71,7 @@ struct SliceRebuild {
         let index = survey.index
         let sliceSize = index.sliceSize
         let chosen = matrix.chosen.map { index.recoverySlices[$0] }
-        let recoveryRegions = try chosen.map { location in
+        let recoveryRegions = chosen.map { location in
             guard let file = recoveryFiles[location.file] else { preconditionFailure("every recovery file is open") }
             return SliceRegion(
                 file: file, start: location.dataOffset, available: Int(sliceSize),

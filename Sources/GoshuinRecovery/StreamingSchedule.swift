@@ -243,7 +243,7 @@ final class StreamingSchedule: WorkSchedule, @unchecked Sendable {
         // The odd last byte of the file: a word whose high byte is the padding's zero.
         let word: [UInt8] = [source[even], 0]
         let tail = destinations.map { $0.map { $0 + even } }
-        try word.withUnsafeBytes { bytes in
+        word.withUnsafeBytes { bytes in
             tail.withUnsafeBufferPointer { targets in
                 coefficients.multiplyAdd(bytes, into: targets, length: 2, kernel: kernel)
             }
