@@ -18,6 +18,9 @@ enum OptionName: String, CaseIterable {
     case redundancy = "--redundancy"
     case recovery = "--recovery"
     case inPlace = "--in-place"
+    case newPassphraseFile = "--new-passphrase-file"
+    case newPassphraseDescriptor = "--new-passphrase-fd"
+    case askNewPassphrase = "--ask-new-passphrase"
 }
 
 /// One option a command accepts.

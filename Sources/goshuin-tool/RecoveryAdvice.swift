@@ -40,7 +40,7 @@ enum RecoveryAdvice {
             verification.isRepairable
             ? "repair it: \(next)"
             : (cut ? "copy it again from where it was saved; if this is the only copy, " : "")
-                + "to restore what is intact: \(next)"
+                + "to restore what is intact: \(next); \(RecoveryReport.rescueAdvice(path))"
         return ToolError(
             code: code,
             "\(path) is damaged, as its recovery files find: \(RecoveryReport.damage(verification)) (read without them:"
