@@ -222,6 +222,11 @@ package enum BackupRescue {
         /// only loss is its end), or the code of the check it failed.
         func recordsLost() -> GoshuinError {
             let reason = lost.first { $0.name == Manifest.recordsName }?.reason ?? "not_found"
+            guard !salvage.damagedChunks.isEmpty || salvage.firstMissingChunk != nil || reason != "not_found" else {
+                // Every chunk authenticates, and no records.csv: a sealed file that holds no backup.
+                return GoshuinError(
+                    .zipMalformed, "the file is intact and holds no backup (no records.csv in it); nothing was written")
+            }
             let cut = salvage.damagedChunks.isEmpty && salvage.firstMissingChunk != nil
             let code: GoshuinError.Code
             let why: String

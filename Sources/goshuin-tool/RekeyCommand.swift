@@ -91,9 +91,9 @@ enum RekeyCommand: ToolCommand {
                 return (locked.header, header, same)
             }
         } catch let error as GoshuinError where RecoveryAdvice.damageCodes.contains(error.code) {
-            guard error.code != .authFailed else { throw ToolError(error) }
-            throw RecoveryAdvice.advise(error, path: inputPath)
-                ?? ToolError(error, hint: damagedHint(inputPath))
+            if let advised = RecoveryAdvice.advise(error, path: inputPath) { throw advised }
+            let damage: Set<GoshuinError.Code> = [.chunkDamaged, .chunkLengthInvalid, .truncated]
+            throw damage.contains(error.code) ? ToolError(error, hint: damagedHint(inputPath)) : ToolError(error)
         }
         return finish(written, inputPath: inputPath, outputPath: outputPath, force: force)
     }

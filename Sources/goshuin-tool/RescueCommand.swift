@@ -89,14 +89,20 @@ enum RescueCommand: ToolCommand {
                 ) { write in try Paths.writeOutput(outputPath, force: force, input: input, write) }
             }
         } catch let error as GoshuinError where error.code == .chunkDamaged || error.code == .truncated {
-            // records.csv lost: no backup to make, but the photos can still be restored into a folder.
-            throw RecoveryAdvice.advise(error, path: inputPath)
-                ?? ToolError(
-                    error,
-                    hint: "the photos that are intact can still be restored into a folder: "
-                        + ShellQuoting.command(RecoveryReport.salvageCommand(inputPath)))
+            // records.csv lost: no backup to make. Recovery files beside it that repair it make it whole; the
+            // photos can still be restored into a folder.
+            var hint =
+                "the photos that are intact can still be restored into a folder: "
+                + ShellQuoting.command(RecoveryReport.salvageCommand(inputPath))
+            if inputPath != "-", let set = try? RecoverySet.verify(inputPath: inputPath), !set.isIntact,
+                set.isRepairable
+            {
+                let repair = ShellQuoting.command(RecoveryReport.repairCommand(inputPath, recoveryPath: nil))
+                hint = "its recovery files repair it whole: \(repair); otherwise, " + hint
+            }
+            throw ToolError(error, hint: hint)
         } catch let error as GoshuinError {
-            throw RecoveryAdvice.advise(error, path: inputPath) ?? ToolError(error)
+            throw RecoveryAdvice.advise(error, path: inputPath, offeringRescue: false) ?? ToolError(error)
         }
         return finish(report, inputPath: inputPath, outputPath: outputPath, force: force)
     }
@@ -114,11 +120,13 @@ enum RescueCommand: ToolCommand {
         var line =
             "saved records.csv and \(SealCommand.photos(photos)) into \(Paths.describe(outputPath)), a new backup"
             + " (format version \(report.header.version.rawValue)), \(ProgressReporter.size(report.header.fileSize))"
+        // Up to ten lost photos are named on the line (every one has a notice of its own above).
         let names = lostPhotos.count <= 10 ? ": " + lostPhotos.joined(separator: ", ") : ""
         if salvage.manifestLost {
             line +=
-                "; the backup's list of contents is lost, so the photos that lay after the damage are not in it,"
-                + " nor named" + (lostPhotos.isEmpty ? "" : "; known to be lost: \(lostPhotos.count)\(names)")
+                "; the backup's list of contents is lost: a photo that lay past the damage may be missing from it"
+                + " unnamed"
+                + (lostPhotos.isEmpty ? "" : "; known to be lost, \(SealCommand.photos(lostPhotos.count))\(names)")
         } else if !lostPhotos.isEmpty {
             line +=
                 lostPhotos.count == 1

@@ -90,12 +90,13 @@ import Testing
     @Test func theTwoPassphrasesNeverComeFromOnePlace() throws {
         let sameFile = try run(["rekey", "v1.goshuin", "-o", "x.goshuin", "--new-passphrase-file", "old.txt"])
         #expect(sameFile.status == 64 && sameFile.stderr.contains("both be read from"), "\(sameFile.stderr)")
+        // Refused before standard input is read, so it is given nothing: a pipe the tool leaves unread could end
+        // the test process by SIGPIPE.
         let sameDescriptor = try ToolRunner.run(
             ["rekey", "v1.goshuin", "-o", "x.goshuin", "--passphrase-fd", "0", "--new-passphrase-fd", "0"],
-            in: directory.path, stdin: Array("old secret 7kq\nnew secret 9xz\n".utf8))
+            in: directory.path)
         #expect(sameDescriptor.status == 64 && sameDescriptor.stderr.contains("file descriptor 0"))
-        let standardInput = try run(
-            ["rekey", "-", "-o", "x.goshuin", "--new-passphrase-fd", "0"], stdin: directory.bytes("v1.goshuin"))
+        let standardInput = try run(["rekey", "-", "-o", "x.goshuin", "--new-passphrase-fd", "0"])
         #expect(standardInput.status == 64, "\(standardInput.stderr)")
         let noSource = try run(["rekey", "v1.goshuin", "-o", "x.goshuin"])
         #expect(noSource.status == 64 && noSource.stderr.contains("--new-passphrase-file"), "\(noSource.stderr)")

@@ -146,9 +146,9 @@ import Testing
         let folder = try run(["rescue", "damaged.goshuin", "-o", "in", "--force"])
         #expect(folder.status == 73, "\(folder.stderr)")
         #expect(!temporaryLeft && !directory.exists("x"))
-        let standardInput = try ToolRunner.run(
-            ["rescue", "-", "--passphrase-file", "pw.txt"], in: directory.path,
-            stdin: directory.bytes("damaged.goshuin"))
+        // Refused before standard input is read, so it is given nothing: a pipe the tool leaves unread could end
+        // the test process by SIGPIPE.
+        let standardInput = try ToolRunner.run(["rescue", "-", "--passphrase-file", "pw.txt"], in: directory.path)
         #expect(standardInput.status == 64 && standardInput.stderr.contains("needs -o"), "\(standardInput.stderr)")
     }
 
