@@ -36,7 +36,7 @@ _goshuin_tool() {
         if [[ $cur == -* ]]; then
             _goshuin_tool_reply -W '--version --help -h' -- "$cur"
         else
-            _goshuin_tool_reply -W 'seal open verify protect repair inspect check help' -- "$cur"
+            _goshuin_tool_reply -W 'seal open verify protect repair rescue rekey inspect check help' -- "$cur"
         fi
         return
     fi
@@ -60,6 +60,14 @@ _goshuin_tool() {
     repair)
         options=(-o --output --in-place --recovery --force -q --quiet --json -h --help)
         ;;
+    rescue)
+        options=(-o --output --new-passphrase-file --new-passphrase-fd --ask-new-passphrase --iterations
+            --passphrase-file --passphrase-fd --force -q --quiet --json -h --help)
+        ;;
+    rekey)
+        options=(-o --output --new-passphrase-file --new-passphrase-fd --format --iterations --passphrase-file
+            --passphrase-fd --force -q --quiet --json -h --help)
+        ;;
     inspect)
         options=(--list --passphrase-file --passphrase-fd --json -h --help)
         ;;
@@ -67,7 +75,7 @@ _goshuin_tool() {
         options=(--json -h --help)
         ;;
     help)
-        ((COMP_CWORD == 2)) && _goshuin_tool_reply -W 'seal open verify protect repair inspect check exit-codes' -- "$cur"
+        ((COMP_CWORD == 2)) && _goshuin_tool_reply -W 'seal open verify protect repair rescue rekey inspect check exit-codes' -- "$cur"
         return
         ;;
     *)
@@ -84,7 +92,7 @@ _goshuin_tool() {
             [[ -n $prefix ]] && COMPREPLY=("${COMPREPLY[@]/#/$prefix}")
             return
             ;;
-        -o | --output | --passphrase-file)
+        -o | --output | --passphrase-file | --new-passphrase-file)
             compopt -o filenames 2>/dev/null
             _goshuin_tool_reply -f -- "$cur"
             [[ -n $prefix ]] && COMPREPLY=("${COMPREPLY[@]/#/$prefix}")
@@ -109,7 +117,7 @@ _goshuin_tool() {
             _goshuin_tool_reply -W '5% 10% 20%' -- "$cur"
             return
             ;;
-        --iterations | --chunk-size | --passphrase-fd)
+        --iterations | --chunk-size | --passphrase-fd | --new-passphrase-fd)
             # A number (N) or a size such as 4MiB: nothing to complete.
             return
             ;;
@@ -132,8 +140,11 @@ _goshuin_tool() {
         local option remaining=()
         for option in "${options[@]}"; do
             [[ $used == *" $option "* ]] && continue
-            # --passphrase-file and --passphrase-fd exclude each other.
+            # --passphrase-file and --passphrase-fd exclude each other, and so do the new passphrase's sources.
             [[ $option == --passphrase-f* && $used == *' --passphrase-f'* ]] && continue
+            [[ $option == --new-passphrase-f* && $used == *' --new-passphrase-f'* ]] && continue
+            [[ $option == --ask-new-passphrase && $used == *' --new-passphrase-f'* ]] && continue
+            [[ $option == --new-passphrase-f* && $used == *' --ask-new-passphrase '* ]] && continue
             remaining+=("$option")
         done
         _goshuin_tool_reply -W "${remaining[*]}" -- "$cur"
@@ -145,7 +156,7 @@ _goshuin_tool() {
     seal) # INPUT: any file, or - for standard input
         _goshuin_tool_reply -f -- "$cur"
         ;;
-    open | verify | inspect | repair) # INPUT.goshuin: .goshuin files (and directories) first, else any file
+    open | verify | inspect | repair | rescue | rekey) # INPUT.goshuin: .goshuin files (and directories) first, else any file
         _goshuin_tool_reply -f -X '!*.goshuin' -- "$cur"
         _goshuin_tool_reply -d -- "$cur"
         ((${#COMPREPLY[@]})) || _goshuin_tool_reply -f -- "$cur"

@@ -56,37 +56,22 @@ public struct BackupFolder {
     /// - Throws: `unexpected_file` listing every file that may not be in a backup, `zip_limit_exceeded` for
     ///   more photos than a backup holds, `manifest_invalid` for a kept manifest that does not parse, `io`.
     public init(checking path: String, leavingOutUnsupported: Bool = false) throws {
-        scan = try FolderScan(path, leavingOutUnsupported: leavingOutUnsupported)
+        let scan = try FolderScan(path, leavingOutUnsupported: leavingOutUnsupported)
+        self.scan = scan
         let recordsStatus = try Self.status(of: Manifest.recordsName, in: scan)
         records = try RecordsPlan(scan: scan, status: recordsStatus)
         createdAt = try scan.hasManifest ? Self.keptCreatedAt(scan) : FileSystem.timestamp(scan.newestModification)
-        var entries = [
-            BackupZipLayout.Entry(
-                name: Manifest.recordsName, method: records.method, compressedSize: records.compressedSize,
-                uncompressedSize: UInt64(recordsStatus.size), modificationTime: recordsStatus.modified)
-        ]
-        var placeholders: [Manifest.FileEntry] = []
-        for name in scan.photoNames {
+        let photos = try scan.photoNames.map { name in
             let status = try Self.status(of: name, in: scan)
-            let size = UInt64(status.size)
-            entries.append(
-                BackupZipLayout.Entry(
-                    name: name, method: 0, compressedSize: size, uncompressedSize: size,
-                    modificationTime: status.modified))
-            placeholders.append(Manifest.FileEntry(name: name, size: size, sha256: Self.unknownDigest))
+            return BackupZipLayout.Entry(
+                name: name, method: 0, compressedSize: UInt64(status.size), uncompressedSize: UInt64(status.size),
+                modificationTime: status.modified)
         }
-        // Every field of the manifest has its final width already: its size is known before any hash.
-        let manifestLength = try Manifest(
-            createdAt: createdAt,
-            records: Manifest.FileEntry(
-                name: Manifest.recordsName, size: UInt64(recordsStatus.size), sha256: Self.unknownDigest),
-            photos: placeholders
-        ).encode().count
-        entries.append(
-            BackupZipLayout.Entry(
-                name: Manifest.fileName, method: 0, compressedSize: UInt64(manifestLength),
-                uncompressedSize: UInt64(manifestLength), modificationTime: Self.seconds(of: createdAt)))
-        layout = BackupZipLayout(entries)
+        layout = try BackupZipLayout.backup(
+            records: BackupZipLayout.Entry(
+                name: Manifest.recordsName, method: records.method, compressedSize: records.compressedSize,
+                uncompressedSize: UInt64(recordsStatus.size), modificationTime: recordsStatus.modified),
+            photos: photos, createdAt: createdAt)
     }
 
     /// Seals the backup into a new `.goshuin` file at `outputPath`, asking for the passphrase (evaluating
@@ -126,7 +111,7 @@ public struct BackupFolder {
         return try withoutActuallyEscaping(passphrase) { passphrase in
             try place { output in
                 let keyed = try draft.key(with: passphrase(), progress: progress)
-                let writer = BackupZipWriter(folder: self)
+                let writer = BackupZipWriter(self)
                 let sealer = try StreamingSealer(
                     into: output, header: keyed, plaintextLength: payloadSize,
                     workerCount: WorkerThreads.defaultWorkerCount, observer: writer.digests, sealedBytes: sealedBytes,
@@ -140,7 +125,7 @@ public struct BackupFolder {
     /// Writes the backup's ZIP, unsealed, into the empty file open at `output`: what sealing encrypts.
     @discardableResult
     package func pack(into output: FileDescriptor) throws -> Manifest {
-        let writer = BackupZipWriter(folder: self)
+        let writer = BackupZipWriter(self)
         return try writer.write(into: try FileZipSink(output, observer: writer.digests))
     }
 
@@ -208,9 +193,6 @@ public struct BackupFolder {
 
     // MARK: - Planning
 
-    /// The digest written in the manifest's place holder: every digest has its width.
-    private static let unknownDigest = [UInt8](repeating: 0, count: 32)
-
     private static func status(of name: String, in scan: FolderScan) throws -> FileStatus {
         guard let status = scan.statuses[name] else {
             throw GoshuinError(.io, "\(DisplayText.quoted(name)) vanished while the folder was checked")
@@ -229,17 +211,6 @@ public struct BackupFolder {
                 try FileSystem.readAll(file, maximumSize: Manifest.maximumSize, name: Manifest.fileName)
             ).createdAt
         }
-    }
-
-    /// The seconds since 1970 of a `createdAt` timestamp.
-    private static func seconds(of timestamp: String) -> Int? {
-        let digits = Array(timestamp.utf8)
-        func number(_ range: Range<Int>) -> Int {
-            digits[range].reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
-        }
-        guard Manifest.isTimestamp(timestamp) else { return nil }
-        return DOSTime.daysSince1970(year: number(0..<4), month: number(5..<7), day: number(8..<10)) * 86_400
-            + number(11..<13) * 3_600 + number(14..<16) * 60 + number(17..<19)
     }
 }
 
@@ -272,11 +243,20 @@ struct RecordsPlan {
     init(scan: FolderScan, status: FileStatus) throws {
         let size = UInt64(max(0, status.size))
         guard size <= UInt64(Self.inMemoryLimit) else {
-            (content, method, compressedSize) = (.streamed, 0, size)
+            self.init(streaming: size)
             return
         }
         let folder = BackupFolderReader(scan: scan)
-        let bytes = try folder.readWhole(Manifest.recordsName, expected: status)
+        try self.init(holding: try folder.readWhole(Manifest.recordsName, expected: status))
+    }
+
+    /// records.csv of `size` bytes, too large to hold: stored, and read as it is written.
+    init(streaming size: UInt64) { (content, method, compressedSize) = (.streamed, 0, size) }
+
+    /// records.csv held in memory as `bytes` (at most ``inMemoryLimit``): deflated when that stays within the
+    /// reader's ratio limit, stored otherwise.
+    init(holding bytes: [UInt8]) throws {
+        let size = UInt64(bytes.count)
         let deflated = try RawDeflate.deflate(bytes)
         // A margin below the reader's limit: it refuses an entry that inflates more than 200 times.
         let deflates = UInt64(deflated.count) * (ZipStructureScanner.maximumCompressionRatio - 10) >= size

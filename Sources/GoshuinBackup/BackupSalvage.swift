@@ -88,13 +88,13 @@ package enum BackupSalvage {
         if salvage.endKnown, let directory = try intactDirectory(of: salvage) {
             return try restoreByDirectory(directory.archive, manifest: directory.manifest, salvage, into: staging)
         }
-        var walk = try SalvageWalk(salvage: salvage, staging: staging)
+        var walk = SalvageWalk(salvage: salvage, target: try SalvagedEntries(into: staging))
         try walk.run()
         return (.walk, walk.restored, walk.lost, nil)
     }
 
     /// The central directory and the manifest, when their bytes are intact and steps 1–4 of §4.1 pass.
-    private static func intactDirectory(of salvage: ContainerSalvage) throws -> (
+    static func intactDirectory(of salvage: ContainerSalvage) throws -> (
         archive: BackupArchive, manifest: Manifest
     )? {
         do {
@@ -112,29 +112,77 @@ package enum BackupSalvage {
     private static func restoreByDirectory(
         _ archive: BackupArchive, manifest: Manifest, _ salvage: ContainerSalvage, into staging: StagingFolder
     ) throws -> Found {
-        let entries = archive.directory.entriesInFileOrder
         var salvaged = try SalvagedEntries(into: staging)
-        for (position, entry) in entries.enumerated() where entry.name != Manifest.fileName {
-            let spanEnd =
-                position + 1 < entries.count
-                ? entries[position + 1].localHeaderOffset : archive.directory.centralDirectoryOffset
-            let span = entry.localHeaderOffset..<max(entry.localHeaderOffset, spanEnd)
-            if let loss = salvage.loss(in: span) {
-                salvaged.lose(entry.name, loss.state.rawValue)
+        try restoreByDirectory(archive, manifest: manifest, salvage, into: &salvaged)
+        return (.directory, salvaged.restored, salvaged.lost, manifest)
+    }
+
+    /// Directory mode into `target`: every entry but the manifest, in file order, lost when a byte of its span
+    /// is not intact, otherwise read and checked (its local header, its data ending where its span does, its
+    /// size, CRC-32 and SHA-256 against the manifest).
+    static func restoreByDirectory<Target: SalvageTarget>(
+        _ archive: BackupArchive, manifest: Manifest, _ salvage: ContainerSalvage, into target: inout Target
+    ) throws {
+        for (entry, spanEnd) in spans(of: archive.directory) {
+            if let loss = salvage.loss(in: entry.localHeaderOffset..<max(entry.localHeaderOffset, spanEnd)) {
+                target.lose(entry.name, loss.state.rawValue)
                 continue
             }
-            try salvaged.restore(entry.name, modificationTime: entry.modificationTime) { write in
+            try target.restore(entry, spanEnd: spanEnd) { write in
                 try archive.readForSalvage(entry, spanEnd: spanEnd, checkedAgainst: manifest, into: write)
             }
         }
-        try salvaged.finish()
-        return (.directory, salvaged.restored, salvaged.lost, manifest)
+        try target.finish()
+    }
+
+    /// Every entry of `directory` but the manifest, in file order, with where its span ends: the next entry's
+    /// local header, or the central directory for the last (`Spec/backup-v1.md` §4.2, directory mode).
+    static func spans(of directory: ZipDirectory) -> [(entry: ZipEntry, spanEnd: UInt64)] {
+        let entries = directory.entriesInFileOrder
+        return entries.enumerated().compactMap { position, entry in
+            guard entry.name != Manifest.fileName else { return nil }
+            let spanEnd =
+                position + 1 < entries.count
+                ? entries[position + 1].localHeaderOffset : directory.centralDirectoryOffset
+            return (entry, spanEnd)
+        }
+    }
+}
+
+/// Where a salvage puts what it restores: files in a staging folder (``SalvagedEntries``), or nothing but
+/// where each entry that passed lies (``SurveyedEntries``, for a rescue, which writes them into a new backup).
+protocol SalvageTarget {
+    /// The entries restored, in file order.
+    var restored: [String] { get }
+    /// The entries lost, in file order.
+    var lost: [SalvageReport.LostEntry] { get }
+    /// `name` lost before a byte of it was read, for `reason`; at the front of the list when `first`.
+    mutating func lose(_ name: String, _ reason: String, first: Bool)
+    /// Reads `entry` as `read` hands its bytes to the writer it is given, checking them as it goes: restored
+    /// when every check of the entry holds, lost with its fault's code when one fails. Where its data lies:
+    /// at `dataOffset` (walk mode), or, checked by `read`, from its local header to `spanEnd` (directory
+    /// mode). Returns whether it was restored.
+    @discardableResult mutating func restore(
+        _ entry: ZipEntry, dataOffset: UInt64?, spanEnd: UInt64?,
+        read: (_ write: (UnsafeRawBufferPointer) throws -> Void) throws -> Void
+    ) throws -> Bool
+    /// Waits until every entry restored is where it goes.
+    func finish() throws
+}
+
+extension SalvageTarget {
+    mutating func lose(_ name: String, _ reason: String) { lose(name, reason, first: false) }
+
+    @discardableResult mutating func restore(
+        _ entry: ZipEntry, spanEnd: UInt64, read: (_ write: (UnsafeRawBufferPointer) throws -> Void) throws -> Void
+    ) throws -> Bool {
+        try restore(entry, dataOffset: nil, spanEnd: spanEnd, read: read)
     }
 }
 
 /// What a salvage restores into its staging folder, each file written, dated and synced on a thread of its
 /// own, and what it loses, in file order.
-struct SalvagedEntries {
+struct SalvagedEntries: SalvageTarget {
     let staging: StagingFolder
     let writer: BackgroundWriter
     private(set) var restored: [String] = []
@@ -146,16 +194,17 @@ struct SalvagedEntries {
     }
 
     /// `name` lost before a byte of it was written, for `reason`; at the front of the list when `first`.
-    mutating func lose(_ name: String, _ reason: String, first: Bool = false) {
+    mutating func lose(_ name: String, _ reason: String, first: Bool) {
         lost.insert(SalvageReport.LostEntry(name: name, reason: reason), at: first ? 0 : lost.count)
     }
 
-    /// Writes `name` as `read` hands its bytes to the writer it is given: restored when every check of the
+    /// Writes `entry` as `read` hands its bytes to the writer it is given: restored when every check of the
     /// entry holds, removed and lost with its fault's code when one fails. Returns whether it was restored.
     @discardableResult mutating func restore(
-        _ name: String, modificationTime: Int?,
+        _ entry: ZipEntry, dataOffset: UInt64?, spanEnd: UInt64?,
         read: (_ write: (UnsafeRawBufferPointer) throws -> Void) throws -> Void
     ) throws -> Bool {
+        let (name, modificationTime) = (entry.name, entry.modificationTime)
         writer.begin(try staging.createFile(name), name: name)
         do {
             try read { try writer.write($0) }

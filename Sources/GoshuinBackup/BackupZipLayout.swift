@@ -164,3 +164,38 @@ struct BackupZipLayout: Equatable {
         return bytes
     }
 }
+
+extension BackupZipLayout {
+    /// The layout of a backup ZIP as the toolkit writes it (`Spec/backup-v1.md` §5): `records`, then `photos`
+    /// in byte order of their names, then `manifest.json`, stored, dated `createdAt`, whose length is known
+    /// before any digest (every field of the manifest has its final width). Every writer of a backup lays it
+    /// out here, so that the same entries always give the same ZIP.
+    ///
+    /// - Throws: `manifest_invalid` for names, sizes or a time a manifest cannot hold.
+    static func backup(records: Entry, photos: [Entry], createdAt: String) throws -> BackupZipLayout {
+        let photos = photos.sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
+        let manifestLength = try Manifest(
+            createdAt: createdAt,
+            records: Manifest.FileEntry(name: records.name, size: records.uncompressedSize, sha256: unknownDigest),
+            photos: photos.map { Manifest.FileEntry(name: $0.name, size: $0.uncompressedSize, sha256: unknownDigest) }
+        ).encode().count
+        let manifest = Entry(
+            name: Manifest.fileName, method: 0, compressedSize: UInt64(manifestLength),
+            uncompressedSize: UInt64(manifestLength), modificationTime: seconds(of: createdAt))
+        return BackupZipLayout([records] + photos + [manifest])
+    }
+
+    /// The digest written in the manifest's place holder: every digest has its width.
+    private static let unknownDigest = [UInt8](repeating: 0, count: 32)
+
+    /// The seconds since 1970 of a `createdAt` timestamp.
+    static func seconds(of timestamp: String) -> Int? {
+        let digits = Array(timestamp.utf8)
+        func number(_ range: Range<Int>) -> Int {
+            digits[range].reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
+        }
+        guard Manifest.isTimestamp(timestamp) else { return nil }
+        return DOSTime.daysSince1970(year: number(0..<4), month: number(5..<7), day: number(8..<10)) * 86_400
+            + number(11..<13) * 3_600 + number(14..<16) * 60 + number(17..<19)
+    }
+}

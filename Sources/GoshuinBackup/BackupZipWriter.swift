@@ -61,61 +61,86 @@ final class FileZipSink: ZipSink {
     }
 }
 
-/// Writes a checked folder (``BackupFolder``) as its backup ZIP in one pass over its files, as laid out
-/// before a byte was written: records.csv, the photos by name, manifest.json last.
+/// What a backup ZIP is written from: its layout (every name, size and time, known before a byte is
+/// written), records.csv, its `createdAt`, and the data of each other entry. A checked folder
+/// (``BackupFolder``, `seal FOLDER`) or the intact entries of a damaged backup (``BackupRescue``, `rescue`):
+/// one writer, so that the same entries give the same ZIP whichever it is.
+protocol BackupZipContents {
+    /// Where every entry lies: records.csv first, the photos, manifest.json last
+    /// (``BackupZipLayout/backup(records:photos:createdAt:)``).
+    var layout: BackupZipLayout { get }
+    /// records.csv: held in memory, or written by ``writeStoredEntry(at:into:lookAhead:)`` like a photo.
+    var records: RecordsPlan { get }
+    /// The manifest's `createdAt`.
+    var createdAt: String { get }
+    /// The layout's indices of the entries whose SHA-256 the sink's observer computes as they are written
+    /// (``EntryDigests``); the others' comes from ``writeStoredEntry(at:into:lookAhead:)``.
+    var entriesHashedAsWritten: [Int] { get }
+    /// Writes the stored entry at `index` of the layout into `sink`, its local header (with its CRC-32) then
+    /// its data, exactly its declared size; returns its CRC-32 and, unless the observer computes it, its SHA-256.
+    /// `lookAhead` is a buffer kept for every entry, made when first needed.
+    func writeStoredEntry(at index: Int, into sink: ZipSink, lookAhead: inout AllocatedBytes?) throws -> (
+        crc32: UInt32, sha256: [UInt8]?
+    )
+}
+
+/// Writes a backup ZIP in one pass, as laid out before a byte was written (``BackupZipContents``):
+/// records.csv, the photos by name, manifest.json last, then the central directory and the end records.
 ///
 /// A stored entry's CRC-32 is in its local header, before its data (a backup has no data descriptors), so
-/// each photo's CRC must be known before its data is written: a photo of up to ``lookAheadLimit`` bytes is
-/// read once into memory (hashed as it arrives) and then written; a larger one is read twice, once for its
-/// CRC and again as it is written, and the two CRCs must agree (`Spec/decisions/0015`). Every file is opened
-/// without following a link and judged on what was opened, against what the folder check found: one that
-/// was swapped, or changed its size or time, since, or while it was read, is refused, and nothing is sealed.
+/// each entry's CRC must be known before its data is written: a folder's photo of up to
+/// ``BackupZipWriter/lookAheadLimit`` bytes is read once into memory (hashed as it arrives) and then written;
+/// a larger one is read twice, once for its CRC and again as it is written, and the two CRCs must agree
+/// (`Spec/decisions/0015`). Every file is opened without following a link and judged on what was opened,
+/// against what the folder check found: one that was swapped, or changed its size or time, since, or while it
+/// was read, is refused, and nothing is sealed.
 struct BackupZipWriter {
     /// The largest photo read once into memory.
     static let lookAheadLimit = 16 << 20
 
-    let folder: BackupFolder
-    /// Hashes the files' data as the sink's observer sees it.
+    let contents: any BackupZipContents
+    /// Hashes the entries' data as the sink's observer sees it.
     let digests: EntryDigests
 
-    init(folder: BackupFolder) {
-        self.folder = folder
-        digests = EntryDigests(folder.layout, hashing: folder.filesReadAsWritten)
+    init(_ contents: any BackupZipContents) {
+        self.contents = contents
+        digests = EntryDigests(contents.layout, hashing: contents.entriesHashedAsWritten)
     }
 
     /// Writes the ZIP into `sink`, whose observer is ``digests``; returns the manifest it holds.
     func write(into sink: ZipSink) throws -> Manifest {
-        let layout = folder.layout
+        let layout = contents.layout
         var crcs: [UInt32] = []
         var lookAhead: AllocatedBytes?
-        let records: Manifest.FileEntry
-        switch folder.records.content {
+        var known: [Int: [UInt8]] = [:]
+        switch contents.records.content {
         case .inMemory(let stored, let crc, let sha256):
             try sink.write(layout.entries[0].localHeader(crc32: crc))
             try sink.write(stored)
             crcs.append(crc)
-            records = Manifest.FileEntry(
-                name: Manifest.recordsName, size: layout.entries[0].uncompressedSize, sha256: sha256)
+            known[0] = sha256
         case .streamed:
-            crcs.append(try writeFile(layout.entries[0], into: sink, lookAhead: &lookAhead))
-            records = Manifest.FileEntry(
-                name: Manifest.recordsName, size: layout.entries[0].uncompressedSize, sha256: [])
+            let written = try contents.writeStoredEntry(at: 0, into: sink, lookAhead: &lookAhead)
+            crcs.append(written.crc32)
+            known[0] = written.sha256
         }
-        for entry in layout.entries.dropFirst().dropLast() {
-            crcs.append(try writeFile(entry, into: sink, lookAhead: &lookAhead))
+        for index in layout.entries.indices.dropFirst().dropLast() {
+            let written = try contents.writeStoredEntry(at: index, into: sink, lookAhead: &lookAhead)
+            crcs.append(written.crc32)
+            known[index] = written.sha256
         }
         lookAhead = nil
         // Every file's bytes are written; their digests, computed as they went by, are complete once the
-        // observer has caught up.
-        try sink.waitForObserver()
-        let manifest = try Manifest(
-            createdAt: folder.createdAt, records: try digests.entry(records, at: 0),
-            photos: try layout.entries.indices.dropFirst().dropLast().map { index in
-                try digests.entry(
-                    Manifest.FileEntry(
-                        name: layout.entries[index].name, size: layout.entries[index].uncompressedSize, sha256: []),
-                    at: index)
-            })
+        // observer has caught up. (A sink without an observer has nothing to wait for.)
+        if !contents.entriesHashedAsWritten.isEmpty { try sink.waitForObserver() }
+        let files = try layout.entries.indices.dropLast().map { index in
+            try digests.entry(
+                Manifest.FileEntry(
+                    name: layout.entries[index].name, size: layout.entries[index].uncompressedSize,
+                    sha256: known[index] ?? []),
+                at: index)
+        }
+        let manifest = try Manifest(createdAt: contents.createdAt, records: files[0], photos: Array(files.dropFirst()))
         let manifestBytes = manifest.encode()
         guard let manifestEntry = layout.entries.last, UInt64(manifestBytes.count) == manifestEntry.uncompressedSize
         else { throw GoshuinError(.io, "the manifest came out another size than its layout; nothing was sealed") }
@@ -126,24 +151,31 @@ struct BackupZipWriter {
         try sink.write(layout.centralDirectoryAndEnd(crcs: crcs))
         return manifest
     }
+}
 
-    /// Writes the file `entry` names, stored, with its local header first; returns its CRC. (Its SHA-256 is
-    /// the observer's: ``EntryDigests``.)
-    private func writeFile(_ entry: ZipEntryLayout, into sink: ZipSink, lookAhead: inout AllocatedBytes?) throws
-        -> UInt32
-    {
-        let file = try folder.openChecked(entry.name)
+extension BackupFolder: BackupZipContents {
+    var entriesHashedAsWritten: [Int] { filesReadAsWritten }
+
+    /// Writes the file the entry at `index` names, stored, with its local header first; returns its CRC (its
+    /// SHA-256 is the observer's: ``EntryDigests``).
+    func writeStoredEntry(at index: Int, into sink: ZipSink, lookAhead: inout AllocatedBytes?) throws -> (
+        crc32: UInt32, sha256: [UInt8]?
+    ) {
+        let entry = layout.entries[index]
+        let file = try openChecked(entry.name)
         return try file.closeAfter {
             let size = entry.uncompressedSize
             var crc = CRC32()
-            if size <= UInt64(Self.lookAheadLimit) {
-                if lookAhead == nil { lookAhead = try AllocatedBytes(count: Self.lookAheadLimit, wipesOnRelease: true) }
+            if size <= UInt64(BackupZipWriter.lookAheadLimit) {
+                if lookAhead == nil {
+                    lookAhead = try AllocatedBytes(count: BackupZipWriter.lookAheadLimit, wipesOnRelease: true)
+                }
                 guard let buffer = lookAhead else { preconditionFailure("allocated above") }
                 let bytes = UnsafeMutableRawBufferPointer(rebasing: buffer.bytes[0..<Int(size)])
                 let received = try describingFailure("cannot read \(DisplayText.quoted(entry.name))") {
                     try file.readFully(into: bytes)
                 }
-                try folder.requireUnchanged(entry.name, file, read: UInt64(received))
+                try requireUnchanged(entry.name, file, read: UInt64(received))
                 crc.update(UnsafeRawBufferPointer(bytes))
                 try sink.write(entry.localHeader(crc32: crc.value))
                 try sink.write(UnsafeRawBufferPointer(bytes))
@@ -153,10 +185,10 @@ struct BackupZipWriter {
                 let first = try Self.crc(of: file, count: size, name: entry.name)
                 try sink.write(entry.localHeader(crc32: first))
                 let received = try sink.append(readingFrom: file, count: size) { crc.update($0) }
-                try folder.requireUnchanged(entry.name, file, read: received)
-                guard crc.value == first else { throw folder.changed(entry.name, "its content changed as it was read") }
+                try requireUnchanged(entry.name, file, read: received)
+                guard crc.value == first else { throw changed(entry.name, "its content changed as it was read") }
             }
-            return crc.value
+            return (crc.value, nil)
         }
     }
 

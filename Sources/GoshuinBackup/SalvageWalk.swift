@@ -1,9 +1,9 @@
 import GoshuinFormat
 
 /// Walk mode (`Spec/backup-v1.md` §4.2): the local headers from payload offset 0, intact bytes only.
-struct SalvageWalk {
+struct SalvageWalk<Target: SalvageTarget> {
     let salvage: ContainerSalvage
-    private var salvaged: SalvagedEntries
+    private var salvaged: Target
     private var names = Set<String>()
     /// Whether the walk has resumed at a signature it searched for: from then on it may be inside a photo,
     /// whose bytes someone else chose, so an entry named records.csv is not the backup's.
@@ -17,15 +17,17 @@ struct SalvageWalk {
     /// The bytes of entry data read again so far (``mayRead(_:)``).
     private var readAgainSpent: UInt64 = 0
 
-    init(salvage: ContainerSalvage, staging: StagingFolder) throws {
+    init(salvage: ContainerSalvage, target: Target) {
         self.salvage = salvage
-        salvaged = try SalvagedEntries(into: staging)
+        salvaged = target
     }
 
     /// The entries restored, in file order.
     var restored: [String] { salvaged.restored }
     /// The entries lost, in file order.
     var lost: [SalvageReport.LostEntry] { salvaged.lost }
+    /// Where what was restored went.
+    var target: Target { salvaged }
 
     private var reader: DecryptingReader { salvage.reader }
     private var size: UInt64 { salvage.header.plaintextLength }
@@ -81,7 +83,9 @@ struct SalvageWalk {
                 let fault = try Self.fault(of: readData)
                 dataChecked = fault == nil
                 salvaged.lose(entry.name, fault ?? GoshuinError.Code.duplicateEntry.rawValue)
-            } else if try salvaged.restore(entry.name, modificationTime: entry.modificationTime, read: readData) {
+            } else if try salvaged.restore(
+                entry.zipEntry, dataOffset: entry.dataOffset, spanEnd: nil, read: readData)
+            {
                 names.insert(folded)
                 dataChecked = true
                 if isRecords { recordsBytes = captured }
@@ -194,7 +198,7 @@ struct SalvageWalk {
 
     /// The next offset after `offset` whose four bytes are intact and hold the local-header signature. Only
     /// the chunks the file holds are looked at (a cut file's header may claim 2^32 more), each intact one in
-    /// windows of ``scanWindow`` bytes, so a signature costs what lies before it, not the rest of its chunk.
+    /// windows of ``WalkScan/window`` bytes, so a signature costs what lies before it, not the rest of its chunk.
     private func nextLocalHeader(after offset: UInt64) throws -> UInt64? {
         let layout = salvage.header.layout
         let end = salvage.presentEnd
@@ -209,11 +213,11 @@ struct SalvageWalk {
             let reach: UInt64 = chunk + 1 < layout.chunkCount && salvage.isIntact(chunk: chunk + 1) ? 3 : 0
             let limit = min(end, chunkEnd + reach)
             while position + 4 <= limit {
-                let windowEnd = min(limit, position + Self.scanWindow)
+                let windowEnd = min(limit, position + WalkScan.window)
                 guard let window = try bytes(position..<windowEnd) else { break }
                 for index in 0...(window.count - 4)
-                where window[index] == Self.localSignature[0]
-                    && window[(index + 1)...(index + 3)].elementsEqual(Self.localSignature[1...])
+                where window[index] == WalkScan.signature[0]
+                    && window[(index + 1)...(index + 3)].elementsEqual(WalkScan.signature[1...])
                 {
                     return position + UInt64(index)
                 }
@@ -224,11 +228,6 @@ struct SalvageWalk {
         return nil
     }
 
-    /// The bytes the signature search reads at once.
-    private static let scanWindow: UInt64 = 64 * 1_024
-
-    private static let localSignature = ZipRecord.signatureBytes(ZipLocalHeader.signature)
-
     /// An entry the walk found: its local header's values, as the reader of its data needs them.
     private struct WalkedEntry {
         let zipEntry: ZipEntry
@@ -237,4 +236,13 @@ struct SalvageWalk {
         var name: String { zipEntry.name }
         var modificationTime: Int? { zipEntry.modificationTime }
     }
+}
+
+/// What the walk's signature search looks for, and how far it reads at once.
+private enum WalkScan {
+    /// The bytes the signature search reads at once.
+    static let window: UInt64 = 64 * 1_024
+
+    /// The local header's signature.
+    static let signature = ZipRecord.signatureBytes(ZipLocalHeader.signature)
 }

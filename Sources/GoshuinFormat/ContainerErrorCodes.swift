@@ -78,11 +78,13 @@ package enum ContainerErrorCodes: String, GoshuinErrorCodeSet {
         case .truncated, .trailingData:
             return "copy the file again from where it was saved; if this is the only copy and you kept its recovery"
                 + " files elsewhere, 'goshuin-tool repair FILE --recovery PATH' repairs it with them; without them,"
-                + " 'goshuin-tool open FILE --extract FOLDER --salvage' restores what it still holds"
+                + " 'goshuin-tool open FILE --extract FOLDER --salvage' restores what it still holds, and 'goshuin-tool"
+                + " rescue FILE' saves it as a new backup the app can import"
         case .chunkDamaged, .chunkLengthInvalid:
             return "try another copy of the file; if this is the only copy and you kept its recovery files elsewhere,"
                 + " 'goshuin-tool repair FILE --recovery PATH' repairs it with them; without them, 'goshuin-tool open"
-                + " FILE --extract FOLDER --salvage' restores what is intact"
+                + " FILE --extract FOLDER --salvage' restores what is intact, and 'goshuin-tool rescue FILE' saves it as a"
+                + " new backup the app can import"
         case .badMagic:
             return "check that this is the .goshuin file, not something it holds or another file; if it is, and you"
                 + " kept its recovery files elsewhere, 'goshuin-tool repair FILE --recovery PATH' repairs its start"

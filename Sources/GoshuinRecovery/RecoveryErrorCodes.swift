@@ -39,11 +39,13 @@ package enum RecoveryErrorCodes: String, GoshuinErrorCodeSet {
                 + " protect FILE'"
         case .recoverySetInvalid:
             return "give another copy of the set with --recovery PATH; without one, 'goshuin-tool open FILE --extract"
-                + " DIR --salvage' restores what is intact"
+                + " DIR --salvage' restores what is intact, and 'goshuin-tool rescue FILE' saves it as a new backup"
         case .recoverySetMismatch:
             return "the recovery files were made for another file; make new ones of an intact backup with"
                 + " 'goshuin-tool protect FILE --force', or give the right ones with --recovery PATH"
-        case .notRepairable: return "to restore what is intact: goshuin-tool open FILE --extract DIR --salvage"
+        case .notRepairable:
+            return "to restore what is intact: goshuin-tool open FILE --extract DIR --salvage; to bring it into the"
+                + " app, save it as a new backup: goshuin-tool rescue FILE"
         case .repairCheckFailed:
             return "the set may be for another version of the file; try another copy of the set or of the file"
         }

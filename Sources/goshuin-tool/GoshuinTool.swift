@@ -5,7 +5,7 @@ enum GoshuinTool {
     /// Every command, in the order help lists them.
     static let commands: [any ToolCommand.Type] = [
         SealCommand.self, OpenCommand.self, VerifyCommand.self, ProtectCommand.self, RepairCommand.self,
-        InspectCommand.self, CheckCommand.self,
+        RescueCommand.self, RekeyCommand.self, InspectCommand.self, CheckCommand.self,
     ]
 
     /// The command called `name`.
@@ -92,6 +92,9 @@ enum GoshuinTool {
         "fix": "goshuin-tool repair BACKUP.goshuin",
         "recover": "goshuin-tool repair BACKUP.goshuin",
         "par2": "goshuin-tool protect BACKUP.goshuin",
+        "password": "goshuin-tool rekey FILE.goshuin -o NEW.goshuin",
+        "passphrase": "goshuin-tool rekey FILE.goshuin -o NEW.goshuin",
+        "salvage": "goshuin-tool rescue DAMAGED.goshuin",
     ]
 
     /// A usage error for `name`, suggesting the command it most likely misspells, or the command line for

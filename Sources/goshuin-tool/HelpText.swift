@@ -147,7 +147,11 @@ enum HelpText {
         let indent = min(lead.count, optionColumn)
         let lines = words(text, width: width - indent)
         guard lead.count <= indent + 1 || lines.isEmpty else {
-            return lead + "\n" + lines.map { String(repeating: " ", count: indent) + $0 }.joined(separator: "\n") + "\n"
+            // The lead alone on its line, without the padding that would have led to the text.
+            let alone = lead.reversed().drop { $0 == " " }.reversed()
+            return String(alone) + "\n"
+                + lines.map { String(repeating: " ", count: indent) + $0 }.joined(separator: "\n")
+                + "\n"
         }
         let pad = String(repeating: " ", count: indent)
         return lines.enumerated().map { ($0.offset == 0 ? lead : pad) + $0.element }.joined(separator: "\n") + "\n"

@@ -37,6 +37,9 @@ extension OpenCommand {
             }
         }
         Console.result(line)
+        if !report.isComplete, report.restored.contains(Manifest.recordsName), inputPath != "-" {
+            Console.result(RecoveryReport.rescueAdvice(inputPath))
+        }
         let lostJSON = report.lost.map {
             JSONValue.object([("name", .string($0.name)), ("reason", .string($0.reason))])
         }
@@ -144,7 +147,7 @@ extension OpenCommand {
     }
 
     /// Why an entry is lost, in words.
-    private static func reasonText(_ lost: SalvageReport.LostEntry, _ report: SalvageReport) -> String {
+    static func reasonText(_ lost: SalvageReport.LostEntry, _ report: SalvageReport) -> String {
         switch lost.reason {
         case "damaged": return "it lies in a damaged chunk"
         case "missing": return "it lies in a part of the file that is missing"

@@ -33,6 +33,7 @@ final class ProgressReporter: Sendable {
     /// What each command does to the payload, for its progress line.
     private static let payloadLabels = [
         "seal": "sealing", "open": "decrypting", "verify": "authenticating with the passphrase", "inspect": "reading",
+        "rescue": "sealing what is intact", "rekey": "sealing again",
     ]
 
     /// The handler to pass to the library, or `nil` when nothing is shown.

@@ -13,8 +13,9 @@ enum RecoveryAdvice {
     ]
 
     /// `error` of reading the file at `path`, as its recovery files beside it tell it; `nil` when they have
-    /// nothing to add (none there, none usable, or `path` is standard input).
-    static func advise(_ error: GoshuinError, path: String?) -> ToolError? {
+    /// nothing to add (none there, none usable, or `path` is standard input). `offeringRescue`: whether the
+    /// advice for a file they cannot repair ends with `rescue` (not for `rescue` itself).
+    static func advise(_ error: GoshuinError, path: String?, offeringRescue: Bool = true) -> ToolError? {
         guard let path, path != "-", damageCodes.contains(error.code), !Interruption.isRequested else { return nil }
         if let protected = RecoverySet.fileProtected(bySetFile: path) {
             return ToolError(
@@ -41,6 +42,7 @@ enum RecoveryAdvice {
             ? "repair it: \(next)"
             : (cut ? "copy it again from where it was saved; if this is the only copy, " : "")
                 + "to restore what is intact: \(next)"
+                + (offeringRescue ? "; \(RecoveryReport.rescueAdvice(path))" : "")
         return ToolError(
             code: code,
             "\(path) is damaged, as its recovery files find: \(RecoveryReport.damage(verification)) (read without them:"

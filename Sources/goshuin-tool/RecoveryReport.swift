@@ -106,6 +106,15 @@ enum RecoveryReport {
         ["goshuin-tool", "open", ShellQuoting.argument(path), "--extract", "DIR", "--salvage"]
     }
 
+    /// The command that saves what is intact of the backup at `path` as a new backup (`rescue`).
+    static func rescueCommand(_ path: String) -> [String] { ["goshuin-tool", "rescue", ShellQuoting.argument(path)] }
+
+    /// What ends every advice to salvage the backup at `path`: the one step that brings what is intact into
+    /// the app.
+    static func rescueAdvice(_ path: String) -> String {
+        "to bring what is intact into the app, save it as a new backup: \(ShellQuoting.command(rescueCommand(path)))"
+    }
+
     /// The command that makes a new set for the file at `path`, replacing one beside it.
     static func protectCommand(_ path: String, replacing: Bool) -> [String] {
         ["goshuin-tool", "protect", ShellQuoting.argument(path)] + (replacing ? ["--force"] : [])
@@ -162,7 +171,7 @@ enum RecoveryReport {
         }
         let first = isCut(verification) ? "copy it again from where it was saved; if this is the only copy, " : ""
         return "damaged: \(damage(verification)); not repairable: \(shortfall(verification)); \(first)to restore"
-            + " what is intact: \(next)"
+            + " what is intact: \(next); \(rescueAdvice(path))"
     }
 
     /// One line for an intact file.

@@ -149,7 +149,9 @@ enum RepairCommand: ToolCommand {
     /// what they rebuild, which is copied again first. The numbers are what the library found
     /// (``GoshuinError/recoveryVerification``): nothing is read again.
     static func beyondTheSet(_ path: String, _ error: GoshuinError) -> ToolError {
-        let salvage = "to restore what is intact: \(ShellQuoting.command(RecoveryReport.salvageCommand(path)))"
+        let salvage =
+            "to restore what is intact: \(ShellQuoting.command(RecoveryReport.salvageCommand(path)));"
+            + " \(RecoveryReport.rescueAdvice(path))"
         let copy = "copy it again from where it was saved; if this is the only copy, \(salvage)"
         guard let verification = error.recoveryVerification else {
             return ToolError(error, hint: error.code == .truncated ? copy : salvage)

@@ -227,9 +227,11 @@ enum VerifyCommand: ToolCommand {
         if verification.isRepairable {
             hint = "repair it: \(next)"
         } else if cut {
-            hint = "copy it again from where it was saved; if this is the only copy, to restore what is intact: \(next)"
+            hint =
+                "copy it again from where it was saved; if this is the only copy, to restore what is intact: \(next);"
+                + " \(RecoveryReport.rescueAdvice(path))"
         } else {
-            hint = "to restore what is intact: \(next)"
+            hint = "to restore what is intact: \(next); \(RecoveryReport.rescueAdvice(path))"
         }
         let error = ToolError(
             code: code,

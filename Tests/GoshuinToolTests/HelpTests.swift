@@ -5,7 +5,7 @@ import Testing
 /// Help, version, and the man page and completions kept in step with the commands.
 @Suite struct HelpTests {
     let directory = Scratch()
-    static let commands = ["seal", "open", "verify", "protect", "repair", "inspect", "check"]
+    static let commands = ["seal", "open", "verify", "protect", "repair", "rescue", "rekey", "inspect", "check"]
 
     func run(_ arguments: [String]) throws -> ToolRunner.Result {
         try ToolRunner.run(arguments, in: directory.path)
