@@ -81,7 +81,7 @@ struct NewPassphraseReader {
 
     /// Reads the new passphrase: from the file or descriptor given, or asked twice on the terminal, where the
     /// two must match. An empty one is refused, a short one or one that is not UTF-8 warned about.
-    func read() throws(ToolError) -> Passphrase {
+    func read() throws -> Passphrase {
         if let given { return try given.read(confirm: true) }
         guard ControllingTerminal() != nil else { throw noSource }
         let prompt = try TerminalPrompt(command: command)

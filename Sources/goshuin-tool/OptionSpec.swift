@@ -40,3 +40,4 @@ struct OptionSpec {
         self.valueName = valueName
         self.help = help
     }
+}

@@ -495,10 +495,13 @@ struct ProtectedBackupFixture {
         directory.write("large.bin", bytes)
         let repair = try ToolRunner.runOnTerminal(["repair", "large.bin"], in: directory.path, answers: [])
         #expect(repair.status == 0, "\(repair.screen)")
-        #expect(repair.screen.contains("goshuin-tool: checking against the recovery files: "), "\(repair.screen.suffix(600))")
+        #expect(
+            repair.screen.contains("goshuin-tool: checking against the recovery files: "),
+            "\(repair.screen.suffix(600))")
         #expect(repair.screen.contains("repaired large.bin into large.repaired.bin"))
         // The damaged file's set can repair it, so a new set is refused (ADR 0048): the repaired copy has none.
-        let quiet = try ToolRunner.runOnTerminal(["protect", "large.repaired.bin", "-q"], in: directory.path, answers: [])
+        let quiet = try ToolRunner.runOnTerminal(
+            ["protect", "large.repaired.bin", "-q"], in: directory.path, answers: [])
         #expect(quiet.status == 0 && !quiet.screen.contains("making the recovery files"), "\(quiet.screen)")
     }
 }
