@@ -35,7 +35,7 @@ package final class AllocatedBytes: @unchecked Sendable {
     /// What must stay free beside a large buffer for the small allocations that follow it: the Swift
     /// runtime traps when `malloc` fails, so a large buffer that would leave less is refused, and the caller
     /// falls back to fewer buffers or fails with `out_of_memory` (`Spec/decisions/0010`).
-    static let headroom = 2 << 20
+    static let headroom = 8 << 20
 
     /// Whether `count` bytes and ``headroom`` beside them can be mapped now: mapped and given back at once.
     private static func roomRemains(beside count: Int) -> Bool {

@@ -10,7 +10,8 @@ package enum KeyDerivation {
     package static func deriveKey(passphrase: Passphrase, salt: [UInt8], iterations: UInt32) throws
         -> SecretBytes
     {
-        try passphrase.bytes.withUnsafeBytes { password in
+        try AES256GCM.prepare()
+        return try passphrase.bytes.withUnsafeBytes { password in
             try FastPBKDF2.deriveSHA256(
                 password: password, salt: salt, iterations: iterations, length: AES256GCM.keyLength)
         }
@@ -25,6 +26,8 @@ package enum KeyDerivation {
         passphrase: Passphrase, salt: [UInt8], iterations: UInt32, progress: ProgressHandler?
     ) throws -> SecretBytes {
         if let known = passphrase.derivedKeys.key(salt: salt, iterations: iterations) { return known }
+        // OpenSSL set up here, before any chunk buffer, by the thread that derives the key.
+        try AES256GCM.prepare()
         progress?(.keyDerivationStarted(iterations: iterations))
         let key = try passphrase.bytes.withUnsafeBytes { password in
             try FastPBKDF2.deriveSHA256(

@@ -15,11 +15,33 @@ package final class AES256GCM {
     private let encryptContext: OpaquePointer
     private let decryptContext: OpaquePointer
 
+    /// The address of AES-256-GCM fetched from OpenSSL's default provider, once (0 when OpenSSL refused).
+    /// Fetching is what sets OpenSSL itself up (its configuration, its providers): done at the first key
+    /// derivation (``prepare()``), on the calling thread and before any chunk buffer is taken, rather than
+    /// on a worker beside buffers that left a memory limit no room for it. Kept as an address, which is
+    /// `Sendable`; the cipher it names is immutable and shared by every context.
+    private static let fetchedCipher = Int(bitPattern: EVP_CIPHER_fetch(nil, "AES-256-GCM", nil))
+
+    /// Sets OpenSSL up for AES-256-GCM now, if it is not yet.
+    ///
+    /// - Throws: `out_of_memory` (or `io`) when OpenSSL cannot be set up.
+    package static func prepare() throws {
+        _ = try cipher()
+    }
+
+    private static func cipher() throws -> OpaquePointer {
+        guard let cipher = OpaquePointer(bitPattern: fetchedCipher) else {
+            throw openSSLFailure("EVP_CIPHER_fetch")
+        }
+        return cipher
+    }
+
     /// Prepares encryption and decryption under `key`, which must be 32 bytes.
     package init(key: SecretBytes) throws {
         guard key.count == Self.keyLength else {
             throw GoshuinError(.invalidArgument, "an AES-256 key is 32 bytes, not \(key.count)")
         }
+        let cipher = try Self.cipher()
         guard let encryptContext = EVP_CIPHER_CTX_new() else { throw openSSLFailure("EVP_CIPHER_CTX_new") }
         guard let decryptContext = EVP_CIPHER_CTX_new() else {
             EVP_CIPHER_CTX_free(encryptContext)
@@ -30,9 +52,9 @@ package final class AES256GCM {
         try key.withUnsafeBytes { keyBytes in
             let keyPointer = keyBytes.baseAddress?.assumingMemoryBound(to: UInt8.self)
             try requireOpenSSLSuccess(
-                EVP_EncryptInit_ex(encryptContext, EVP_aes_256_gcm(), nil, keyPointer, nil), "EVP_EncryptInit_ex")
+                EVP_EncryptInit_ex(encryptContext, cipher, nil, keyPointer, nil), "EVP_EncryptInit_ex")
             try requireOpenSSLSuccess(
-                EVP_DecryptInit_ex(decryptContext, EVP_aes_256_gcm(), nil, keyPointer, nil), "EVP_DecryptInit_ex")
+                EVP_DecryptInit_ex(decryptContext, cipher, nil, keyPointer, nil), "EVP_DecryptInit_ex")
         }
     }
 

@@ -13,6 +13,10 @@ func openSSLFailure(_ operation: StaticString) -> GoshuinError {
     let code = ERR_get_error()
     ERR_clear_error()
     guard code != 0 else { return GoshuinError(.io, "OpenSSL failed in \(operation)") }
+    // A memory limit met inside OpenSSL is the same refusal as one met by a buffer of ours.
+    if ERR_GET_REASON(code) == ERR_R_MALLOC_FAILURE {
+        return GoshuinError(.outOfMemory, "OpenSSL could not allocate memory in \(operation)")
+    }
     var text = [CChar](repeating: 0, count: 256)
     ERR_error_string_n(code, &text, text.count)
     let reason = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
