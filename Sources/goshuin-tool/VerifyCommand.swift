@@ -60,7 +60,7 @@ enum VerifyCommand: ToolCommand {
             // The set says damaged. A passphrase given outranks it: a file that authenticates whole is intact,
             // whatever a set says (Spec/decisions/0048); without one, the set's verdict stands unasked.
             guard passphraseReader.isGiven,
-                let verified = try? authenticate(inputPath, passphraseReader, arguments, context)
+                let verified = try authenticatedUnlessDamaged(inputPath, passphraseReader, arguments, context)
             else { throw damaged(checked, path: inputPath, recoveryPath: recoveryPath, context) }
             Console.notice(
                 "\(DisplayText.quoted(inputPath)) authenticates whole with the passphrase, although its recovery files"
@@ -113,6 +113,24 @@ enum VerifyCommand: ToolCommand {
             try Verification.verify(
                 input, passphrase: passphraseReader.read(confirm: false), requiringBackup: arguments.has(.backup),
                 progress: context.reporter.handler)
+        }
+    }
+
+    /// The file authenticated, for a file its set finds damaged: `nil` when it does not authenticate whole
+    /// (the set's verdict then stands). A stop (Ctrl-C) or a memory limit met meanwhile says nothing of the
+    /// file: it is the run's error, with its own exit status, never the set's "damaged".
+    private static func authenticatedUnlessDamaged(
+        _ inputPath: String, _ passphraseReader: PassphraseReader, _ arguments: ParsedArguments,
+        _ context: CommandContext
+    ) throws -> Verification? {
+        do {
+            return try authenticate(inputPath, passphraseReader, arguments, context)
+        } catch let error as GoshuinError where error.code == .interrupted || error.code == .outOfMemory {
+            throw error
+        } catch {
+            // Whatever else ended a stopped run is the stop (the tool says so, exit 130).
+            if Interruption.isRequested { throw error }
+            return nil
         }
     }
 

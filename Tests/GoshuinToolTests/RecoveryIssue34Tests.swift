@@ -166,6 +166,31 @@ import Testing
         #expect(alone.status == 65 && alone.errorCode == "bad_magic", "\(alone.stderr)")
     }
 
+    /// Issue 34, "Noticed": a stop (Ctrl-C) while the passphrase authenticates a file its set has just found
+    /// damaged is the run's error, exit 130 and `interrupted`; it was swallowed, and the set's "damaged" (65)
+    /// said instead. An `out_of_memory` takes the same path (`VerifyCommand.authenticatedUnlessDamaged`).
+    @Test func ctrlCWhileThePassphraseOutranksADamagedVerdictIsAStop() throws {
+        try backupFolder("first", recordsSize: 3_000, photoSize: 60_000, seed: 9)
+        _ = try run(
+            [
+                "seal", "first", "-o", "b.goshuin", "--iterations", "2000000", "--chunk-size", "1KiB", "--recovery",
+                "5%",
+            ],
+            passphrase: true)
+        var bytes = directory.bytes("b.goshuin")
+        bytes[30_000] ^= 1
+        directory.write("b.goshuin", bytes)
+        let result = try ToolRunner.runOnTerminal(
+            ["verify", "b.goshuin"], in: directory.path, answers: [],
+            environment: ["GOSHUIN_PASSPHRASE": Self.passphrase], interruptWhenShown: "iterations, ")
+        #expect(result.status == 130, "\(result.screen)")
+        #expect(ToolRunner.errorCode(in: result.screen) == "interrupted", "\(result.screen)")
+        #expect(!result.screen.contains("damaged"), "\(result.screen)")
+        // Not stopped, the set's verdict stands: damaged, and repairable.
+        let damaged = try run(["verify", "b.goshuin"], passphrase: true)
+        #expect(damaged.status == 65 && damaged.errorCode == "chunk_damaged", "\(damaged.stderr)")
+    }
+
     @Test func aWrongPassphraseOnAFileItsSetConfirmsIsSaidToBeOne() throws {
         try backupFolder("first", recordsSize: 3_000, photoSize: 60_000, seed: 8)
         _ = try seal("first", to: "b.goshuin", ["--recovery", "5%"])
