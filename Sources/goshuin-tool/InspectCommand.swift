@@ -1,5 +1,6 @@
 import GoshuinBackup
 import GoshuinFormat
+import GoshuinRecovery
 
 /// `goshuin-tool inspect INPUT.goshuin`: the header and the size verdict, without the passphrase; with
 /// `--list`, a backup's entries.
@@ -19,7 +20,10 @@ enum InspectCommand: ToolCommand {
             size implies; its header MAC is shown unverified), with a verdict: consistent, truncated,
             trailing_data, or the header error's code. Nothing here is authenticated: only opening with the
             passphrase proves the file genuine. Reads the header alone (77 bytes at most) whatever the file
-            size. Exits 65 when the verdict is not 'consistent'. --list needs the passphrase.
+            size. Exits 65 when the verdict is not 'consistent'. When it is not, and recovery files beside the
+            file (FILE.par2, FILE.vol…par2) find it damaged, says so, where, and whether they repair it (a
+            'recovery' line; "recovery" in --json, as verify gives it), with the error open would give; the
+            verdict stays what the header alone says. --list needs the passphrase.
             """,
         examples: [
             "goshuin-tool inspect backup.goshuin", "goshuin-tool inspect backup.goshuin --json",
@@ -33,9 +37,13 @@ enum InspectCommand: ToolCommand {
         let inspection = try input.closeAfter { try ContainerInspection(input) }
         // The error as its recovery files tell it, when they are beside it: the same on standard error and in
         // the JSON.
-        let error = inspection.problem.map { RecoveryAdvice.advise($0, path: inputPath) ?? ToolError($0) }
-        let summary = jsonSummary(inspection, path: inputPath, error: error)
-        if !context.json { Console.out(text(inspection, path: inputPath)) }
+        let advice = inspection.problem.flatMap { RecoveryAdvice.advice($0, path: inputPath) }
+        let error = advice?.error ?? inspection.problem.map { ToolError($0) }
+        // A damaged file is said to be one, and repairable or not, on standard output too (issue 34, item 12):
+        // the verdict stays what the header alone says.
+        let damaged = advice?.damaged
+        let summary = jsonSummary(inspection, path: inputPath, error: error, recovery: damaged)
+        if !context.json { Console.out(text(inspection, path: inputPath, recovery: damaged)) }
         if let error { throw CommandFailure(error: error, summary: summary) }
         return CommandResult(summary: summary)
     }
@@ -77,7 +85,11 @@ enum InspectCommand: ToolCommand {
         return list
     }
 
-    static func jsonSummary(_ inspection: ContainerInspection, path: String, error: ToolError?) -> JSONValue {
+    /// The JSON summary; `recovery`, the recovery files' verdict of a file they find damaged, adds the member
+    /// `recovery` (as `verify` gives it) after the others.
+    static func jsonSummary(
+        _ inspection: ContainerInspection, path: String, error: ToolError?, recovery: RecoveryVerification? = nil
+    ) -> JSONValue {
         let fields = headerFields(inspection)
         var members: [(key: String, value: JSONValue)] = [
             ("ok", .bool(inspection.problem == nil)),
@@ -105,19 +117,36 @@ enum InspectCommand: ToolCommand {
             members.append(
                 ("error", .object([("code", .string(error.code.rawValue)), ("message", .string(error.message))])))
         }
+        if let recovery {
+            members.append(("recovery", RecoveryReport.json(recovery, path: path, recoveryPath: nil)))
+        }
         return .object(members)
     }
 
-    static func text(_ inspection: ContainerInspection, path: String) -> String {
+    /// The text; `recovery`, the recovery files' verdict of a file they find damaged, is said on a line of its
+    /// own, and a wrong start is then called damaged, not another kind of file.
+    static func text(_ inspection: ContainerInspection, path: String, recovery: RecoveryVerification? = nil) -> String {
         var lines = [
             "file               \(DisplayText.escaped(Paths.describeInput(path)))",
-            "verdict            \(inspection.verdict)",
+            "verdict            \(inspection.verdict)" + (recovery == nil ? "" : " (read without its recovery files)"),
             "actual size        \(inspection.fileSize) bytes",
         ]
+        let recoveryLine = recovery.map { verification in
+            let line = RecoveryReport.damageLine(verification, path: path, recoveryPath: nil)
+            let said =
+                verification.isRepairable && line.hasPrefix("damaged: ")
+                ? "damaged and repairable: " + line.dropFirst("damaged: ".count) : line
+            return "recovery           \(DisplayText.escaped(said))"
+        }
         guard let fields = headerFields(inspection) else {
             if let magic = inspection.fields?.magic {
-                lines.append("starts with        \(Hex.encode(magic)): not a .goshuin file (those start with GSHN)")
+                lines.append(
+                    "starts with        \(Hex.encode(magic)): "
+                        + (recovery == nil
+                            ? "not a .goshuin file (those start with GSHN)"
+                            : "where a .goshuin file has GSHN: its start is damaged, as its recovery files find"))
             }
+            if let recoveryLine { lines.append(recoveryLine) }
             return lines.joined(separator: "\n") + "\n"
         }
         lines.append(
@@ -149,6 +178,7 @@ enum InspectCommand: ToolCommand {
         if let problem = inspection.problem {
             lines.append("problem            \(problem.code.rawValue): \(problem.message)")
         }
+        if let recoveryLine { lines.append(recoveryLine) }
         return lines.joined(separator: "\n") + "\n"
     }
 

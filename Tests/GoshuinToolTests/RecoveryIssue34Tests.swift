@@ -157,6 +157,20 @@ import Testing
             #expect(result.status == 65 && result.errorCode == "chunk_damaged", "\(arguments): \(result.stderr)")
             #expect(result.jsonError?["code"] as? String == "chunk_damaged", "\(arguments): \(result.stdout)")
         }
+        // inspect says it on standard output too, as verify does (issue 34, item 12): the header's own verdict
+        // stays, and the recovery files' verdict comes beside it. The lines: repair-damaged.txt.
+        let inspected = try run(["inspect", "b.goshuin", "--json"])
+        #expect(inspected.json?["verdict"] as? String == "bad_magic" && inspected.json?["header"] is NSNull)
+        let recovery = try #require(inspected.json?["recovery"] as? [String: Any], "\(inspected.stdout)")
+        #expect(recovery["intact"] as? Bool == false && recovery["repairable"] as? Bool == true)
+        #expect(
+            (recovery["damagedSlices"] as? Int ?? 0) > 0
+                && recovery["next"] as? String == "goshuin-tool repair b.goshuin"
+        )
+        let text = try run(["inspect", "b.goshuin"])
+        #expect(text.status == 65 && text.errorCode == "chunk_damaged")
+        #expect(text.stdout.contains("\nrecovery           damaged and repairable: "), "\(text.stdout)")
+        #expect(!text.stdout.contains("not a .goshuin file"), "\(text.stdout)")
         // Without the set: bad_magic, and a hint for someone who kept the set elsewhere.
         for name in directory.entries where name.hasPrefix("b.goshuin.") {
             try FileManager.default.removeItem(atPath: directory.path + "/" + name)
@@ -164,6 +178,8 @@ import Testing
         let alone = try run(["open", "b.goshuin", "-o", "out.zip"], passphrase: true)
         // With the hint for a set kept elsewhere: inspect.txt.
         #expect(alone.status == 65 && alone.errorCode == "bad_magic", "\(alone.stderr)")
+        let inspectedAlone = try run(["inspect", "b.goshuin", "--json"])
+        #expect(inspectedAlone.json?["verdict"] as? String == "bad_magic" && inspectedAlone.json?["recovery"] == nil)
     }
 
     /// Issue 34, "Noticed": a stop (Ctrl-C) while the passphrase authenticates a file its set has just found
