@@ -20,9 +20,9 @@ enum ProtectCommand: ToolCommand {
             CommandSpec.jsonOption, CommandSpec.helpOption,
         ],
         discussion: """
-            Writes FILE.par2 (the index: the file's name, size and MD5, and every slice's MD5 and CRC-32) and
-            one FILE.volA+B.par2 holding the recovery slices, named as par2cmdline names them, mode 0600, both
-            in place only once both are complete. A .goshuin file is cut into slices of whole records (at most
+            Writes FILE.par2 (the index: the file's name, size and MD5, and every part's MD5 and CRC-32) and
+            one FILE.volA+B.par2 holding the recovery data, named as par2cmdline names them, mode 0600, both in
+            place only once both are complete. A .goshuin file is cut into parts of whole records (at most
             512), so one bad sector costs one part of the file. No passphrase is needed: the set protects the
             file's bytes. The file is read, never changed. A recovery file, and a file that starts as a .goshuin
             file but is not a well-formed one, are refused.

@@ -51,6 +51,24 @@ import Testing
             "\(scenario.name) differs from what the tool printed (GOSHUIN_UPDATE_TRANSCRIPTS=1 rewrites it):\n\(diff)")
     }
 
+    /// Issue 34, item 17: people are told of parts of the file; "slice" is the word of `--json`, the spec and
+    /// the man page's details (`Spec/glossary.md`). No line the tool prints for a person, in any scenario (its
+    /// help included), says it; a JSON document on standard output may.
+    @Test func noLineAPersonReadsSaysSlice() throws {
+        var found: [String] = []
+        for scenario in Self.scenarios {
+            let transcript = try Transcript.parse(String(contentsOfFile: scenario.path, encoding: .utf8), name: "")
+            for case .command(let command) in transcript.items {
+                for line in command.expected where ["1> ", "2> ", "t> "].contains(where: line.hasPrefix) {
+                    let text = line.dropFirst(3)
+                    if text.hasPrefix("{") || text.hasPrefix("[") { continue }
+                    if text.lowercased().contains("slice") { found.append("\(scenario.name): \(line)") }
+                }
+            }
+        }
+        #expect(found.isEmpty, "\(found.joined(separator: "\n"))")
+    }
+
     @Test func theFormatReadsItsOwnOutput() throws {
         let text = """
             # a comment
