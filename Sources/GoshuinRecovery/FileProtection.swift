@@ -71,8 +71,8 @@ enum FileProtection {
         throw GoshuinError(
             .outputExists,
             "the recovery set beside \(DisplayText.quoted(path)) finds it damaged and can repair it: a new set would"
-                + " take the damage for the file; repair it first (goshuin-tool repair), or remove the old set's files"
-                + " if the file was changed on purpose")
+                + " take the damage for the file; repair the file first, or remove the old set's files if it was"
+                + " changed on purpose")
     }
 
     /// Refuses a file a set should not be made for (`Spec/recovery-par2.md` §5.1): a recovery file (it

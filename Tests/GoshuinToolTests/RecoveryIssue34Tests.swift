@@ -207,6 +207,36 @@ import Testing
         #expect(damaged.status == 65 && damaged.errorCode == "chunk_damaged", "\(damaged.stderr)")
     }
 
+    /// Issue 34, item 9, through the tool: a backup renamed with its recovery files renamed alike, and one
+    /// repaired with --recovery naming its set under the old name, are both repaired, byte for byte (the
+    /// lines: repair-a-renamed-backup.txt).
+    @Test func aRenamedBackupIsRepairedByItsRenamedSetAndByItsSetUnderTheOldName() throws {
+        try backupFolder("first", recordsSize: 3_000, photoSize: 60_000, seed: 10)
+        _ = try seal("first", to: "old.goshuin", ["--recovery", "5%"])
+        let original = directory.bytes("old.goshuin")
+        let setFiles = directory.entries.filter { $0.hasPrefix("old.goshuin.") }
+        #expect(setFiles.count == 2, "\(setFiles)")
+        var damaged = original
+        damaged[30_000] ^= 1
+        directory.write("new.goshuin", damaged)
+        try FileManager.default.removeItem(atPath: directory.path + "/old.goshuin")
+        // Its set under the old name, named by --recovery.
+        let named = try run(["repair", "new.goshuin", "--recovery", "old.goshuin.par2", "-o", "named.goshuin"])
+        #expect(named.status == 0, "\(named.stderr)")
+        #expect(directory.bytes("named.goshuin") == original)
+        // Its set renamed alike: found beside it.
+        for name in setFiles {
+            try FileManager.default.moveItem(
+                atPath: directory.path + "/" + name,
+                toPath: directory.path + "/new" + name.dropFirst("old".count))
+        }
+        let beside = try run(["repair", "new.goshuin", "--in-place", "--json"])
+        #expect(beside.status == 0, "\(beside.stderr)")
+        #expect(directory.bytes("new.goshuin") == original)
+        let verified = try run(["verify", "new.goshuin", "--backup", "--json"], passphrase: true)
+        #expect(verified.status == 0 && (verified.json?["recovery"] as? [String: Any])?["intact"] as? Bool == true)
+    }
+
     @Test func aWrongPassphraseOnAFileItsSetConfirmsIsSaidToBeOne() throws {
         try backupFolder("first", recordsSize: 3_000, photoSize: 60_000, seed: 8)
         _ = try seal("first", to: "b.goshuin", ["--recovery", "5%"])
@@ -326,6 +356,70 @@ extension RecoveryIssue34Tests {
             if limited.status == 71 { #expect(limited.errorCode == "out_of_memory", "\(limited.stderr)") }
         }
         #expect(statuses.last == 0, "repaired with room: \(statuses)")
+    }
+
+    /// Issue 34 B.4, through the tool: Ctrl-C (SIGINT) sent to `verify` and to `repair` while they work on a
+    /// large hostile-but-bounded set (4,096 damaged 4-byte slices, 4,096 recovery slices: seconds of solving
+    /// and rebuilding in a debug build) ends them within a second, exit 130 (`interrupted`), with nothing
+    /// written and the damaged file as it was.
+    @Test(.slowTier) func ctrlCAnswersWithinASecondDuringALongVerifyOrRepair() throws {
+        let data = Fixtures.payload(32_768, seed: 11)
+        directory.write("data.bin", data)
+        let created = try ToolRunner.runCommand(
+            "/bin/sh", ["-c", "cd \"$1\" && par2 create -q -q -n1 -s4 -c4096 data.bin", "sh", directory.path])
+        try #require(created.status == 0, "\(created.output)")
+        var damaged = data
+        for slice in stride(from: 0, to: 8_192, by: 2) { damaged[4 * slice + 1] ^= 0x5A }
+        directory.write("data.bin", damaged)
+        let before = directory.entries
+        for arguments in [["verify", "data.bin"], ["repair", "data.bin", "-o", "fixed.bin"]] {
+            let stopped = try Self.interrupted(arguments, in: directory.path, after: 0.8)
+            let answer = try #require(stopped.answer, "\(arguments) ended before the signal: \(stopped.stderr)")
+            #expect(stopped.status == 130, "\(arguments): \(stopped.status) \(stopped.stderr)")
+            #expect(ToolRunner.errorCode(in: stopped.stderr) == "interrupted", "\(arguments): \(stopped.stderr)")
+            #expect(answer < 1 * Sanitizer.timeScale, "\(arguments): \(answer) s from the signal to the exit")
+            print("\(arguments[0]): SIGINT answered in \(answer) s")
+            #expect(directory.entries == before, "\(arguments): \(directory.entries)")
+            #expect(directory.bytes("data.bin") == damaged)
+        }
+    }
+
+    /// Runs the tool with `arguments` in `folder`, sends it SIGINT once it has run for `after` seconds, and
+    /// returns its exit status, the seconds from the signal to its exit (`nil` when it had ended before), and
+    /// its standard error.
+    static func interrupted(_ arguments: [String], in folder: String, after: TimeInterval) throws -> (
+        status: Int32, answer: TimeInterval?, stderr: String
+    ) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: ToolRunner.toolPath)
+        process.arguments = arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: folder)
+        process.environment = ["PATH": "/usr/bin:/bin"]
+        let error = Pipe()
+        process.standardError = error
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let box = DataBox()
+        let group = DispatchGroup()
+        group.enter()
+        DispatchQueue.global().async {
+            box.data = error.fileHandleForReading.readDataToEndOfFile()
+            group.leave()
+        }
+        Thread.sleep(forTimeInterval: after)
+        var answer: TimeInterval?
+        if process.isRunning {
+            let signalled = Date()
+            kill(process.processIdentifier, SIGINT)
+            // A run that never answers fails the test instead of hanging it.
+            let deadline = signalled.addingTimeInterval(60)
+            while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.005) }
+            answer = Date().timeIntervalSince(signalled)
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        }
+        process.waitUntilExit()
+        group.wait()
+        return (process.terminationStatus, answer, String(decoding: box.data, as: UTF8.self))
     }
 }
 
