@@ -133,14 +133,24 @@ enum RecoveryReport {
 
     /// What the recovery files can do, in parts of the file: `the recovery files backup.goshuin.par2 can
     /// rebuild up to 13 parts`, naming the volume file that is missing when only the index was found.
+    ///
+    /// Only its pattern can be named: the index holds no recovery slice, nor their number, which the volume's
+    /// name spells (`NAME.vol0+r.par2`, `r` from the redundancy, which no packet of the index records;
+    /// `Spec/recovery-par2.md` §2). What it must hold is said instead: as many parts as the damage needs.
     static func capacity(_ verification: RecoveryVerification) -> String {
         let available = verification.recoverySlicesAvailable
         let set = "the recovery files \(setName(verification))"
         guard available == 0 else { return "\(set) can rebuild up to \(parts(available))" }
         guard verification.recoveryFiles.allSatisfy(isIndex) else { return "\(set) hold nothing to rebuild with" }
-        let name = FileSystem.lastComponent(of: verification.filePath)
-        return "\(set) can rebuild nothing: the recovery data is in \(name).vol…par2, which is not beside it (only"
-            + " the index \(name).par2 is); put every .vol…par2 file made with it beside the file"
+        // The volume files are named after the index, which may be named after another file (--recovery).
+        let index = setName(verification)
+        let name = String(index.dropLast(".par2".count))
+        let needed = verification.recoverySlicesNeeded
+        return "\(set) can rebuild nothing: \(index) is the index alone, and the recovery data is in the volume"
+            + " file made with it, \(name).vol…par2, which is not beside it (the index records neither that file's"
+            + " exact name nor how many parts it can rebuild, so only its pattern is known); put every"
+            + " \(name).vol…par2 file made with it beside the index"
+            + (needed > 0 ? ": they repair this file if they can rebuild at least \(parts(needed))" : "")
     }
 
     /// `13 parts needed, the recovery files can rebuild 10`: why a damaged file cannot be repaired.

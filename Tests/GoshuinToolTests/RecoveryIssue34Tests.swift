@@ -139,7 +139,22 @@ import Testing
         #expect(verify.status == 65 && verify.errorCode == "chunk_damaged")
         let recovery = try #require(verify.json?["recovery"] as? [String: Any], "\(verify.stdout)")
         #expect(recovery["repairable"] as? Bool == false && recovery["recoverySlicesAvailable"] as? Int == 0)
+        // The index records neither the volume's exact name nor how many parts it held (Spec/recovery-par2.md
+        // §2): the message says so, names the pattern, and says how many parts a volume must rebuild.
+        let needed = try #require(recovery["recoverySlicesNeeded"] as? Int)
+        let message = try #require(verify.jsonError?["message"] as? String)
+        #expect(message.contains("b.goshuin.vol…par2, which is not beside it"), "\(message)")
+        #expect(message.contains("the index records neither that file's exact name nor how many parts"), "\(message)")
+        #expect(message.hasSuffix("at least \(RecoveryIssue34Tests.parts(needed))"), "\(message)")
+        // Named with --recovery under another name, the volume is named after the index, not the file.
+        try FileManager.default.moveItem(atPath: directory.path + "/b.goshuin.par2", toPath: directory.path + "/a.par2")
+        let named = try run(["verify", "b.goshuin", "--recovery", "a.par2", "--json"])
+        let namedMessage = try #require(named.jsonError?["message"] as? String)
+        #expect(named.status == 65 && namedMessage.contains(" a.vol…par2, which"), "\(namedMessage)")
+        #expect(!namedMessage.contains("b.goshuin.vol"), "\(namedMessage)")
     }
+
+    static func parts(_ count: Int) -> String { count == 1 ? "1 part" : "\(count) parts" }
 
     @Test func aDamagedStartWithItsSetBesideIsDamagedAndRepairable() throws {
         try backupFolder("first", recordsSize: 3_000, photoSize: 60_000, seed: 7)
