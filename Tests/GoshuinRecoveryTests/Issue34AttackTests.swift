@@ -5,9 +5,8 @@ import Testing
 
 @testable import GoshuinRecovery
 
-/// An adversarial review of issue 34's changes (branch `attack-34`): each test states a claim of
-/// `Spec/decisions/0048`, `0049` or `Spec/recovery-par2.md` §6-7 and fails where the claim does not hold today.
-/// Repro scripts for the tool are in `attack/`.
+/// An adversarial review of issue 34's changes: each test states a claim of `Spec/decisions/0048`, `0049` or
+/// `Spec/recovery-par2.md` §6-7, builds the hostile set that broke it, and fails where the claim does not hold.
 @Suite struct Issue34AttackTests {
     static func expectError(_ code: GoshuinError.Code, _ body: () throws -> Void) {
         do {
@@ -112,7 +111,7 @@ import Testing
     /// ADR 0049: "The slice size is bounded by the file": S <= max(roundUp4(longest recoverable file), 64 MiB).
     /// The longest file is what a description *says*: a second recoverable file described as 1 GiB (it need
     /// not exist) lifts the bound, and the real file's one slice is hashed with 1 GiB of padding (2^40 bytes
-    /// and about 45 minutes with a 568-byte index, `attack/huge_slice_via_second_file.py`).
+    /// and about 45 minutes with a 568-byte index).
     @Test func aDescribedFileThatIsNotThereDoesNotLiftTheSliceBound() throws {
         let folder = ScratchFolder()
         let path = folder.file("backup.goshuin")
@@ -147,7 +146,7 @@ import Testing
     /// each described with the file's length (a reader may leave out only those with neither its name, length
     /// nor 16 KiB MD5) makes F candidates, each with an index of F files and a survey opening the F - 1 others:
     /// O(F^2) time and memory from an index of 250 bytes a file (F = 4,096, 1 MB: 80 s and 1.3 GB in a release
-    /// build, SIGABRT under `ulimit -v 1000000`; `attack/many_files_set.py`).
+    /// build, SIGABRT under `ulimit -v 1000000`).
     @Test func aSetOfThousandsOfFilesOfTheSameLengthCostsLinearTime() throws {
         let folder = ScratchFolder()
         let path = folder.file("backup.goshuin")
@@ -177,7 +176,9 @@ import Testing
         let start = Date()
         Self.expectError(.recoverySetMismatch) { _ = try RecoverySet.verify(inputPath: path) }
         #expect(
-            Date().timeIntervalSince(start) < 2 * Sanitizer.timeScale,
+            // A bound on a hang, not a timing: the quadratic scan took tens of seconds for 1,024 files in a debug
+            // build, the linear one well under a second on an idle machine.
+            Date().timeIntervalSince(start) < 10 * Sanitizer.timeScale,
             "\(Date().timeIntervalSince(start)) s for 1,024 files")
     }
 
