@@ -19,7 +19,8 @@ class Sha256Js extends BlockHashJs {
     this.schedule = new Int32Array(64);
   }
 
-  blocks(bytes, start, end) {
+  compress(bytes, start, count) {
+    var end = start + 64 * count;
     var w = this.schedule;
     var k = SHA256_ROUND_CONSTANTS;
     var h = this.words;
