@@ -218,7 +218,13 @@ window.runBenchmarkGroup = function (options) {
   return benchmark.runGroup(options.group, env);
 };
 `.replace(/<\/script/gi, "<\\/script");
-  writeFileSync(path, `<!doctype html>\n<meta charset="utf-8">\n<title>goshuin wasm kernels: benchmark</title>\n<script>\n${script}</script>\n<p>Run by Web/wasm/bench_browsers.py.</p>\n`);
+  // The page's kind of policy: nothing from anywhere, its inline script, and WebAssembly compiled from bytes.
+  const policy = "default-src 'none'; script-src 'unsafe-inline' 'wasm-unsafe-eval'";
+  writeFileSync(
+    path,
+    `<!doctype html>\n<meta charset="utf-8">\n<meta http-equiv="Content-Security-Policy" content="${policy}">\n` +
+      `<title>goshuin wasm kernels: benchmark</title>\n<script>\n${script}</script>\n<p>Run by Web/wasm/bench_browsers.py.</p>\n`,
+  );
 }
 
 async function main() {

@@ -161,7 +161,7 @@ function placed(kernels, bytes, place, shift) {
 const PLACES = ["array", "memory"];
 const BOUNDARY_LENGTHS = [
   ...Array.from({ length: 201 }, (_, i) => i),
-  ...[4096, 65536].flatMap((n) => [n - 65, n - 64, n - 63, n - 17, n - 16, n - 15, n - 1, n, n + 1, n + 15, n + 16, n + 17, n + 55, n + 56, n + 63, n + 64, n + 65]),
+  ...[4096, 16384, 65536].flatMap((n) => [n - 65, n - 64, n - 63, n - 17, n - 16, n - 15, n - 1, n, n + 1, n + 15, n + 16, n + 17, n + 55, n + 56, n + 63, n + 64, n + 65]),
   (1 << 20) + 3,
 ];
 const big = randomBytes((1 << 20) + 64 + 3);
