@@ -1304,18 +1304,18 @@ function createWasmKernels(options) {
   }
 
   /**
-   * call(address, length) over `bytes` in pieces of at most `most` bytes: in place when they are in the
-   * module's memory, otherwise each piece copied to the staging area at `stagingAt` first.
+   * call(address, length) over `bytes` in pieces of at most CALL_BYTES: in place when they are in the
+   * module's memory, otherwise each piece copied to the staging area first.
    */
-  function feed(bytes, most, stagingAt, call) {
+  function feed(bytes, call) {
     var inPlace = isInMemory(bytes);
-    for (var at = 0; at < bytes.length; at += most) {
-      var length = Math.min(most, bytes.length - at);
+    for (var at = 0; at < bytes.length; at += CALL_BYTES) {
+      var length = Math.min(CALL_BYTES, bytes.length - at);
       if (inPlace) {
         call(bytes.byteOffset + at, length);
       } else {
-        heap().set(bytes.subarray(at, at + length), stagingAt);
-        call(stagingAt, length);
+        heap().set(bytes.subarray(at, at + length), staging);
+        call(staging, length);
       }
     }
   }
@@ -1346,12 +1346,13 @@ function createWasmKernels(options) {
 
   /**
    * An incremental hash whose state the module keeps in a struct: the struct's bytes live here between
-   * calls and in the control block during one, so that no hash holds any of the module's memory.
+   * calls and in the control block during one, so that no hash holds any of the module's memory. `init`
+   * null makes an empty shell, which clone() fills.
    */
   class WasmHash {
     constructor(init, stateBytes) {
       this.stateBytes = stateBytes;
-      this.state = null;
+      this.state = new Uint8Array(stateBytes);
       this.spent = false;
       if (init) {
         init(control + CONTROL_STATE);
@@ -1366,13 +1367,13 @@ function createWasmKernels(options) {
     }
 
     leave() {
-      this.state = heap().slice(control + CONTROL_STATE, control + CONTROL_STATE + this.stateBytes);
+      this.state.set(heap().subarray(control + CONTROL_STATE, control + CONTROL_STATE + this.stateBytes));
     }
 
     clone() {
       throwIfSpent(this);
       var copy = new this.constructor(null);
-      copy.state = this.state.slice();
+      copy.state.set(this.state);
       return copy;
     }
 
@@ -1394,7 +1395,7 @@ function createWasmKernels(options) {
       update(bytes) {
         requireCurrent(bytes, "the bytes to hash");
         var state = this.enter();
-        feed(bytes, CALL_BYTES, staging, function (address, length) { update(state, address, length); });
+        feed(bytes, function (address, length) { update(state, address, length); });
         this.leave();
         return this;
       }
@@ -1535,7 +1536,7 @@ function createWasmKernels(options) {
     },
     crc32Update: function (crc, bytes) {
       requireCurrent(bytes, "the bytes to check");
-      feed(bytes, CALL_BYTES, staging, function (address, length) { crc = exports.crc32_update(crc, address, length); });
+      feed(bytes, function (address, length) { crc = exports.crc32_update(crc, address, length); });
       return crc >>> 0;
     },
     crc32Zeros: function (crc, count) {
