@@ -13,6 +13,7 @@
 
 import crypto from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
+import os from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import vm from "node:vm";
@@ -248,13 +249,21 @@ async function main() {
     rounds: Number(option("--rounds", 5)),
   };
   const groups = option("--only", GROUPS.join(",")).split(",");
+  const loadBefore = os.loadavg(); // the machine is shared: the table says how busy it was
   const results = [];
   for (const group of groups) {
     const result = await benchmark.runGroup(group, env);
     results.push(result);
     console.error(`${group}: done`);
   }
-  console.log(benchmark.formatTable(results, `Node ${process.versions.node} (V8 ${process.versions.v8}), ${env.mib} MiB, median of ${env.rounds} interleaved rounds`));
+  const load = (averages) => averages.map((x) => x.toFixed(1)).join(" ");
+  console.log(
+    benchmark.formatTable(
+      results,
+      `Node ${process.versions.node} (V8 ${process.versions.v8}), ${env.mib} MiB, median of ${env.rounds} interleaved rounds; ` +
+        `load average ${load(loadBefore)} before, ${load(os.loadavg())} after (${os.cpus().length} cores)`,
+    ),
+  );
 }
 
 await main();

@@ -78,7 +78,8 @@ def main():
                 print("  the page reported: %s" % problems)
             bench.close()
             print()
-            print(table(results, "%s %s, %d MiB, median of %d interleaved rounds" % (engine.label, engine.version, args.mib, args.rounds)))
+            load = " ".join("%.1f" % x for x in os.getloadavg())
+            print(table(results, "%s %s, %d MiB, median of %d interleaved rounds; load average %s after (%d cores)" % (engine.label, engine.version, args.mib, args.rounds, load, os.cpu_count())))
             print(flush=True)
         finally:
             engine.close()

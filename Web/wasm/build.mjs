@@ -40,7 +40,7 @@ const LINK_FLAGS = [
 ];
 
 // What kernels.mjs exports, from the scope of js/*.js.
-const EXPORTS = ["createKernels", "createJsKernels", "createWasmKernels", "wasmKernelsModule", "wasmKernelsAvailable", "MD5_LANES"];
+const EXPORTS = ["createKernels", "createJsKernels", "createWasmKernels", "wasmKernelsModule", "MD5_LANES"];
 
 function sourcesIn(folder, extension) {
   return readdirSync(join(here, folder))

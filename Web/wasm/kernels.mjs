@@ -1561,27 +1561,24 @@ function createWasmKernels(options) {
 // ---- js/60-create.js
 
 // The kernels this engine runs best: WebAssembly with SIMD128 where the engine has it and the page's policy
-// allows it (CSP 'wasm-unsafe-eval'), plain JavaScript otherwise.
-
-/** Whether this engine compiles kernels.wasm (WebAssembly with SIMD128 and bulk memory). */
-function wasmKernelsAvailable() {
-  try {
-    wasmKernelsModule();
-    return true;
-  } catch (error) {
-    return false;
-  }
-}
+// allows it (CSP 'wasm-unsafe-eval'), plain JavaScript otherwise. Engines refuse at different moments: an
+// engine without SIMD128 at compilation, Chromium and Firefox without 'wasm-unsafe-eval' at compilation,
+// WebKit only when the module is instantiated; so the whole creation is tried.
 
 /** options: { module } a compiled kernels.wasm (wasmKernelsModule(), sent to a Worker), { javascript: true } */
 function createKernels(options) {
-  if (!(options && options.javascript) && typeof WebAssembly === "object" && (options && options.module || wasmKernelsAvailable()))
-    return createWasmKernels(options);
+  if (!(options && options.javascript) && typeof WebAssembly === "object") {
+    try {
+      return createWasmKernels(options);
+    } catch (error) {
+      // the JavaScript kernels below
+    }
+  }
   return createJsKernels();
 }
 
-return { createKernels, createJsKernels, createWasmKernels, wasmKernelsModule, wasmKernelsAvailable, MD5_LANES };
+return { createKernels, createJsKernels, createWasmKernels, wasmKernelsModule, MD5_LANES };
 })();
 
-export const { createKernels, createJsKernels, createWasmKernels, wasmKernelsModule, wasmKernelsAvailable, MD5_LANES } = GoshuinKernels;
+export const { createKernels, createJsKernels, createWasmKernels, wasmKernelsModule, MD5_LANES } = GoshuinKernels;
 export default GoshuinKernels;

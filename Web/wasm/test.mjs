@@ -9,7 +9,7 @@
 
 import crypto from "node:crypto";
 import zlib from "node:zlib";
-import { createJsKernels, createWasmKernels, MD5_LANES } from "./kernels.mjs";
+import { createJsKernels, createKernels, createWasmKernels, MD5_LANES } from "./kernels.mjs";
 
 // ---- A small runner and a seeded generator
 
@@ -560,6 +560,23 @@ test("wasm: a kernel's view taken before the memory grew is refused, not read st
   kernels.allocate(16 << 20);
   throws(() => kernels.crc32Update(0, stale), TypeError, "a view of the memory before it grew");
   check(kernels.crc32Update(0, buffer.bytes) === crc32Reference(new Uint8Array(100)), "the view taken again");
+});
+
+// ---- Which kernels createKernels gives
+
+test("createKernels: the wasm where it instantiates, JavaScript when asked or when instantiation is refused", () => {
+  check(createKernels().implementation === "wasm-simd128", "by default");
+  check(createKernels({ javascript: true }).implementation === "javascript", "asked for JavaScript");
+  const instance = WebAssembly.Instance;
+  // WebKit compiles the module under a policy without 'wasm-unsafe-eval' and refuses only here.
+  WebAssembly.Instance = function () {
+    throw new WebAssembly.CompileError("refused by the page's Content-Security-Policy");
+  };
+  try {
+    check(createKernels().implementation === "javascript", "instantiation refused");
+  } finally {
+    WebAssembly.Instance = instance;
+  }
 });
 
 // ---- These checks see a broken kernel
