@@ -13,7 +13,7 @@
 // --check needs the same toolchain as the commit.
 
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -23,7 +23,13 @@ const clang = process.env.CLANG || "/opt/swift/usr/bin/clang";
 
 const COMPILE_FLAGS = [
   "--target=wasm32",
-  "-msimd128", // v128 and its operations: engines since Chrome 91, Firefox 89, Safari 16.4
+  // Exactly the features every engine with SIMD128 has (Chrome 91, Firefox 89, Safari 16.4), not clang's
+  // newer defaults (reference types, multivalue, …, which Chrome 91-95 lacked).
+  "-mcpu=mvp",
+  "-msimd128",
+  "-mbulk-memory", // memory.copy and memory.fill for memcpy and memset
+  "-mnontrapping-fptoint",
+  "-msign-ext",
   "-O3",
   "-ffreestanding",
   "-nostdlib", // no libc: the kernels need none (bulk memory gives memcpy and memset)
@@ -51,6 +57,7 @@ function sourcesIn(folder, extension) {
 
 function buildWasm(output) {
   execFileSync(clang, [...COMPILE_FLAGS, ...LINK_FLAGS, ...sourcesIn("src", ".c"), "-o", output], { stdio: "inherit" });
+  chmodSync(output, 0o644); // the linker makes it executable; it is data
   return readFileSync(output);
 }
 

@@ -148,6 +148,11 @@ function createWasmKernels(options) {
     }
   }
 
+  /** call(piece) for pieces of at most CALL_BYTES that add up to `count` zero bytes. */
+  function zerosInCalls(count, call) {
+    for (var rest = requireCount(count, "the count of zero bytes"); rest > 0; rest -= CALL_BYTES) call(Math.min(rest, CALL_BYTES));
+  }
+
   class WasmKernelBuffer {
     constructor(length) {
       this.length = requireCount(length, "a buffer's length");
@@ -229,8 +234,8 @@ function createWasmKernels(options) {
       }
 
       updateZeros(count) {
-        requireCount(count, "the count of zero bytes");
-        updateZeros(this.enter(), count);
+        var state = this.enter();
+        zerosInCalls(count, function (piece) { updateZeros(state, piece); });
         this.leave();
         return this;
       }
@@ -280,8 +285,8 @@ function createWasmKernels(options) {
     }
 
     updateZeros(count) {
-      requireCount(count, "the count of zero bytes");
-      exports.md5_lanes_update_zeros(this.enter(), count);
+      var state = this.enter();
+      zerosInCalls(count, function (piece) { exports.md5_lanes_update_zeros(state, piece); });
       this.leave();
       return this;
     }
