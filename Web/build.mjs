@@ -5,10 +5,12 @@
 //   node Web/build.mjs           write Web/goshuin-open.html
 //   node Web/build.mjs --check   exit 1 when the committed page differs from what the build makes
 //
-// The script is one classic script (module scripts do not load from file://): the files of src/core/, in
-// name order, inside one function whose result is the global GoshuinCore, then the files of src/ui/, in
-// name order, inside another function, which declares no global and does nothing without a document (the
-// tests run the script under Node for GoshuinCore alone).
+// The script is one classic script (module scripts do not load from file://): the kernels of Web/wasm
+// (the classic part of kernels.mjs, `GoshuinKernels`) and the files of src/core/, in name order, inside one
+// function whose result is the global GoshuinCore, then the files of src/ui/, in name order, inside another
+// function, which declares no global and does nothing without a document (the tests run the script under
+// Node for GoshuinCore alone), then the start of a Web Worker: the page's workers run this same script,
+// from a Blob URL of its text (src/core/28-worker-pool.js), and serve the core's tasks.
 // No dependency outside Node's own modules.
 import { createHash } from "node:crypto";
 import { readFileSync, readdirSync, writeFileSync } from "node:fs";
@@ -30,18 +32,31 @@ function scripts(folder) {
     .map((name) => `// ---- src/${folder}/${name}\n${read(folder, name).trimEnd()}\n`);
 }
 
+/** The classic script of Web/wasm/kernels.mjs (everything above its `export` lines): `GoshuinKernels`. */
+function kernelsScript() {
+  const module = readFileSync(join(here, "wasm", "kernels.mjs"), "utf8").replace(/\r\n/g, "\n");
+  const at = module.indexOf("\nexport ");
+  if (at < 0) throw new Error("Web/wasm/kernels.mjs has no export lines");
+  return `// ---- wasm/kernels.mjs (its classic part)\n${module.slice(0, at).trimEnd()}\n`;
+}
+
 export function build() {
   const script =
     '\n"use strict";\n' +
     "var GoshuinCore = (function () {\n" +
     '"use strict";\n' +
+    kernelsScript() +
+    "\n" +
     scripts("core").join("\n") +
     "})();\n\n" +
     "(function () {\n" +
     '"use strict";\n' +
     'if (typeof document === "undefined") return;\n' +
     scripts("ui").join("\n") +
-    "})();\n";
+    "})();\n\n" +
+    "// In a Web Worker of the page: serve the core's tasks.\n" +
+    'if (typeof document === "undefined" && typeof WorkerGlobalScope === "function" && self instanceof WorkerGlobalScope)\n' +
+    "  GoshuinCore.serveWorker(self);\n";
   const style = "\n" + read("style.css").trimEnd() + "\n";
   for (const [text, tag] of [[script, "script"], [style, "style"]]) {
     if (new RegExp(`</${tag}`, "i").test(text)) throw new Error(`the ${tag} contains </${tag}`);
@@ -49,7 +64,10 @@ export function build() {
   const hash = (text) => `'sha256-${createHash("sha256").update(text, "utf8").digest("base64")}'`;
   const csp = [
     "default-src 'none'",
-    `script-src ${hash(script)}`,
+    // 'wasm-unsafe-eval' compiles the kernels' WebAssembly (no eval of JavaScript); the workers run the
+    // page's own script from a blob: URL (src/core/28-worker-pool.js), and nothing else.
+    `script-src ${hash(script)} 'wasm-unsafe-eval'`,
+    "worker-src blob:",
     `style-src ${hash(style)}`,
     "img-src blob: data:",
     "base-uri 'none'",

@@ -1,9 +1,13 @@
 // Sources: what the readers read a file, or bytes in memory, through: `size` and `read(offset, length)`
 // (and, for a decrypted payload in memory, `stream` as the container's reader gives it).
 
-/** A random-access source over a Blob or File: only the bytes asked for are read (`File.slice`). */
+/**
+ * A random-access source over a Blob or File: only the bytes asked for are read (`File.slice`). `blob` is
+ * what a worker is sent to read the same file (a File is sent by reference, never copied).
+ */
 function blobSource(blob) {
   return {
+    blob: blob,
     size: blob.size,
     read: async function (offset, length) {
       var buffer;

@@ -60,6 +60,28 @@ async function readFromChunks(reader, offset, length) {
   return out;
 }
 
+var READ_AHEAD_BYTES = 16 * 1048576; // a read of the file, at most, when reading ahead (larger reads are faster)
+var READ_AHEAD_CHUNKS = 32;
+
+/** The bytes of chunk `index` in the file: its length prefix (version 1), ciphertext and tag. */
+function recordLength(header, index) {
+  return header.prefixSize + chunkPlaintextLength(header, index) + TAG_SIZE;
+}
+
+/** A chunk read ahead: its record at `at` in the bytes of a group read, opened once they are in. */
+function openAt(reader, index, records, at, length) {
+  return records.then(function (bytes) {
+    return reader.openChunk(index, bytes.subarray(at, at + length));
+  });
+}
+
+/** A chunk that fails in a reader that judges no file: the page's reader gives the verdict. */
+function unjudgedChunk(index) {
+  var error = new GoshuinError("chunk_damaged", "chunk " + index + " fails authentication (not yet judged)", index);
+  error.unjudged = true;
+  return error;
+}
+
 /**
  * Reads chunks by index, each authenticated before use; a few recent ones are kept. A chunk that fails
  * gives the verdict of the whole file (`verdict`), whatever order the chunks were asked for in.
@@ -73,6 +95,16 @@ class ContainerReader {
     this.cache = [];
     this.cacheLimit = 3 * 4194304;
     this.onProbe = (options && options.onProbe) || null;
+    // A worker's reader (28-worker-tasks.js) judges no file: a chunk that fails is said to the page,
+    // whose reader gives the verdict with every chunk the workers authenticated (`addAuthenticated`).
+    this.deferVerdict = (options && options.deferVerdict) === true;
+    // Reading ahead, for a reader that streams a long run (a worker's): chunks are read a group at a time
+    // (one File.slice for up to READ_AHEAD_BYTES) and decrypted while the ones before are used, up to
+    // `readLimit` (the last chunk the run needs). `pending` holds them, by index, until asked for.
+    this.readAhead = (options && options.readAhead) === true ? Math.max(2, Math.min(READ_AHEAD_CHUNKS, Math.floor(READ_AHEAD_BYTES / header.chunkSize))) : 0;
+    this.readLimit = header.chunkCount - 1;
+    this.requestedUpTo = -1;
+    this.pending = new Map();
     this.size = header.plaintextLength;
   }
 
@@ -80,23 +112,59 @@ class ContainerReader {
     return (this.authenticated[index >> 3] & (1 << (index & 7))) !== 0;
   }
 
+  /** Counts as authenticated the chunks another reader of the same file and key authenticated (its bitmap). */
+  addAuthenticated(bitmap) {
+    for (var i = 0; i < bitmap.length; i++) this.authenticated[i] |= bitmap[i];
+  }
+
   /** The chunk's plaintext, or null when it does not authenticate; read errors are thrown. */
   async tryDecrypt(index) {
     var header = this.header;
-    var length = chunkPlaintextLength(header, index) + TAG_SIZE;
-    var record = await this.source.read(chunkOffset(header, index), header.prefixSize + length);
-    if (header.prefixSize && u32be(record, 0) !== length) throw new GoshuinError("io", "the file changed while it was open");
+    var record = await this.source.read(chunkOffset(header, index), recordLength(header, index));
+    return this.openChunk(index, record);
+  }
+
+  /** Chunk `index` from its record as read (its length prefix, then ciphertext and tag): as tryDecrypt. */
+  async openChunk(index, record) {
+    var header = this.header;
+    if (header.prefixSize && u32be(record, 0) !== record.length - header.prefixSize)
+      throw new GoshuinError("io", "the file changed while it was open");
     var plaintext = await openRecord(this.key, header, index, index === header.chunkCount - 1, record.subarray(header.prefixSize));
     if (plaintext === null) return null;
     this.authenticated[index >> 3] |= 1 << (index & 7);
     return plaintext;
   }
 
+  /**
+   * Reading ahead of chunk `index` (a stream is at it): when fewer than half of `readAhead` chunks after it
+   * are requested, the next ones up to `readAhead` after it (and `readLimit`) are read at once and each
+   * decrypted as soon as they are in.
+   */
+  readAheadOf(index) {
+    if (this.readAhead === 0 || this.requestedUpTo - index >= this.readAhead / 2) return;
+    var first = Math.max(index + 1, this.requestedUpTo + 1);
+    var last = Math.min(this.readLimit, index + this.readAhead);
+    if (first > last) return;
+    this.requestedUpTo = last;
+    var header = this.header;
+    var start = chunkOffset(header, first);
+    var records = this.source.read(start, chunkOffset(header, last) + recordLength(header, last) - start);
+    for (var i = first; i <= last; i++) {
+      var at = chunkOffset(header, i) - start;
+      var length = recordLength(header, i);
+      var opened = openAt(this, i, records, at, length);
+      opened.catch(function () {}); // asked for later, or never (its error then belongs to no one)
+      this.pending.set(i, opened);
+    }
+  }
+
   /** Chunk `index`'s plaintext, authenticated; throws the file's verdict when it does not authenticate. */
   async chunk(index) {
     for (var i = 0; i < this.cache.length; i++) if (this.cache[i].index === index) return this.cache[i].bytes;
-    var bytes = await this.tryDecrypt(index);
-    if (bytes === null) throw await this.verdict(index);
+    var ahead = this.pending.get(index);
+    this.pending.delete(index);
+    var bytes = await (ahead || this.tryDecrypt(index));
+    if (bytes === null) throw this.deferVerdict ? unjudgedChunk(index) : await this.verdict(index);
     this.remember(index, bytes);
     return bytes;
   }
@@ -188,10 +256,12 @@ class ContainerReader {
     var end = offset + length;
     var index = Math.floor(offset / size);
     var lastIndex = Math.floor((end - 1) / size);
+    this.readAheadOf(index - 1);
     var pending = this.chunk(index);
     while (true) {
       var bytes = await pending;
       if (signal && signal.aborted) throw new GoshuinError("interrupted", "stopped");
+      this.readAheadOf(index);
       var next = index < lastIndex ? this.chunk(index + 1) : null;
       if (next) next.catch(function () {});
       var base = index * size;

@@ -21,8 +21,11 @@ async function inflateRefusesTrailingBytes() {
 
 var INFLATE_PIECE = 65536;
 
-/** Sizes that bound memory; the tests lower them to reach every path with small files. */
-var limits = { bufferedDigest: 64 * 1048576, zipPart: 1073741824 };
+/**
+ * Sizes that bound memory, and the most bytes of entries one task of the workers checks (51-verify-entries.js);
+ * the tests lower them to reach every path with small files.
+ */
+var limits = { bufferedDigest: 64 * 1048576, zipPart: 1073741824, verifyRun: 64 * 1048576 };
 
 /**
  * Inflates the deflate-raw data of `pieces` (an async or sync iterable of Uint8Array) through

@@ -7,6 +7,16 @@
 
 async function openBackup(source, passphraseBytes, options) {
   options = options || {};
+  // The workers start while the key is derived (they read the file themselves: a Blob's source only).
+  var pool = source.blob !== undefined ? createWorkerPool() : null;
+  try {
+    return await openBackupWith(pool, source, passphraseBytes, options);
+  } finally {
+    if (pool) pool.close();
+  }
+}
+
+async function openBackupWith(pool, source, passphraseBytes, options) {
   var progress = options.onProgress || function () {};
   var container = await openContainer(source, passphraseBytes, {
     onKeyDerivation: function (header) {
@@ -23,7 +33,7 @@ async function openBackup(source, passphraseBytes, options) {
     // The ZIP is read from its end: the final chunk first, which confirms the payload's length (v2 §9.1).
     await container.authenticateFinal();
     try {
-      return await readBackup(container, options);
+      return await readBackup(container, Object.assign({}, options, { pool: pool }));
     } catch (error) {
       // §4.1 step 0: the payload is checked only in a file that opens, so a fault of the payload found
       // before every chunk authenticated is reported only once the rest authenticates.
@@ -61,7 +71,7 @@ async function readBackup(payload, options) {
   var directory = await scanCentralDirectory(payload); // 1, 2
   var manifest = await readManifest(payload, directory, options.signal); // 3
   checkBinding(manifest, directory.entries); // 4
-  var digests = await verifyEntries(payload, directory, manifest, { signal: options.signal, onProgress: progress }); // 5, 6
+  var digests = await verifyEntries(payload, directory, manifest, { signal: options.signal, onProgress: progress, pool: options.pool }); // 5, 6
   return new Backup(payload, directory, manifest, digests);
 }
 
@@ -79,49 +89,6 @@ async function readManifest(payload, directory, signal) {
     filled += bytes.length;
   }, { signal: signal });
   return parseManifest(manifestBytes);
-}
-
-/**
- * Steps 5 and 6, the streaming pass: entries in the order of their local headers, each one where the one
- * before it ends (the first at 0), its local header, then its data against its declared size and CRC-32
- * (entry_corrupt) and, for the listed files, the manifest's SHA-256 (manifest_mismatch); the last one ends
- * where the central directory starts. Returns every entry's SHA-256 (hex) by name.
- */
-async function verifyEntries(container, directory, manifest, options) {
-  var listed = listedFiles(manifest);
-  var ordered = inFileOrder(directory.entries);
-  var total = directory.directoryOffset;
-  var done = 0;
-  var progress = options.onProgress || function () {};
-  var digests = new Map();
-  var expected = 0;
-  progress("verify", 0, total);
-  for (var i = 0; i < ordered.length; i++) {
-    var entry = ordered[i];
-    var start = entry.localHeaderOffset;
-    if (start !== BigInt(expected)) {
-      if (expected === 0) throw zipMalformed(start + " bytes come before the first entry");
-      if (start < BigInt(expected)) throw zipMalformed(entry.name + " overlaps the entry before it");
-      throw zipMalformed("unaccounted bytes before " + entry.name);
-    }
-    await checkLocalHeader(container, entry, directory.directoryOffset);
-    done = entry.dataOffset;
-    var digest = toHex(
-      await readEntryData(container, entry, null, {
-        signal: options.signal,
-        onBytes: function (count) {
-          done += count;
-          progress("verify", done, total);
-        },
-      })
-    );
-    checkListedDigest(listed, entry.name, digest);
-    digests.set(entry.name, digest);
-    expected = entry.dataOffset + Number(entry.compressedSize);
-  }
-  if (expected !== directory.directoryOffset) throw zipMalformed("unaccounted bytes before the central directory");
-  progress("verify", total, total);
-  return digests;
 }
 
 /** An opened, verified backup: its entries are read (`stream`, `read`) as 45-checked-entries.js reads them. */

@@ -53,9 +53,9 @@ async function hashPaced(digest, bytes, pace) {
 async function zerosPaced(digest, crc, count, pace) {
   while (count > 0) {
     await pace();
-    var take = Math.min(count, ZEROS.length);
-    digest.update(ZEROS.subarray(0, take));
-    crc = crc32Update(crc, ZEROS.subarray(0, take));
+    var take = Math.min(count, RECOVERY_WORK_PART);
+    digest.updateZeros(take);
+    crc = crc32Zeros(crc, take);
     count -= take;
   }
   return crc;

@@ -60,6 +60,10 @@ return {
   toHex: toHex,
   utf8Bytes: utf8Bytes,
   verifyEntries: verifyEntries,
+  serveWorker: serveWorker,
+  createWorkerPool: createWorkerPool,
+  useKernels: useKernels,
+  kernels: kernels,
   MANIFEST_NAME: MANIFEST_NAME,
   RECORDS_NAME: RECORDS_NAME,
 };

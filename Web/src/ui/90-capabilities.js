@@ -1,10 +1,11 @@
 // What this browser can do: without WebCrypto, DecompressionStream('deflate-raw') or IntersectionObserver,
-// the page says so and Open stays disabled. It runs as the script loads, last.
+// the page says so and Open stays disabled; which kernels it runs (WebAssembly, or the JavaScript fallback)
+// is on the body, `data-kernels`, for the tests and the benchmark. It runs as the script loads, last.
 //
 // Uses:
 //   01-page-state.js       openButton
 //   11-errors.js           showError
-//   GoshuinCore            GoshuinError
+//   GoshuinCore            GoshuinError, kernels
 
 (function checkSupport() {
   var missing = [];
@@ -15,6 +16,7 @@
     missing.push("DecompressionStream('deflate-raw')");
   }
   if (typeof IntersectionObserver !== "function") missing.push("IntersectionObserver");
+  document.body.dataset.kernels = core.kernels().implementation;
   if (missing.length > 0) {
     showError(new core.GoshuinError("browser_unsupported", "missing: " + missing.join(", ")));
     openButton.disabled = true;
