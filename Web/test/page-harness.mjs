@@ -15,6 +15,9 @@ export function loadPageCore() {
   const match = /<script>([\s\S]*)<\/script>/.exec(page);
   if (!match) throw new Error("no script in goshuin-open.html");
   vm.runInThisContext(match[1], { filename: "goshuin-open.html" });
+  // GOSHUIN_KERNELS=javascript: the tests run on the kernels' JavaScript fallback instead of WebAssembly.
+  if (process.env.GOSHUIN_KERNELS === "javascript") globalThis.GoshuinCore.useKernels({ javascript: true });
+  console.log(`kernels: ${globalThis.GoshuinCore.kernels().implementation}`);
   return globalThis.GoshuinCore;
 }
 

@@ -77,6 +77,8 @@ class WorkerPool {
   startWorker(index) {
     var pool = this;
     var slot = { worker: new Worker(this.url, { name: "goshuin-" + index }), task: null, ready: null };
+    // The workers run the kernels this thread runs: where the page could not use WebAssembly, neither do they.
+    slot.worker.postMessage({ configure: { javascript: kernels().implementation === "javascript" } });
     slot.ready = new Promise(function (resolve, reject) {
       slot.worker.onmessage = function (event) {
         if (event.data && event.data.ready) resolve(event.data.kernels);
@@ -93,10 +95,15 @@ class WorkerPool {
     return slot;
   }
 
-  /** Which kernels the workers run ("wasm-simd128", "javascript"), or this thread's. */
-  async implementation() {
-    if (this.inThread) return kernels().implementation;
-    return this.workers[0].ready;
+  /** Where the tasks ran, for the page to show the tests: "2 workers, wasm-simd128", "this thread, javascript". */
+  async describe() {
+    if (this.inThread) return "this thread, " + kernels().implementation;
+    var ready = await Promise.all(this.workers.map(function (slot) {
+      return slot.ready.catch(function () {
+        return "failed";
+      });
+    }));
+    return this.workers.length + " workers, " + ready.join(" ");
   }
 
   run(task, onProgress) {
@@ -145,7 +152,12 @@ class WorkerPool {
         delete message.local;
         slot.worker.postMessage(message);
       },
-      function () {} // fail() rejected the job
+      function () {
+        // A worker that could not start (an engine or a policy that refuses it): the task runs here.
+        if (pool.closed || slot.task !== job) return;
+        slot.task = null;
+        pool.runHere(job);
+      }
     );
   }
 
@@ -157,11 +169,29 @@ class WorkerPool {
       if (job.onProgress) job.onProgress(message.progress);
       return;
     }
+    if (message.read !== undefined) {
+      this.readFor(slot, job.task.file, message.read);
+      return;
+    }
     slot.task = null;
     this.idle.push(slot);
     if (message.error) job.reject(errorFromRecord(message.error));
     else job.resolve(message.result);
     this.dispatch();
+  }
+
+  /** Bytes of `file` a worker asked for (it cannot read the file itself), handed over without a copy. */
+  readFor(slot, file, request) {
+    blobSource(file)
+      .read(request.offset, request.length)
+      .then(
+        function (bytes) {
+          slot.worker.postMessage({ readReply: { id: request.id, buffer: bytes.buffer } }, [bytes.buffer]);
+        },
+        function (error) {
+          slot.worker.postMessage({ readReply: { id: request.id, error: errorRecord(error) } });
+        }
+      );
   }
 
   /** A worker that stopped (an error it did not catch, or out of memory): its task fails with it. */

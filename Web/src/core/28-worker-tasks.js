@@ -12,7 +12,7 @@
  */
 async function verifyEntriesTask(task, local, onProgress) {
   Object.assign(limits, task.limits);
-  var payload = local.payload || runReader(local.source || blobSource(task.file), task);
+  var payload = local.payload || runReader(local.source || workerFileSource(task.file, local.readThroughPage), task);
   var entries = [];
   var error = null;
   for (var i = 0; i < task.entries.length && error === null; i++) {
@@ -29,6 +29,33 @@ async function verifyEntriesTask(task, local, onProgress) {
   return {
     result: { entries: entries, error: error, authenticated: authenticated },
     transfer: authenticated && !local.payload ? [authenticated.buffer] : [],
+  };
+}
+
+/**
+ * In a worker, the file it was sent: read directly, or, in an engine whose workers cannot read a File that
+ * a page opened from file:// sent them (WebKitGTK: NotReadableError), through the page, which reads it and
+ * hands the bytes over (`readThroughPage`). Once a direct read fails, the rest go through the page: a file
+ * that really cannot be read fails there too, with the page's error.
+ */
+var workerReadsThroughPage = false;
+
+function workerFileSource(file, readThroughPage) {
+  var direct = blobSource(file);
+  return {
+    blob: file,
+    size: file.size,
+    read: async function (offset, length) {
+      if (!workerReadsThroughPage || !readThroughPage) {
+        try {
+          return await direct.read(offset, length);
+        } catch (error) {
+          if (!readThroughPage) throw error;
+          workerReadsThroughPage = true;
+        }
+      }
+      return readThroughPage(offset, length);
+    },
   };
 }
 
@@ -56,16 +83,38 @@ async function runWorkerTask(task, local, onProgress) {
 }
 
 /**
- * In a worker: says it is ready (with the kernels it runs), then runs each task it is sent, one at a time
- * (the pool sends the next only after an answer), posting its progress and then its result or error.
+ * In a worker: takes the kernels the page chose (its first message) and says it is ready, with them; then
+ * runs each task it is sent, one at a time (the pool sends the next only after an answer), posting its
+ * progress and then its result or error.
  */
 function serveWorker(scope) {
+  var reads = new Map(); // the reads asked of the page, by id: { resolve, reject }
+  var nextRead = 0;
+  var readThroughPage = function (offset, length) {
+    return new Promise(function (resolve, reject) {
+      var id = nextRead++;
+      reads.set(id, { resolve: resolve, reject: reject });
+      scope.postMessage({ read: { id: id, offset: offset, length: length } });
+    });
+  };
   scope.onmessage = function (event) {
     var task = event.data;
+    if (task.readReply) {
+      var read = reads.get(task.readReply.id);
+      reads.delete(task.readReply.id);
+      if (task.readReply.error) read.reject(errorFromRecord(task.readReply.error));
+      else read.resolve(new Uint8Array(task.readReply.buffer));
+      return;
+    }
+    if (task.configure) {
+      useKernels(task.configure);
+      scope.postMessage({ ready: true, kernels: kernels().implementation });
+      return;
+    }
     var onProgress = function (count) {
       scope.postMessage({ progress: count });
     };
-    runWorkerTask(task, {}, onProgress)
+    runWorkerTask(task, { readThroughPage: readThroughPage }, onProgress)
       .then(function (answer) {
         scope.postMessage({ result: answer.result }, answer.transfer);
       })
@@ -73,5 +122,4 @@ function serveWorker(scope) {
         scope.postMessage({ error: errorRecord(error) });
       });
   };
-  scope.postMessage({ ready: true, kernels: kernels().implementation });
 }

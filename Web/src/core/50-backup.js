@@ -10,7 +10,9 @@ async function openBackup(source, passphraseBytes, options) {
   // The workers start while the key is derived (they read the file themselves: a Blob's source only).
   var pool = source.blob !== undefined ? createWorkerPool() : null;
   try {
-    return await openBackupWith(pool, source, passphraseBytes, options);
+    var backup = await openBackupWith(pool, source, passphraseBytes, options);
+    backup.checkedBy = pool ? await pool.describe() : "this thread, " + kernels().implementation;
+    return backup;
   } finally {
     if (pool) pool.close();
   }

@@ -60,6 +60,7 @@ async function present(backup, repair, signal) {
   }
   if (signal.aborted) throw new core.GoshuinError("interrupted", "stopped");
   showBackup(backup, records, repair);
+  document.body.dataset.checkedBy = backup.checkedBy || ""; // where its entries were checked, for the tests
   await showRecordsPage(0, signal);
   if (signal.aborted) throw new core.GoshuinError("interrupted", "stopped");
 }
