@@ -52,7 +52,7 @@ let seed = Number(option("--seed", String(Date.now() % 1000000)));
 
 // ---- the page's script and the runner
 
-const core = loadPageCore();
+const core = await loadPageCore();
 const runner = testRunner({ verbose: argv.includes("--verbose") });
 const test = runner.test;
 const md5Hex = (bytes) => createHash("md5").update(bytes).digest("hex");
@@ -93,7 +93,8 @@ for (const t of tools)
 
 function run(binary, args, cwd, allowFailure = false) {
   const result = spawnSync(binary, args, { cwd, encoding: "utf8", maxBuffer: 64 << 20 });
-  if (result.status !== 0 && !allowFailure) throw new Error(`${basename(binary)} ${args.join(" ")} exited ${result.status}: ${result.stderr || result.stdout}`);
+  if (result.status !== 0 && !allowFailure)
+    throw new Error(`${basename(binary)} ${args.join(" ")} exited ${result.status} (${result.signal || result.error}): ${result.stderr || result.stdout}`);
   return result;
 }
 

@@ -32,7 +32,7 @@ const writtenCases = [];
 
 // ---- the page's script and the runner
 
-const core = loadPageCore();
+const core = await loadPageCore();
 const runner = testRunner();
 const test = runner.test;
 
