@@ -1,12 +1,12 @@
 // Steps 5 and 6 of Spec/backup-v1.md §4.1, the streaming pass over every entry, shared among the page's
-// workers (27-worker-pool.mjs): the entries in the order of their local headers are cut into runs of about
-// limits.verifyRun bytes (fewer for a small backup, so that every worker has some), which the workers check at once (28-worker-tasks.mjs: local header, size, CRC-32,
-// SHA-256, every chunk they read authenticated); then their results are taken in file order, with the
-// checks between entries (each starts where the one before it ends, the last ends at the central
-// directory) and the manifest's SHA-256s, so that the first failure in that order is the one thrown, as in
-// one pass. A chunk that fails anywhere ends the pass at once: the file's verdict, given by the page's
-// reader with every chunk the workers authenticated (whatever order they read them in, the lowest that
-// fails). A chunk at the border of two runs is read by both (a sixteenth more for runs of 64 MiB).
+// workers (27-worker-pool.mjs): the entries in the order of their local headers are cut into runs
+// (`entryRuns`), which the workers check at once (28-worker-tasks.mjs: local header, size, CRC-32, SHA-256,
+// every chunk they read authenticated); then their results are taken in file order, with the checks
+// between entries (each starts where the one before it ends, the last ends at the central directory) and
+// the manifest's SHA-256s, so that the first failure in that order is the one thrown, as in one pass. A
+// chunk that fails anywhere ends the pass at once: the file's verdict, given by the page's reader with
+// every chunk the workers authenticated (whatever order they read them in, the lowest that fails). A chunk
+// at the border of two runs is read by both (a sixteenth more for runs of 64 MiB).
 
 import { interrupted } from "./08-pacing.mjs";
 import { ContainerReader } from "./10-container.mjs";
@@ -15,22 +15,41 @@ import { limits } from "./22-entry-data.mjs";
 import { createWorkerPool, errorFromRecord } from "./27-worker-pool.mjs";
 import { checkListedDigest, listedFiles } from "./40-manifest.mjs";
 
-/** The entries (in file order) as runs of consecutive entries of about `target` bytes, each at least one. */
-function entryRuns(ordered, target) {
+/**
+ * The entries (in file order) as runs of consecutive entries, each at least one: a run is about the bytes
+ * left over twice the workers (guided self-scheduling), at most limits.verifyRun and at least a sixteenth of
+ * it, so that the runs taken last are short and no worker waits long for another at the end.
+ */
+function entryRuns(ordered, workers) {
+  var left = 0;
+  ordered.forEach(function (entry) {
+    left += entryBytes(entry);
+  });
   var runs = [];
   var run = [];
   var bytes = 0;
+  var target = runTarget(left, workers);
   ordered.forEach(function (entry) {
     run.push(entry);
-    bytes += 30 + entry.nameBytes.length + Number(entry.compressedSize);
+    bytes += entryBytes(entry);
     if (bytes >= target) {
       runs.push(run);
+      left -= bytes;
       run = [];
       bytes = 0;
+      target = runTarget(left, workers);
     }
   });
   if (run.length > 0) runs.push(run);
   return runs;
+}
+
+function entryBytes(entry) {
+  return 30 + entry.nameBytes.length + Number(entry.compressedSize);
+}
+
+function runTarget(left, workers) {
+  return Math.max(1, Math.min(limits.verifyRun, Math.max(limits.verifyRun / 16, Math.ceil(left / (2 * workers)))));
 }
 
 /**
@@ -49,8 +68,7 @@ export async function verifyEntries(container, directory, manifest, options) {
   var done = 0;
   progress("verify", 0, total);
   try {
-    var target = Math.max(1, Math.min(limits.verifyRun, Math.ceil(total / (4 * pool.size))));
-    var outcomes = await runEntryRuns(container, pool, entryRuns(ordered, target), directory.directoryOffset, signal, function (count) {
+    var outcomes = await runEntryRuns(container, pool, entryRuns(ordered, pool.size), directory.directoryOffset, signal, function (count) {
       done += count;
       progress("verify", Math.min(done, total), total);
     });
