@@ -31,7 +31,7 @@ import { spawnSync } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, openAsBlob, readFileSync, readdirSync, rmSync, truncateSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
-import { basename, dirname, join } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import v8 from "node:v8";
@@ -45,7 +45,9 @@ function option(name, fallback) {
   const at = argv.indexOf(name);
   return at >= 0 ? argv[at + 1] : fallback;
 }
-const tool = option("--tool", process.env.GOSHUIN_TOOL || null);
+// Absolute: the tool also runs in other folders (cwd), where a path relative to this one names nothing.
+const toolOption = option("--tool", process.env.GOSHUIN_TOOL || null);
+const tool = toolOption && resolve(toolOption);
 const trialsPerKind = Number(option("--trials", "12"));
 const bigMib = Number(option("--big-mib", "0"));
 let seed = Number(option("--seed", String(Date.now() % 1000000)));
