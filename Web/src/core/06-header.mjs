@@ -165,15 +165,34 @@ export async function checkLengthPrefixes(source, header) {
   // Chunks of 256 KiB or more: read each 4-byte prefix. Smaller ones: read windows of about 8 MiB, so a
   // file of many small chunks does not cost one read call per chunk.
   var perWindow = stride >= 262144 ? 1 : Math.max(1, Math.floor(8388608 / stride));
-  for (var first = 0; first < count; first += perWindow) {
+  // Up to PREFIX_READS_IN_FLIGHT reads at once (one at a time, a read's round trip to the browser's file
+  // reading, about 1.5 ms, made a 1 GiB backup's 257 prefixes take 0.4 s), judged in file order: the
+  // first prefix that is wrong, or the first read that fails, in that order, is the one said.
+  var reads = [];
+  var read = function (first) {
     var last = Math.min(count, first + perWindow);
     var start = chunkOffset(header, first);
-    var bytes = await source.read(start, chunkOffset(header, last - 1) + 4 - start);
-    for (var i = first; i < last; i++) {
+    var reading = source.read(start, chunkOffset(header, last - 1) + 4 - start);
+    reading.catch(function () {}); // judged in its turn, or never (an earlier prefix failed)
+    reads.push({ first: first, last: last, start: start, bytes: reading });
+  };
+  var next = 0;
+  var inFlight = perWindow === 1 ? PREFIX_READS_IN_FLIGHT : 2; // windows of 8 MiB: two at most
+  for (; next < count && reads.length < inFlight; next += perWindow) read(next);
+  while (reads.length > 0) {
+    var taken = reads.shift();
+    var bytes = await taken.bytes;
+    if (next < count) {
+      read(next);
+      next += perWindow;
+    }
+    for (var i = taken.first; i < taken.last; i++) {
       var expected = chunkPlaintextLength(header, i) + TAG_SIZE;
-      var found = u32be(bytes, chunkOffset(header, i) - start);
+      var found = u32be(bytes, chunkOffset(header, i) - taken.start);
       if (found !== expected)
         throw new GoshuinError("chunk_length_invalid", "chunk " + i + " has the length prefix " + found + "; the header implies " + expected, i);
     }
   }
 }
+
+var PREFIX_READS_IN_FLIGHT = 16; // reads of 4 bytes

@@ -80,6 +80,8 @@ function runReader(source, task) {
   return reader;
 }
 
+var PROGRESS_MS = 50;
+
 var WORKER_TASKS = {
   "verify-entries": verifyEntriesTask,
 };
@@ -120,14 +122,26 @@ export function serveWorker(scope) {
       scope.postMessage({ ready: true, kernels: kernels().implementation });
       return;
     }
+    // Progress in one message every PROGRESS_MS at most (a message a piece cost a worker a tenth of a
+    // second per GiB, and the page as much to take them), the rest before the task's answer.
+    var unsent = 0;
+    var sentAt = 0;
+    var flush = function () {
+      if (unsent > 0) scope.postMessage({ progress: unsent });
+      unsent = 0;
+      sentAt = Date.now();
+    };
     var onProgress = function (count) {
-      scope.postMessage({ progress: count });
+      unsent += count;
+      if (Date.now() - sentAt >= PROGRESS_MS) flush();
     };
     runWorkerTask(task, { readThroughPage: readThroughPage }, onProgress)
       .then(function (answer) {
+        flush();
         scope.postMessage({ result: answer.result }, answer.transfer);
       })
       .catch(function (error) {
+        flush();
         scope.postMessage({ error: errorRecord(error) });
       });
   };
