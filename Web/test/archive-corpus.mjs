@@ -84,7 +84,7 @@ async function check(directory) {
   }
 
   // Every committed case through the page's code: buffered and incremental SHA-256, two piece sizes.
-  const core = loadPageCore();
+  const core = await loadPageCore();
   const bufferedDigest = core.limits.bufferedDigest;
   for (const c of index.cases) {
     const path = join(directory, `${c.name}.zip`);

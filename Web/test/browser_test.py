@@ -1138,6 +1138,7 @@ def case_default(ctx):
     assert all(s.endswith(" KiB") for s in sizes), sizes
     assert page.focused() == "result-heading"
     assert page.evaluate("() => document.getElementById('passphrase').value") == "", "the passphrase field is cleared after opening"
+    check_checked_by(page, "wasm-simd128")
     page.evaluate("() => document.activeElement.blur()")
     ctx.shots.take(page, "opened", full_page=True)
     # Saving: records.csv, one photo, everything as a ZIP (every entry dated as goshuin-tool dated it,
@@ -1154,6 +1155,48 @@ def case_default(ctx):
     check_saved_zip(got[name], f.small_files, {n: FOLDER_MTIME for n in f.small_files})
     status = page.text("#status-text")
     assert "Saved 9 files as a ZIP" in status, status
+    check_clean(page)
+
+
+def check_checked_by(page, kernels):
+    """Issue 36: the page runs `kernels` ("wasm-simd128" where the engine and its policy allow WebAssembly),
+    and checked the backup's entries in Web Workers started from its own script under its policy (one a
+    core, at most 8), each running the same kernels."""
+    assert page.evaluate("() => document.body.dataset.kernels") == kernels, page.evaluate("() => document.body.dataset.kernels")
+    cores = page.evaluate("() => navigator.hardwareConcurrency")
+    workers = max(1, min(8, cores))
+    expected = "%d workers, %s" % (workers, " ".join([kernels] * workers))
+    assert page.evaluate("() => document.body.dataset.checkedBy") == expected, (page.evaluate("() => document.body.dataset.checkedBy"), expected)
+    print("     %s: %s" % (page.engine.label if hasattr(page, "engine") else "", expected), flush=True)
+
+
+def case_javascript_kernels(ctx):
+    """Where WebAssembly is missing (an engine without it, or a policy that refuses it), the kernels' plain
+    JavaScript runs, in the page and in its workers: the backup opens with every check, and a photo is shown."""
+    f = ctx.fixtures
+    page = ctx.page()
+    page.context.add_init_script("delete globalThis.WebAssembly;")
+    page.page.reload()
+    page.install_recorders()
+    assert page.evaluate("() => typeof WebAssembly") == "undefined"
+    assert open_backup(page, f.small_fast) == "opened", page.text("#error")
+    check_checked_by(page, "javascript")
+    tiles = settle_tiles(page, 7)
+    assert any(t["state"] == "shown" and t["decoded"] for t in tiles), tiles
+    # Issue 36's cross-check: the JavaScript kernels and the wasm give the same digests, in this engine.
+    same = page.evaluate("""() => {
+      const bytes = new Uint8Array(3 << 20).map((_, i) => (i * 2654435761) >>> 24);
+      const js = GoshuinCore.kernels();
+      return { crc: js.crc32Update(0, bytes), md5: Array.from(js.md5(bytes)), sha: Array.from(js.sha256(bytes)), implementation: js.implementation };
+    }""")
+    assert same["implementation"] == "javascript", same
+    import hashlib
+    import zlib
+
+    data = bytes(((i * 2654435761) & 0xFFFFFFFF) >> 24 for i in range(3 << 20))
+    assert same["crc"] == zlib.crc32(data), same["crc"]
+    assert bytes(same["md5"]) == hashlib.md5(data).digest()
+    assert bytes(same["sha"]) == hashlib.sha256(data).digest()
     check_clean(page)
 
 
@@ -2581,6 +2624,7 @@ CHROMIUM = ("chromium",)
 CASES = [
     ("a backup sealed by goshuin-tool at 600,000 iterations opens; saved: records.csv, a photo, a ZIP", ALL, case_default),
     ("a ZIP in parts, a ZIP file and a folder (the pickers' stand-ins)", CHROMIUM, case_default_chromium_saving),
+    ("issue 36: without WebAssembly, the kernels' JavaScript in the page and its workers", CHROMIUM, case_javascript_kernels),
     ("a backup sealed by the Node reference opens; its ZIP keeps each entry's date", ALL, case_reference),
     ("keyboard alone: Tab, type, Enter; labels on the inputs", ALL, case_keyboard),
     ("the photo viewer: by keyboard (Enter, arrows, Space, Save, Esc) and by pointer", ALL, case_viewer),

@@ -1,21 +1,14 @@
 // What the Node tests of the page share (vectors.mjs, recovery.mjs, archive-corpus.mjs, salvage-corpus.mjs):
-// the page's own script, taken from the committed Web/goshuin-open.html and run in this process, and a
-// minimal test runner whose last line is "LABEL: N passed, N failed".
-import { readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
-import vm from "node:vm";
+// the page's core, its ES modules imported from Web/src/core (the page's script is their bundle: Web/build.mjs
+// and its --check keep the two the same), and a minimal test runner whose last line is "LABEL: N passed, N failed".
 
-const here = dirname(fileURLToPath(import.meta.url));
-
-/** GoshuinCore of the committed page: its one script run in this process (the UI part does nothing without a document). */
-export function loadPageCore() {
-  if (globalThis.GoshuinCore) return globalThis.GoshuinCore;
-  const page = readFileSync(join(here, "..", "goshuin-open.html"), "utf8");
-  const match = /<script>([\s\S]*)<\/script>/.exec(page);
-  if (!match) throw new Error("no script in goshuin-open.html");
-  vm.runInThisContext(match[1], { filename: "goshuin-open.html" });
-  return globalThis.GoshuinCore;
+/** The page's core: its modules (src/core/index.mjs, what the page's script has as GoshuinCore). */
+export async function loadPageCore() {
+  const core = await import("../src/core/index.mjs");
+  // GOSHUIN_KERNELS=javascript: the tests run on the kernels' JavaScript fallback instead of WebAssembly.
+  if (process.env.GOSHUIN_KERNELS === "javascript") core.useKernels({ javascript: true });
+  console.log(`kernels: ${core.kernels().implementation}`);
+  return core;
 }
 
 /**

@@ -31,7 +31,7 @@ import { spawnSync } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, openAsBlob, readFileSync, readdirSync, rmSync, truncateSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
-import { basename, dirname, join } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import v8 from "node:v8";
@@ -45,14 +45,16 @@ function option(name, fallback) {
   const at = argv.indexOf(name);
   return at >= 0 ? argv[at + 1] : fallback;
 }
-const tool = option("--tool", process.env.GOSHUIN_TOOL || null);
+// Absolute: the tool also runs in other folders (cwd), where a path relative to this one names nothing.
+const toolOption = option("--tool", process.env.GOSHUIN_TOOL || null);
+const tool = toolOption && resolve(toolOption);
 const trialsPerKind = Number(option("--trials", "12"));
 const bigMib = Number(option("--big-mib", "0"));
 let seed = Number(option("--seed", String(Date.now() % 1000000)));
 
 // ---- the page's script and the runner
 
-const core = loadPageCore();
+const core = await loadPageCore();
 const runner = testRunner({ verbose: argv.includes("--verbose") });
 const test = runner.test;
 const md5Hex = (bytes) => createHash("md5").update(bytes).digest("hex");
@@ -93,7 +95,8 @@ for (const t of tools)
 
 function run(binary, args, cwd, allowFailure = false) {
   const result = spawnSync(binary, args, { cwd, encoding: "utf8", maxBuffer: 64 << 20 });
-  if (result.status !== 0 && !allowFailure) throw new Error(`${basename(binary)} ${args.join(" ")} exited ${result.status}: ${result.stderr || result.stdout}`);
+  if (result.status !== 0 && !allowFailure)
+    throw new Error(`${basename(binary)} ${args.join(" ")} exited ${result.status} (${result.signal || result.error}): ${result.stderr || result.stdout}`);
   return result;
 }
 

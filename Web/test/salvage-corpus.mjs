@@ -714,7 +714,7 @@ async function check(directory) {
   }
   const seen = new Set(index.cases.map((c) => c.name));
   for (const file of readdirSync(directory)) if (file.endsWith(".goshuin") && !seen.has(file.slice(0, -8))) problems.push(`${file} is not in index.json`);
-  const core = loadPageCore();
+  const core = await loadPageCore();
   const bufferedDigest = core.limits.bufferedDigest;
   for (const c of index.cases) {
     const path = join(directory, `${c.name}.goshuin`);

@@ -32,7 +32,10 @@ const writtenCases = [];
 
 // ---- the page's script and the runner
 
-const core = loadPageCore();
+const core = await loadPageCore();
+// Runs of the streaming pass (51-verify-entries.mjs) of at least 1 KiB, not 4 MiB: the vectors' backups are
+// checked in several runs at once, their results taken in file order, as a large backup's are.
+core.limits.verifyRun = 16384;
 const runner = testRunner();
 const test = runner.test;
 
@@ -458,8 +461,10 @@ async function verdictTests() {
         }
         equal(result.code, want.code, `code (${result.detail})`);
         equal(result.chunkIndex, want.chunkIndex, "chunk index");
-        // The fault is found before every chunk was read: the page shows the pass that authenticates the rest.
-        if (set.length === 0) assert(stages.has("rest"), `stages ${[...stages]}`);
+        // The fault is reported only once every chunk authenticated: found before the streaming pass (steps
+        // 1-4), the page shows the pass that authenticates the rest; in it (step 5), the pass's runs read on
+        // past the fault (the chunks they read count) and the page's reader authenticates what they did not.
+        if (set.length === 0) assert(stages.has(what.includes("(step 5)") ? "verify" : "rest"), `stages ${[...stages]}`);
       });
     }
   }

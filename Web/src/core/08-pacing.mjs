@@ -1,0 +1,65 @@
+// Pacing: long work of the core (the PAR 2.0 repair: scanning, checking, solving, rebuilding) runs on the
+// page's main thread, so it gives the browser the thread back at least every PACE_MS (it paints, takes
+// input, and Stop is pressed), and stops there when asked. Yields go through a MessageChannel (not throttled
+// in a background tab, unlike setTimeout); under Node, setImmediate.
+
+import { GoshuinError } from "./01-errors.mjs";
+import { now } from "./07-keys.mjs";
+
+export var PACE_MS = 20; // work between two yields; a yield costs well under a millisecond
+
+var paceChannel = null;
+var paceWaiting = [];
+
+/** A promise resolved once the event loop has run other tasks. */
+function yieldToEventLoop() {
+  if (typeof setImmediate === "function") {
+    return new Promise(function (resolve) {
+      setImmediate(resolve);
+    });
+  }
+  if (typeof MessageChannel === "function") {
+    if (paceChannel === null) {
+      paceChannel = new MessageChannel();
+      paceChannel.port1.onmessage = function () {
+        var resolve = paceWaiting.shift();
+        if (resolve) resolve();
+      };
+    }
+    return new Promise(function (resolve) {
+      paceWaiting.push(resolve);
+      paceChannel.port2.postMessage(0);
+    });
+  }
+  return new Promise(function (resolve) {
+    setTimeout(resolve, 0);
+  });
+}
+
+export function interrupted() {
+  return new GoshuinError("interrupted", "stopped");
+}
+
+/**
+ * A pacer for one task: `await pace()` yields when PACE_MS have passed since the last yield, and throws
+ * `interrupted` when `signal` was aborted. Cheap to call often (a clock read). `pace.check()` only throws.
+ */
+export function pacer(signal) {
+  var last = now();
+  var pace = async function () {
+    if (signal && signal.aborted) throw interrupted();
+    if (now() - last < PACE_MS) return;
+    await yieldToEventLoop();
+    if (signal && signal.aborted) throw interrupted();
+    last = now();
+  };
+  pace.check = function () {
+    if (signal && signal.aborted) throw interrupted();
+  };
+  /** Whether `pace()` would yield or throw: for the hottest loops, which must not make a promise a turn. */
+  pace.due = function () {
+    return now() - last >= PACE_MS || (signal !== undefined && signal !== null && signal.aborted);
+  };
+  pace.signal = signal;
+  return pace;
+}

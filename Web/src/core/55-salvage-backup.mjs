@@ -1,0 +1,230 @@
+// Salvage of a damaged or cut backup, entry by entry (Spec/backup-v1.md §4.2), over a SalvageContainer
+// (12-salvage-container.mjs): every entry whose bytes are all intact and that passes every check it can still
+// be given is restored, every other one it knows of is named lost with its reason. Directory mode when the
+// end records, the central directory and manifest.json are intact and pass steps 1–4 of §4.1; otherwise walk
+// mode (56-salvage-walk.mjs), the local headers walked from offset 0 through intact bytes only. Names are
+// those of §3 (walk mode: records.csv or a photo name), so nothing restored can name a place outside the
+// destination.
+//
+// Also `describeDamage`: the entries whose spans the damaged chunks touch, for the error of a strict reader
+// (§4.2, "A reader that refuses a damaged backup SHOULD…"), whose verdict it never changes.
+
+import { toHex } from "./00-bytes.mjs";
+import { GoshuinError, PAYLOAD_FAULTS } from "./01-errors.mjs";
+import { salvageContainer, SalvageContainer } from "./12-salvage-container.mjs";
+import {
+  checkLocalHeader, inFileOrder, MANIFEST_NAME, RECORDS_NAME, scanCentralDirectory, zipMalformed,
+} from "./20-zip.mjs";
+import { readEntryData } from "./22-entry-data.mjs";
+import { checkBinding, checkListedDigest, listedFiles } from "./40-manifest.mjs";
+import { CheckedEntries } from "./45-checked-entries.mjs";
+import { readManifest } from "./50-backup.mjs";
+import { salvageByWalk } from "./56-salvage-walk.mjs";
+
+/** Runs of damaged chunks a salvage report keeps (a file damaged every other chunk has millions). */
+export var SALVAGE_RUNS_KEPT = 1000;
+
+/** A fault that sends salvage from directory mode to walk mode, or makes one entry lost. */
+export function isSalvageFault(error) {
+  return error instanceof GoshuinError && (error.code === "not_intact" || PAYLOAD_FAULTS.indexOf(error.code) >= 0);
+}
+
+/**
+ * Steps 1–4 of §4.1 on intact bytes only: { directory, manifest }, or null when one of those bytes is not
+ * intact, the payload's end is unknown, or a check fails (walk mode, then).
+ */
+async function salvageDirectory(container, signal) {
+  if (container.size === null) return null;
+  try {
+    var directory = await scanCentralDirectory(container); // 1, 2
+    var manifest = await readManifest(container, directory, signal); // 3
+    checkBinding(manifest, directory.entries); // 4
+    return { directory: directory, manifest: manifest };
+  } catch (error) {
+    if (isSalvageFault(error)) return null;
+    throw error;
+  }
+}
+
+/** Each entry's span in directory mode: from its local header to the next one's (the last: the central directory). */
+function entrySpans(directory) {
+  var ordered = inFileOrder(directory.entries);
+  return ordered.map(function (entry, i) {
+    var end = i + 1 < ordered.length ? ordered[i + 1].localHeaderOffset : BigInt(directory.directoryOffset);
+    return { entry: entry, start: entry.localHeaderOffset, end: end };
+  });
+}
+
+export function lostEntry(container, name, reason, start, end) {
+  var lost = { name: name, reason: reason };
+  if (reason === "damaged" || reason === "missing") lost.chunks = container.lostChunksOf(start, end, reason);
+  return lost;
+}
+
+/** The code an entry's failed check gives; bytes past its span that are not intact are its own fault. */
+export function entryFaultCode(error) {
+  return error.code === "not_intact" ? "zip_malformed" : error.code;
+}
+
+/**
+ * Directory mode: the central directory's entries in file order, each lost when a byte of its span is not
+ * intact (its state is the reason) or when a check of step 5 fails on it (its code), else restored.
+ */
+async function salvageByDirectory(container, found, options) {
+  var listed = listedFiles(found.manifest);
+  var directoryOffset = found.directory.directoryOffset;
+  var spans = entrySpans(found.directory);
+  var restored = [];
+  var lost = [];
+  for (var i = 0; i < spans.length; i++) {
+    var span = spans[i];
+    var entry = span.entry;
+    if (options.onEntry) options.onEntry(i, spans.length);
+    if (entry.name === MANIFEST_NAME) continue; // it lists what the backup held: neither restored nor written
+    var state = container.stateOf(span.start, span.end);
+    if (state === "damaged" || state === "missing") {
+      lost.push(lostEntry(container, entry.name, state, span.start, span.end));
+      continue;
+    }
+    try {
+      if (span.end < span.start) throw zipMalformed(entry.name + "'s local header is outside the archive's entries");
+      await checkLocalHeader(container, entry, directoryOffset);
+      if (BigInt(entry.dataOffset) + entry.compressedSize !== span.end)
+        throw zipMalformed(entry.name + "'s data does not end where the next entry starts");
+      var digest = toHex(await readEntryData(container, entry, null, { signal: options.signal }));
+      checkListedDigest(listed, entry.name, digest);
+      restored.push({ name: entry.name, sha256: digest, entry: entry });
+    } catch (error) {
+      if (!isSalvageFault(error)) throw error;
+      lost.push(lostEntry(container, entry.name, entryFaultCode(error), span.start, span.end));
+    }
+  }
+  return { restored: restored, lost: lost };
+}
+
+/**
+ * §4.2 on a salvaged container: directory mode when it can, else walk mode. Returns a SalvagedBackup.
+ * `options.onProgress(stage, done, total)`: "salvage-directory", then "salvage-entries".
+ */
+export async function salvageEntries(container, options) {
+  options = options || {};
+  var progress = options.onProgress || function () {};
+  progress("salvage-directory", 0, 1);
+  var found = await salvageDirectory(container, options.signal);
+  var result;
+  if (found) {
+    result = await salvageByDirectory(container, found, {
+      signal: options.signal,
+      onEntry: function (index, total) {
+        progress("salvage-entries", index, total);
+      },
+    });
+  } else {
+    result = await salvageByWalk(container, {
+      signal: options.signal,
+      onEntry: function (position, total) {
+        progress("salvage-walk", position, total);
+      },
+    });
+  }
+  return new SalvagedBackup(container, found, result);
+}
+
+/** §7.4 and §4.2 on `source`: the container salvaged, then its entries. */
+export async function salvageBackup(source, passphraseBytes, options) {
+  options = options || {};
+  var container = await salvageContainer(source, passphraseBytes, options);
+  return salvageEntries(container, options);
+}
+
+function byteOrder(a, b) {
+  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0; // names are ASCII: code units are bytes
+}
+
+/**
+ * What salvage restored, read as a verified Backup is (`files`, `records`, `photos`, and `stream`, `read` as
+ * 45-checked-entries.mjs reads them), and what it says (`salvage`): the mode, each entry restored and lost,
+ * whether the manifest is lost, the lost chunks, the bytes ignored after the end.
+ */
+class SalvagedBackup extends CheckedEntries {
+  constructor(container, found, result) {
+    var byName = new Map();
+    var digests = new Map();
+    result.restored.forEach(function (item) {
+      byName.set(item.name, item.entry);
+      digests.set(item.name, item.sha256);
+    });
+    super(container, byName, digests, "it had when the backup was salvaged");
+    this.createdAt = found ? found.manifest.createdAt : null;
+    var size = function (name) {
+      return Number(byName.get(name).uncompressedSize);
+    };
+    this.records = byName.has(RECORDS_NAME) ? { name: RECORDS_NAME, size: size(RECORDS_NAME) } : null;
+    this.photos = result.restored
+      .filter(function (item) {
+        return item.name !== RECORDS_NAME && item.name !== MANIFEST_NAME;
+      })
+      .map(function (item) {
+        return { name: item.name, size: size(item.name) };
+      })
+      .sort(byteOrder);
+    var named = [];
+    if (byName.has(MANIFEST_NAME)) named.push({ name: MANIFEST_NAME, size: size(MANIFEST_NAME) });
+    if (this.records) named.push(this.records);
+    this.files = this.describe(named.concat(this.photos));
+    this.salvage = {
+      mode: found ? "directory" : "walk",
+      restored: result.restored.map(function (item) {
+        return { name: item.name, sha256: item.sha256 };
+      }),
+      lost: result.lost,
+      manifestLost: !found,
+      lostRuns: container.lostRuns(SALVAGE_RUNS_KEPT), // the damaged ones: the first SALVAGE_RUNS_KEPT runs
+      damagedChunks: container.damagedCount,
+      trailingBytes: container.trailingBytes,
+      complete: container.complete && result.lost.length === 0 && !!found,
+    };
+  }
+
+  /**
+   * Each lost chunk, ascending: [{ index, state }] (the corpus's `lostChunks`). A cut file's header may
+   * claim 2^32 chunks: past a million this throws rather than list them (`salvage.lostRuns` says it in runs).
+   */
+  lostChunkList() {
+    var total = this.container.lostCount;
+    if (total > 1000000) throw new GoshuinError("internal", total + " lost chunks: too many to list one by one");
+    return this.container.lostChunks();
+  }
+}
+
+/**
+ * For the error of a strict reader that found a damaged chunk (its key known, so the passphrase right):
+ * every chunk authenticated, and, when the end records, the central directory and the manifest are intact
+ * and pass steps 1–4, the entries whose spans each run of damaged chunks touches, each as "whole", "start",
+ * "end" or "part". Returns { runs: [{ first, last, state, entries: [{ name, part }] }], named } or null.
+ */
+export async function describeDamage(reader, signal, onProgress) {
+  var container = new SalvageContainer(reader.source, reader.header, reader.key);
+  try {
+    await container.authenticateAll(signal, onProgress);
+  } catch (error) {
+    if (error instanceof GoshuinError && error.code === "auth_failed") return null;
+    throw error;
+  }
+  var found = await salvageDirectory(container, signal);
+  var chunkSize = BigInt(container.header.chunkSize);
+  var spans = found ? entrySpans(found.directory) : [];
+  var runs = container.lostRuns().map(function (run) {
+    var start = BigInt(run.first) * chunkSize;
+    var end = run.last === null ? null : (BigInt(run.last) + 1n) * chunkSize;
+    var entries = [];
+    spans.forEach(function (span) {
+      if (span.end <= span.start || span.end <= start || (end !== null && span.start >= end)) return;
+      var before = span.start < start;
+      var after = end === null ? false : span.end > end;
+      entries.push({ name: span.entry.name, part: before && after ? "part" : before ? "end" : after ? "start" : "whole" });
+    });
+    return { first: run.first, last: run.last, state: run.state, entries: entries };
+  });
+  return { runs: runs, named: !!found };
+}
