@@ -11,6 +11,7 @@ import { repairBanner } from "./42-repair-banner.mjs";
 import { recordsTable } from "./50-table.mjs";
 import { openViewer } from "./70-viewer.mjs";
 import { saveAsZip, saveOne, saveToFolder } from "./80-saving.mjs";
+import { newBackupSection } from "./81-save-new-backup.mjs";
 
 function backupTitle(createdAt) {
   return createdAt.slice(0, 10) + " " + createdAt.slice(11, 16) + " UTC";
@@ -63,7 +64,9 @@ export function showBackup(backup, records, repair) {
   result.append(heading);
   if (salvaged) result.append(salvageBanner(backup));
   if (repair) result.append(repairBanner(repair));
-  result.append(summary, buttons, recordsHeading);
+  result.append(summary, buttons);
+  if (backup.files.length > 0) result.append(newBackupSection(backup));
+  result.append(recordsHeading);
   if (!backup.records) {
     result.append(element("p", { class: "empty", id: "records-lost" }, "records.csv is lost: it is not among the files that are intact."));
   } else if (records === null) {
