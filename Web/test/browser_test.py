@@ -2388,6 +2388,25 @@ def case_repair_ui(ctx):
     check_clean(page)
 
 
+def case_new_backup_repaired(ctx):
+    """Issue 37: a backup repaired with its recovery files, saved as a new backup (NAME.goshuin): the repair
+    banner ends with the step; the download verifies and holds the backup's entries."""
+    f = ctx.fixtures
+    f.make_recovery()
+    page = ctx.page()
+    backup, files = f.recovery_small
+    state, _ = open_with_recovery(page, backup, files)
+    assert state == "opened", page.text("#error")
+    step = page.text("#repair-new-backup")
+    assert step.startswith("To bring what is intact into the app, save it as a new backup"), step
+    assert page.text("#new-backup-holds") == "The new backup holds records.csv and 7 photos.", page.text("#new-backup-holds")
+    name = backup.name[: -len(".goshuin")] + ".goshuin" if backup.name.endswith(".goshuin") else backup.name + ".goshuin"
+    data = save_new_backup(page, name)
+    expected = {n: d for n, d in f.small_files.items() if n != "manifest.json"}
+    check_new_backup(ctx, data, PASSPHRASE, expected, "repaired-new.goshuin")
+    check_clean(page)
+
+
 def case_repair_ui_problems(ctx):
     """Recovery files that do not repair: an intact backup confirmed; only the index (not_repairable, in
     numbers, then Show what is intact); another file's set; files that are not PAR 2.0; every packet damaged."""
@@ -2837,6 +2856,7 @@ CASES = [
     ("issue 37: a cut backup salvaged in walk mode, saved as a new backup", ALL, case_new_backup_cut),
     ("issue 37: an intact backup under a new passphrase: opens with the new one only; the passphrase rules", ALL, case_new_backup_passphrase),
     ("issue 37: the new backup streamed into the Save picker's file (its stand-in)", CHROMIUM, case_new_backup_chromium_file),
+    ("issue 37: a backup repaired with its recovery files, saved as a new backup", ALL, case_new_backup_repaired),
     ("a cut backup: truncated; salvage in walk mode, the manifest lost and said", ALL, case_salvage_cut),
     ("the shared salvage corpus Tests/SalvageCorpus", ALL, case_salvage_corpus),
     ("Stop while the passphrase is checked: calm, nothing kept, focus on Stop then Open", ALL, case_stop),
