@@ -64,9 +64,7 @@ export function showBackup(backup, records, repair) {
   result.append(heading);
   if (salvaged) result.append(salvageBanner(backup));
   if (repair) result.append(repairBanner(repair));
-  result.append(summary, buttons);
-  if (backup.files.length > 0) result.append(newBackupSection(backup));
-  result.append(recordsHeading);
+  result.append(summary, buttons, recordsHeading);
   if (!backup.records) {
     result.append(element("p", { class: "empty", id: "records-lost" }, "records.csv is lost: it is not among the files that are intact."));
   } else if (records === null) {
@@ -114,5 +112,7 @@ export function showBackup(backup, records, repair) {
   result.append(photosHeading);
   if (backup.photos.length === 0) result.append(element("p", { class: "empty" }, salvaged ? "No photo is intact." : "This backup has no photos."));
   result.append(list);
+  // Last, after the photos (so that nothing above moves): a new backup of what is shown (issue 37).
+  if (backup.files.length > 0) result.append(newBackupSection(backup));
   result.hidden = false;
 }

@@ -16,7 +16,8 @@ import { endTask, startTask } from "./13-tasks.mjs";
 import { download } from "./80-saving.mjs";
 
 /** The sentence every banner over a damaged backup ends with. */
-export var NEW_BACKUP_STEP = "To bring what is intact into the app, save it as a new backup: Save as a new backup the app can import, below.";
+export var NEW_BACKUP_STEP =
+  "To bring what is intact into the app, save it as a new backup: Save as a new backup the app can import, at the end of this page, under the photos.";
 
 /**
  * The download's name: NAME.rescued.goshuin after a salvage (never the damaged file's own name), NAME.goshuin
