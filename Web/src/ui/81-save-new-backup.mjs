@@ -148,25 +148,62 @@ async function destination(name) {
       };
     }
   }
-  var parts = [];
+  return blobDestination(name);
+}
+
+/**
+ * A download built from the sealed chunks as they come: a stream read by Response.blob(), with backpressure,
+ * so that the browser stores the Blob as it likes (Firefox in a temporary file past 1 MiB, Chromium in its
+ * blob store, which goes to disk when large) rather than the page holding a Blob part per chunk.
+ */
+function blobDestination(name) {
+  var controller = null;
+  var resume = null;
+  var stream = new ReadableStream(
+    {
+      start: function (c) {
+        controller = c;
+      },
+      pull: function () {
+        if (resume) {
+          var go = resume;
+          resume = null;
+          go();
+        }
+      },
+    },
+    { highWaterMark: 2 }
+  );
+  var made = new Response(stream).blob();
+  made.catch(function () {});
   return {
     name: name,
     write: function (bytes) {
-      parts.push(new Blob([bytes])); // each sealed chunk a Blob of its own: the browser may keep it out of the page's memory
+      controller.enqueue(bytes);
+      if (controller.desiredSize > 0) return undefined;
+      return new Promise(function (go) {
+        resume = go;
+      });
     },
     finish: async function (current) {
-      var blob = new Blob(parts, { type: "application/octet-stream" });
-      parts = [];
+      controller.close();
+      var blob;
       try {
+        blob = await made;
         // A browser that could not keep the data says so only when it is read.
         await blob.slice(Math.max(0, blob.size - 1)).arrayBuffer();
       } catch (error) {
-        throw new core.GoshuinError("browser_limit", "a file of " + core.formatSize(blob.size) + " could not be kept in memory (" + error.name + ")");
+        throw new core.GoshuinError("browser_limit", "the new backup could not be kept by this browser (" + (error && error.name) + ")");
       }
       if (!current.closed) download(blob, name);
     },
     abort: function () {
-      parts = [];
+      try {
+        controller.error(new core.GoshuinError("interrupted", "stopped"));
+      } catch (error) {
+        // already closed
+      }
+      if (resume) resume();
     },
     where: " (your browser's downloads)",
   };
