@@ -152,58 +152,32 @@ async function destination(name) {
 }
 
 /**
- * A download built from the sealed chunks as they come: a stream read by Response.blob(), with backpressure,
- * so that the browser stores the Blob as it likes (Firefox in a temporary file past 1 MiB, Chromium in its
- * blob store, which goes to disk when large) rather than the page holding a Blob part per chunk.
+ * A download built from the sealed chunks: each a Blob of its own as it is sealed, so the page holds none of
+ * them (Chromium keeps Blobs in its blob store, which goes to disk when large; Firefox keeps them in the
+ * content process's memory: there, only the File System Access API, which it lacks, would keep memory flat).
+ * (A stream read by Response.blob() kept Firefox's renderer lower, 655 MiB for 1 GiB, but took twice as long,
+ * and Chromium's download 2.5 times as long: Benchmarks/run-page --figures save, issue 37's closing note.)
  */
 function blobDestination(name) {
-  var controller = null;
-  var resume = null;
-  var stream = new ReadableStream(
-    {
-      start: function (c) {
-        controller = c;
-      },
-      pull: function () {
-        if (resume) {
-          var go = resume;
-          resume = null;
-          go();
-        }
-      },
-    },
-    { highWaterMark: 2 }
-  );
-  var made = new Response(stream).blob();
-  made.catch(function () {});
+  var parts = [];
   return {
     name: name,
     write: function (bytes) {
-      controller.enqueue(bytes);
-      if (controller.desiredSize > 0) return undefined;
-      return new Promise(function (go) {
-        resume = go;
-      });
+      parts.push(new Blob([bytes]));
     },
     finish: async function (current) {
-      controller.close();
-      var blob;
+      var blob = new Blob(parts, { type: "application/octet-stream" });
+      parts = [];
       try {
-        blob = await made;
         // A browser that could not keep the data says so only when it is read.
         await blob.slice(Math.max(0, blob.size - 1)).arrayBuffer();
       } catch (error) {
-        throw new core.GoshuinError("browser_limit", "the new backup could not be kept by this browser (" + (error && error.name) + ")");
+        throw new core.GoshuinError("browser_limit", "a file of " + core.formatSize(blob.size) + " could not be kept in memory (" + (error && error.name) + ")");
       }
       if (!current.closed) download(blob, name);
     },
     abort: function () {
-      try {
-        controller.error(new core.GoshuinError("interrupted", "stopped"));
-      } catch (error) {
-        // already closed
-      }
-      if (resume) resume();
+      parts = [];
     },
     where: " (your browser's downloads)",
   };
