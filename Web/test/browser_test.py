@@ -1696,6 +1696,26 @@ def case_new_backup_passphrase(ctx):
     check_clean(page)
 
 
+def case_new_backup_stop(ctx):
+    """Stop while the new backup's key is derived: calm, nothing saved, the backup still shown; saved after."""
+    f = ctx.fixtures
+    page = ctx.page()
+    assert open_backup(page, f.small_fast) == "opened", page.text("#error")
+    page.evaluate("() => { delete Window.prototype.showSaveFilePicker; delete window.showSaveFilePicker; }")
+    page.click("#save-new-backup")
+    page.wait("() => !document.getElementById('cancel').hidden", timeout=10)
+    page.click("#cancel")
+    page.wait("() => document.getElementById('status-text').textContent.startsWith('Stopped.')", timeout=30)
+    assert page.text("#error") == "", page.text("#error")
+    assert page.evaluate("() => !document.getElementById('result').hidden && !document.getElementById('save-new-backup').disabled")
+    time.sleep(2)  # the write stopped in the background adds nothing
+    assert page.text("#status-text").startswith("Stopped."), page.text("#status-text")
+    data = save_new_backup(page, "small-fast.goshuin")
+    files = {n: d for n, d in f.small_files.items() if n != "manifest.json"}
+    check_new_backup(ctx, data, PASSPHRASE, files, "small-fast-after-stop.goshuin")
+    check_clean(page)
+
+
 def case_new_backup_chromium_file(ctx):
     """Chromium: the new backup streamed into the file the Save picker gives (its stand-in), with the
     passphrase typed to open the backup."""
@@ -2857,6 +2877,7 @@ CASES = [
     ("issue 37: an intact backup under a new passphrase: opens with the new one only; the passphrase rules", ALL, case_new_backup_passphrase),
     ("issue 37: the new backup streamed into the Save picker's file (its stand-in)", CHROMIUM, case_new_backup_chromium_file),
     ("issue 37: a backup repaired with its recovery files, saved as a new backup", ALL, case_new_backup_repaired),
+    ("issue 37: Stop while the new backup is sealed: nothing saved, the backup still shown", ALL, case_new_backup_stop),
     ("a cut backup: truncated; salvage in walk mode, the manifest lost and said", ALL, case_salvage_cut),
     ("the shared salvage corpus Tests/SalvageCorpus", ALL, case_salvage_corpus),
     ("Stop while the passphrase is checked: calm, nothing kept, focus on Stop then Open", ALL, case_stop),

@@ -210,8 +210,28 @@ export async function writeNewBackup(backup, baseKey, options) {
     iterations: options.iterations, chunkSize: options.chunkSize, salt: options.salt, nonceBase: options.nonceBase,
     output: options.output, signal: signal,
   });
+  // The strict reader reads ahead while the new backup is written (as a worker's does): larger reads, several
+  // chunks decrypting at once. Put back as it was afterwards.
+  var container = backup.container;
+  var readAhead = container && container.readAhead === 0 && container.header ? Math.max(2, Math.floor(SAVE_READ_AHEAD / container.header.chunkSize)) : 0;
+  if (readAhead) container.readAhead = readAhead;
+  try {
+    return await writeLaidOut(backup, plan, held, layout, photos, manifest, sealer, signal, options.onBytes);
+  } finally {
+    if (readAhead) {
+      container.readAhead = 0;
+      container.pending.clear();
+      container.requestedUpTo = -1;
+    }
+  }
+}
+
+var SAVE_READ_AHEAD = 16 * 1048576;
+
+async function writeLaidOut(backup, plan, held, layout, photos, manifest, sealer, signal, onBytes) {
+  var manifestEntry = layout.entries[layout.entries.length - 1];
   var done = 0;
-  var progress = options.onBytes || function () {};
+  var progress = onBytes || function () {};
   async function put(bytes) {
     await sealer.write(bytes);
     done += bytes.length;

@@ -12,7 +12,7 @@ import { count, element } from "./00-basics.mjs";
 import { app } from "./01-page-state.mjs";
 import { clearStatus, setStatus } from "./10-status.mjs";
 import { clearError, fail, showError } from "./11-errors.mjs";
-import { endTask, startTask } from "./13-tasks.mjs";
+import { endTask, startTask, whenAborted } from "./13-tasks.mjs";
 import { download } from "./80-saving.mjs";
 
 /** The sentence every banner over a damaged backup ends with. */
@@ -205,17 +205,21 @@ export async function saveNewBackup() {
   var began = Date.now();
   try {
     setStatus("Preparing the new backup…", undefined, true);
-    var written = await core.newBackup.write(backup, sealing.key, {
+    var writing = core.newBackup.write(backup, sealing.key, {
       fileTime: current.fileTime,
       signal: signal,
       output: output.write,
       onKey: function () {
-        setStatus("Sealing with the passphrase (600,000 rounds of PBKDF2)…", undefined, true);
+        if (!signal.aborted) setStatus("Sealing with the passphrase (600,000 rounds of PBKDF2)…", undefined, true);
       },
       onBytes: function (done, total) {
-        setStatus("Saving the new backup… " + core.formatSize(done) + " of " + core.formatSize(total), total ? done / total : 1, done === total);
+        if (!signal.aborted) setStatus("Saving the new backup… " + core.formatSize(done) + " of " + core.formatSize(total), total ? done / total : 1, done === total);
       },
     });
+    writing.catch(function () {});
+    // Stop answers at once, even while the key is derived (which WebCrypto cannot interrupt): the write that
+    // goes on stops at its next check of the signal, and what it wrote is dropped.
+    var written = await Promise.race([writing, whenAborted(signal)]);
     await output.finish(current);
     if (current.closed) return;
     document.getElementById("new-passphrase").value = "";
