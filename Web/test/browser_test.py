@@ -1702,9 +1702,15 @@ def case_new_backup_stop(ctx):
     page = ctx.page()
     assert open_backup(page, f.small_fast) == "opened", page.text("#error")
     page.evaluate("() => { delete Window.prototype.showSaveFilePicker; delete window.showSaveFilePicker; }")
-    page.click("#save-new-backup")
-    page.wait("() => !document.getElementById('cancel').hidden", timeout=10)
-    page.click("#cancel")
+    # Stop pressed as soon as it shows (the save of this small backup may take less than a round trip of the
+    # driver): from the page itself, the moment the task starts.
+    page.evaluate("""() => {
+      const cancel = document.getElementById('cancel');
+      new MutationObserver((changes, observer) => {
+        if (!cancel.hidden) { observer.disconnect(); cancel.click(); }
+      }).observe(cancel, { attributes: true, attributeFilter: ['hidden'] });
+      document.getElementById('save-new-backup').click();
+    }""")
     page.wait("() => document.getElementById('status-text').textContent.startsWith('Stopped.')", timeout=30)
     assert page.text("#error") == "", page.text("#error")
     assert page.evaluate("() => !document.getElementById('result').hidden && !document.getElementById('save-new-backup').disabled")
