@@ -1522,6 +1522,221 @@ def case_salvage_cut(ctx):
     check_clean(page)
 
 
+# ---------------------------------------------------------------------------------------------------------
+# Issue 37: "Save as a new backup the app can import" (#save-new-backup).
+
+
+def zip_entries(data):
+    """Each entry of a ZIP as its headers describe it (for two ZIPs laid out alike whatever deflate chose)."""
+    archive = zipfile.ZipFile(io.BytesIO(data))
+    return [
+        (i.filename, i.compress_type, i.file_size, i.CRC, i.date_time, i.create_system, i.create_version, i.extract_version,
+         i.external_attr, i.extra, i.flag_bits, i.comment)
+        for i in archive.infolist()
+    ]
+
+
+def check_new_backup(ctx, data, passphrase, files, name, compare_folder=None):
+    """A new backup the page saved: goshuin-tool verify --backup passes with `passphrase`; container version 1
+    with seal's defaults; it holds exactly `files` (name -> bytes, manifest.json aside) by goshuin-tool's
+    extraction and by the Node reference; its manifest lists exactly them; and its ZIP is the one `seal` writes
+    for a folder of the same files (`compare_folder`: (files, times, manifest bytes or None)), byte for byte
+    when records.csv's deflate data agree, else entry for entry."""
+    f = ctx.fixtures
+    work = pathlib.Path(tempfile.mkdtemp(prefix="new-backup-", dir=ctx.scratch))
+    sealed = work / name
+    sealed.write_bytes(data)
+    secret = work / "passphrase.txt"
+    secret.write_bytes(passphrase.encode() + b"\n")
+    verify = subprocess.run([f.tool, "verify", str(sealed), "--backup", "--passphrase-file", str(secret)], capture_output=True, text=True)
+    assert verify.returncode == 0, "goshuin-tool verify --backup: %s" % verify.stderr
+    assert data[:5] == b"GSHN\x01", "container version 1: %r" % data[:5]
+    iterations, chunk_size = struct.unpack_from(">I", data, 5)[0], struct.unpack_from(">I", data, 33)[0]
+    assert (iterations, chunk_size) == (600000, 4194304), (iterations, chunk_size)
+    target = work / "extracted"
+    subprocess.run([f.tool, "open", str(sealed), "--extract", str(target), "--passphrase-file", str(secret), "-q"], check=True)
+    extracted = {p.name: p.read_bytes() for p in target.iterdir()}
+    manifest_bytes = extracted.pop("manifest.json")
+    assert extracted == files, "extracted %r, expected %r" % (sorted(extracted), sorted(files))
+    zip_path = work / "payload.zip"
+    subprocess.run(
+        ["node", str(REPOSITORY / "Spec/reference/goshuin.mjs"), "open", str(sealed), str(zip_path), "--passphrase-env", "GOSHUIN_TEST_PASSPHRASE"],
+        check=True, env=dict(os.environ, GOSHUIN_TEST_PASSPHRASE=passphrase), stdout=subprocess.DEVNULL,
+    )
+    payload = zip_path.read_bytes()
+    by_reference = unzip(payload)
+    assert by_reference.pop("manifest.json") == manifest_bytes
+    assert by_reference == files, sorted(by_reference)
+    manifest = json.loads(manifest_bytes)
+    assert [manifest["records"]["name"]] + [p["name"] for p in manifest["photos"]] == ["records.csv"] + sorted((n for n in files if n != "records.csv"), key=str.encode), manifest
+    if compare_folder is not None:
+        folder_files, times, kept_manifest = compare_folder
+        folder = work / "folder"
+        folder.mkdir()
+        for file, content in folder_files.items():
+            (folder / file).write_bytes(content)
+            if times.get(file) is not None:
+                os.utime(folder / file, (times[file], times[file]))
+        if kept_manifest is not None:
+            (folder / "manifest.json").write_bytes(kept_manifest)
+        theirs_sealed = work / "seal.goshuin"
+        subprocess.run(
+            [f.tool, "seal", str(folder), "-o", str(theirs_sealed), "--passphrase-file", str(f.passphrase_file), "-q", "--iterations", "1000"], check=True
+        )
+        theirs = work / "seal.zip"
+        subprocess.run(
+            ["node", str(REPOSITORY / "Spec/reference/goshuin.mjs"), "open", str(theirs_sealed), str(theirs), "--passphrase-env", "GOSHUIN_TEST_PASSPHRASE"],
+            check=True, env=dict(os.environ, GOSHUIN_TEST_PASSPHRASE=PASSPHRASE), stdout=subprocess.DEVNULL,
+        )
+        theirs_bytes = theirs.read_bytes()
+        ours_entries, theirs_entries = zip_entries(payload), zip_entries(theirs_bytes)
+        # An entry without a time (the salvage fixture's ZIP has none) keeps none in the new backup, as
+        # goshuin-tool rescue writes it; a folder's file always has one, so its date and extra are not compared.
+        undated = [a[0] for a in ours_entries if a[9] == b""]
+        strip = lambda entries: [e[:4] + e[5:9] + e[10:] if e[0] in undated else e for e in entries]
+        assert strip(ours_entries) == strip(theirs_entries), "laid out otherwise than seal:\n%r\n%r" % (ours_entries, theirs_entries)
+        assert unzip(payload)["manifest.json"] == unzip(theirs_bytes)["manifest.json"], "the manifest differs from seal's"
+        ours_records = zipfile.ZipFile(io.BytesIO(payload)).getinfo("records.csv").compress_size
+        theirs_records = zipfile.ZipFile(io.BytesIO(theirs_bytes)).getinfo("records.csv").compress_size
+        if ours_records == theirs_records and not undated:
+            assert payload == theirs_bytes, "the ZIP differs from seal's"
+    shutil.rmtree(work)
+    return manifest
+
+
+def save_new_backup(page, name, timeout=120):
+    """Clicks #save-new-backup where the File System Access API is missing: the new backup is a download."""
+    page.evaluate("() => { delete Window.prototype.showSaveFilePicker; delete window.showSaveFilePicker; }")
+    got = page.download(lambda: page.click("#save-new-backup"), [name], timeout=timeout)
+    page.wait("() => document.getElementById('status-text').textContent.startsWith('Saved ')", timeout=timeout)
+    return got[name]
+
+
+def case_new_backup_salvage(ctx):
+    """A backup with one damaged chunk and no recovery files: Open, Show what is intact, Save as a new backup:
+    the download (NAME.rescued.goshuin) verifies, is container version 1, holds exactly the intact entries."""
+    f = ctx.fixtures
+    page = ctx.page()
+    expect_failure(page, f.salvage_damaged, "chunk_damaged")
+    banner = salvage(page)
+    step = page.text("#salvage-new-backup")
+    assert step.startswith("To bring what is intact into the app, save it as a new backup"), step
+    assert page.evaluate("() => document.querySelector('#salvage-banner').lastElementChild.id") == "salvage-new-backup"
+    holds = page.text("#new-backup-holds")
+    assert holds == "The new backup holds records.csv and 3 photos; the 2 photos that were lost are not in it. records.csv is as it was: its rows for the lost photos are kept.", holds
+    assert page.text("#save-new-backup") == "Save as a new backup the app can import"
+    ctx.shots.take(page, "new-backup-offer", full_page=True)
+    data = save_new_backup(page, "salvage-damaged.rescued.goshuin")
+    status = page.text("#status-text")
+    assert "records.csv and 3 photos; the 2 photos that were lost are not in it" in status, status
+    intact = {n: d for n, d in f.salvage_files.items() if n not in f.salvage_damaged_lost and n != "manifest.json"}
+    manifest = check_new_backup(ctx, data, PASSPHRASE, intact, "salvage-damaged.rescued.goshuin",
+                                (intact, {}, f.salvage_files["manifest.json"]))
+    assert manifest["createdAt"] == "2026-11-29T12:00:00Z", manifest
+    check_clean(page)
+
+
+def case_new_backup_cut(ctx):
+    """A cut backup, salvaged in walk mode, saved as a new backup: what the walk restored, nothing else."""
+    f = ctx.fixtures
+    page = ctx.page()
+    expect_failure(page, f.salvage_cut, "truncated")
+    salvage(page)
+    restored, lost = f.salvage_cut_walk
+    assert "records.csv" in restored
+    data = save_new_backup(page, "salvage-cut.rescued.goshuin")
+    files = {n: f.salvage_files[n] for n in restored}
+    check_new_backup(ctx, data, PASSPHRASE, files, "salvage-cut.rescued.goshuin")
+    check_clean(page)
+
+
+def case_new_backup_passphrase(ctx):
+    """An intact backup saved under a new passphrase (typed twice): NAME.goshuin, which opens with the new
+    passphrase only; the tool's rules: empty and different refused, short warned about."""
+    f = ctx.fixtures
+    page = ctx.page()
+    assert open_backup(page, f.small_fast) == "opened", page.text("#error")
+    assert page.evaluate("() => document.getElementById('passphrase').value") == ""
+    page.evaluate("() => { delete Window.prototype.showSaveFilePicker; delete window.showSaveFilePicker; }")
+    # Different: refused, nothing saved, the focus on the second field.
+    page.fill("#new-passphrase", "a new passphrase for the family")
+    page.fill("#new-passphrase-again", "a new passphrase for the familY")
+    page.click("#save-new-backup")
+    page.wait("() => document.getElementById('error').textContent.includes('passphrase_mismatch')", timeout=10)
+    assert page.focused() == "new-passphrase-again", page.focused()
+    # The first empty, the second typed: empty refused.
+    page.evaluate("() => { document.getElementById('new-passphrase').value = ''; }")  # WebKitWebDriver fills no empty text
+    page.click("#save-new-backup")
+    page.wait("() => document.getElementById('error').textContent.includes('empty_passphrase')", timeout=10)
+    # Short: warned about as it is typed.
+    page.fill("#new-passphrase", "short")
+    page.wait("() => document.getElementById('new-passphrase-note').textContent.includes('only 5 characters')", timeout=10)
+    new = "a new one for the family 家族"
+    page.fill("#new-passphrase", new)
+    page.fill("#new-passphrase-again", new)
+    assert page.text("#new-passphrase-note") == ""
+    data = save_new_backup(page, "small-fast.goshuin")
+    status = page.text("#status-text")
+    assert "It opens with the new passphrase only." in status and "records.csv and 7 photos" in status, status
+    assert page.evaluate("() => document.getElementById('new-passphrase').value + document.getElementById('new-passphrase-again').value") == ""
+    files = {n: d for n, d in f.small_files.items() if n != "manifest.json"}
+    check_new_backup(ctx, data, new, files, "small-fast-new.goshuin", (files, {n: FOLDER_MTIME for n in files}, f.small_files["manifest.json"]))
+    work = pathlib.Path(tempfile.mkdtemp(prefix="old-passphrase-", dir=ctx.scratch))
+    (work / "new.goshuin").write_bytes(data)
+    old = subprocess.run([f.tool, "verify", str(work / "new.goshuin"), "--backup", "--passphrase-file", str(f.passphrase_file)], capture_output=True, text=True)
+    assert old.returncode == 65 and "auth_failed" in old.stderr, old.stderr
+    shutil.rmtree(work)
+    # The page itself opens it with the new passphrase only.
+    path = ctx.scratch / "small-fast-new.goshuin"
+    path.write_bytes(data)
+    page2 = ctx.page()
+    expect_failure(page2, path, "auth_failed")
+    assert open_backup(page2, path, new) == "opened", page2.text("#error")
+    assert page2.text(".summary").startswith("5 records, 7 photos"), page2.text(".summary")
+    check_clean(page)
+
+
+def case_new_backup_stop(ctx):
+    """Stop while the new backup's key is derived: calm, nothing saved, the backup still shown; saved after."""
+    f = ctx.fixtures
+    page = ctx.page()
+    assert open_backup(page, f.small_fast) == "opened", page.text("#error")
+    page.evaluate("() => { delete Window.prototype.showSaveFilePicker; delete window.showSaveFilePicker; }")
+    # Stop pressed as soon as it shows (the save of this small backup may take less than a round trip of the
+    # driver): from the page itself, the moment the task starts.
+    page.evaluate("""() => {
+      const cancel = document.getElementById('cancel');
+      new MutationObserver((changes, observer) => {
+        if (!cancel.hidden) { observer.disconnect(); cancel.click(); }
+      }).observe(cancel, { attributes: true, attributeFilter: ['hidden'] });
+      document.getElementById('save-new-backup').click();
+    }""")
+    page.wait("() => document.getElementById('status-text').textContent.startsWith('Stopped.')", timeout=30)
+    assert page.text("#error") == "", page.text("#error")
+    assert page.evaluate("() => !document.getElementById('result').hidden && !document.getElementById('save-new-backup').disabled")
+    time.sleep(2)  # the write stopped in the background adds nothing
+    assert page.text("#status-text").startswith("Stopped."), page.text("#status-text")
+    data = save_new_backup(page, "small-fast.goshuin")
+    files = {n: d for n, d in f.small_files.items() if n != "manifest.json"}
+    check_new_backup(ctx, data, PASSPHRASE, files, "small-fast-after-stop.goshuin")
+    check_clean(page)
+
+
+def case_new_backup_chromium_file(ctx):
+    """Chromium: the new backup streamed into the file the Save picker gives (its stand-in), with the
+    passphrase typed to open the backup."""
+    f = ctx.fixtures
+    page = ctx.page()
+    assert open_backup(page, f.small_fast) == "opened", page.text("#error")
+    page.evaluate(FOLDER_STAND_IN)
+    page.click("#save-new-backup")
+    page.wait("() => document.getElementById('status-text').textContent.startsWith('Saved small-fast.goshuin: a new backup')", timeout=60)
+    data = bytes.fromhex(page.evaluate("() => window.savedFile()"))
+    files = {n: d for n, d in f.small_files.items() if n != "manifest.json"}
+    check_new_backup(ctx, data, PASSPHRASE, files, "small-fast-file.goshuin", (files, {n: FOLDER_MTIME for n in files}, f.small_files["manifest.json"]))
+    check_clean(page)
+
+
 def case_v2(ctx):
     """A version 2 backup sealed by the Node reference (seal --format 2) opens; its ZIP download is its ZIP."""
     f = ctx.fixtures
@@ -2199,6 +2414,25 @@ def case_repair_ui(ctx):
     check_clean(page)
 
 
+def case_new_backup_repaired(ctx):
+    """Issue 37: a backup repaired with its recovery files, saved as a new backup (NAME.goshuin): the repair
+    banner ends with the step; the download verifies and holds the backup's entries."""
+    f = ctx.fixtures
+    f.make_recovery()
+    page = ctx.page()
+    backup, files = f.recovery_small
+    state, _ = open_with_recovery(page, backup, files)
+    assert state == "opened", page.text("#error")
+    step = page.text("#repair-new-backup")
+    assert step.startswith("To bring what is intact into the app, save it as a new backup"), step
+    assert page.text("#new-backup-holds") == "The new backup holds records.csv and 7 photos.", page.text("#new-backup-holds")
+    name = backup.name[: -len(".goshuin")] + ".goshuin" if backup.name.endswith(".goshuin") else backup.name + ".goshuin"
+    data = save_new_backup(page, name)
+    expected = {n: d for n, d in f.small_files.items() if n != "manifest.json"}
+    check_new_backup(ctx, data, PASSPHRASE, expected, "repaired-new.goshuin")
+    check_clean(page)
+
+
 def case_repair_ui_problems(ctx):
     """Recovery files that do not repair: an intact backup confirmed; only the index (not_repairable, in
     numbers, then Show what is intact); another file's set; files that are not PAR 2.0; every packet damaged."""
@@ -2644,6 +2878,12 @@ CASES = [
     ("a version 2 file cut at a record boundary: truncated; salvage in walk mode", ALL, case_v2_cut),
     ("a damaged backup: the error names what the chunk holds; salvage: banner, lost photos, intact ones, saves", ALL, case_salvage_damaged),
     ("salvage saved into a folder and a ZIP file (the pickers' stand-ins)", CHROMIUM, case_salvage_chromium_saving),
+    ("issue 37: one damaged chunk, Show what is intact, Save as a new backup: verifies, v1, the intact entries", ALL, case_new_backup_salvage),
+    ("issue 37: a cut backup salvaged in walk mode, saved as a new backup", ALL, case_new_backup_cut),
+    ("issue 37: an intact backup under a new passphrase: opens with the new one only; the passphrase rules", ALL, case_new_backup_passphrase),
+    ("issue 37: the new backup streamed into the Save picker's file (its stand-in)", CHROMIUM, case_new_backup_chromium_file),
+    ("issue 37: a backup repaired with its recovery files, saved as a new backup", ALL, case_new_backup_repaired),
+    ("issue 37: Stop while the new backup is sealed: nothing saved, the backup still shown", ALL, case_new_backup_stop),
     ("a cut backup: truncated; salvage in walk mode, the manifest lost and said", ALL, case_salvage_cut),
     ("the shared salvage corpus Tests/SalvageCorpus", ALL, case_salvage_corpus),
     ("Stop while the passphrase is checked: calm, nothing kept, focus on Stop then Open", ALL, case_stop),

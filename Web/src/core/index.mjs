@@ -25,6 +25,8 @@ import { describeDamage, salvageBackup, salvageEntries } from "./55-salvage-back
 import { CsvReader, parseCsv } from "./60-csv.mjs";
 import { imageInfo, photoTypeFromName } from "./65-images.mjs";
 import { buildZip, dosDateTime, splitForZips, zipPlan } from "./70-zipwriter.mjs";
+import { backupLayout, manifestBytes, recordsPlan } from "./72-backup-layout.mjs";
+import { checkNewPassphrase, passphraseKey, SealerV1, SHORT_PASSPHRASE, writeNewBackup } from "./73-backup-writer.mjs";
 import { readRecoverySet } from "./82-par2-verify.mjs";
 import { consecutiveRun, eliminate, invertConsecutive } from "./83-par2-solve.mjs";
 import { rebuildWithRecovery } from "./84-par2-rebuild.mjs";
@@ -39,6 +41,18 @@ export {
   parseHeader, parseManifest, parseStrictJson, pbkdf2, hkdfSha256, hmacSha256, deriveKeysV2, photoTypeFromName,
   readEntryData, scanCentralDirectory, Sha256, sha256, toHex, utf8Bytes, verifyEntries, serveWorker,
   createWorkerPool, useKernels, kernels, MANIFEST_NAME, RECORDS_NAME,
+};
+
+/** A new backup of what a backup shows (issue 37): 72-backup-layout.mjs, 73-backup-writer.mjs. */
+export const newBackup = {
+  write: writeNewBackup,
+  checkPassphrase: checkNewPassphrase,
+  passphraseKey: passphraseKey,
+  SealerV1: SealerV1,
+  layout: backupLayout,
+  manifestBytes: manifestBytes,
+  recordsPlan: recordsPlan,
+  SHORT_PASSPHRASE: SHORT_PASSPHRASE,
 };
 
 export const recoveryInternals = {

@@ -107,8 +107,11 @@ async function runOpening(file, task, shownState) {
     var opening = task(secret, taskOptions);
     opening.catch(function () {});
     var opened = await Promise.race([opening, whenAborted(signal)]);
+    // The passphrase typed, kept only as a key WebCrypto will not give back: what a new backup is sealed with.
+    var openingKey = await core.newBackup.passphraseKey(secret);
     secret.fill(0);
     await present(opened.backup, opened.repair, signal);
+    keepForNewBackup(openingKey, file);
     passphrase.value = "";
     clearStatus();
     document.body.dataset.state = shownState;
@@ -149,6 +152,14 @@ async function runOpening(file, task, shownState) {
   } else {
     fileInput.focus(); // most likely, another file is needed
   }
+}
+
+/** What saving a new backup (81-save-new-backup.mjs) needs of the opening: the key, the file's name and time. */
+function keepForNewBackup(openingKey, file) {
+  var picked = (file && file.name !== undefined ? file : null) || (fileInput.files && fileInput.files[0]) || null;
+  app.session.openingKey = openingKey;
+  app.session.fileName = picked ? picked.name : "backup.goshuin";
+  app.session.fileTime = picked && picked.lastModified ? Math.floor(picked.lastModified / 1000) : Math.floor(Date.now() / 1000);
 }
 
 /**

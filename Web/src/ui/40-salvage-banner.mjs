@@ -3,6 +3,7 @@
 
 import * as core from "../core/index.mjs";
 import { capitalized, count, element } from "./00-basics.mjs";
+import { NEW_BACKUP_STEP } from "./81-save-new-backup.mjs";
 
 var LOST_REASONS = {
   zip_malformed: "its place in the backup is not valid",
@@ -97,5 +98,7 @@ export function salvageBanner(backup) {
           : "Save what is shown now (the buttons below save exactly these files), and look for another copy of the backup."
     )
   );
+  // The last step (issue 37): what is intact, brought into the app as a new backup.
+  if (backup.records) banner.append(element("p", { id: "salvage-new-backup" }, NEW_BACKUP_STEP));
   return banner;
 }

@@ -11,6 +11,7 @@ import { repairBanner } from "./42-repair-banner.mjs";
 import { recordsTable } from "./50-table.mjs";
 import { openViewer } from "./70-viewer.mjs";
 import { saveAsZip, saveOne, saveToFolder } from "./80-saving.mjs";
+import { newBackupSection } from "./81-save-new-backup.mjs";
 
 function backupTitle(createdAt) {
   return createdAt.slice(0, 10) + " " + createdAt.slice(11, 16) + " UTC";
@@ -111,5 +112,7 @@ export function showBackup(backup, records, repair) {
   result.append(photosHeading);
   if (backup.photos.length === 0) result.append(element("p", { class: "empty" }, salvaged ? "No photo is intact." : "This backup has no photos."));
   result.append(list);
+  // Last, after the photos (so that nothing above moves): a new backup of what is shown (issue 37).
+  if (backup.files.length > 0) result.append(newBackupSection(backup));
   result.hidden = false;
 }

@@ -11,6 +11,7 @@ import { listText } from "./11-errors.mjs";
 import { creatorName } from "./22-recovery-files.mjs";
 import { partsText } from "./40-salvage-banner.mjs";
 import { download } from "./80-saving.mjs";
+import { NEW_BACKUP_STEP } from "./81-save-new-backup.mjs";
 
 /** "part 48", "parts 3–5 and part 48 (missing: the file was cut short)": the damaged runs, at most eight. */
 function damagedPartsText(runs) {
@@ -138,6 +139,8 @@ export function repairBanner(repair) {
     banner.append(buttons);
   }
   banner.append(element("p", { id: "repair-note" }, repairNote(report)));
+  // The last step (issue 37): the backup brought into the app as a new backup.
+  if (repaired) banner.append(element("p", { id: "repair-new-backup" }, NEW_BACKUP_STEP));
   return banner;
 }
 

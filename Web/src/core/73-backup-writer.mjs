@@ -1,0 +1,275 @@
+// A new backup written from what a backup shows (issue 37, Spec/backup-v1.md §5 "Rescuing", decisions/0050):
+// records.csv and every photo shown, laid out by 72-backup-layout.mjs as goshuin-tool's seal and rescue lay out
+// the same entries, then sealed in container version 1 (PBKDF2-HMAC-SHA256 600,000 rounds, 4 MiB chunks,
+// AES-256-GCM by WebCrypto), each chunk sealed as soon as it is full and handed on, so memory stays a few
+// chunks whatever the backup's size. Apart from the random salt and nonce base the file is the tool's.
+
+import { utf8Bytes } from "./00-bytes.mjs";
+import { GoshuinError } from "./01-errors.mjs";
+import { crc32Update } from "./02-kernels.mjs";
+import { RECORDS_NAME } from "./20-zip.mjs";
+import {
+  backupLayout, centralDirectoryAndEnd, DEFLATE_MARGIN, joinPieces, localHeader, manifestBytes, recordsPlan, RECORDS_HELD, timestamp,
+} from "./72-backup-layout.mjs";
+
+export var SEAL_ITERATIONS = 600000; // container-v1.md §6, the tool's default
+export var SEAL_CHUNK_SIZE = 4194304;
+export var SHORT_PASSPHRASE = 10; // characters (Unicode scalars): fewer is warned about, as the tool does
+
+/**
+ * A new passphrase typed twice, by the tool's rules for sealing (PassphraseReader, NewPassphraseReader):
+ * empty refused (`empty_passphrase`), the two different (`passphrase_mismatch`), a string that is not
+ * Unicode refused (`invalid_argument`, container-v1.md §4), more than 4,096 UTF-8 bytes refused
+ * (`passphrase_too_long` in the tool; here `invalid_argument`). Returns { bytes, characters, short }.
+ */
+export function checkNewPassphrase(text, again) {
+  if (text === "") throw new GoshuinError("empty_passphrase", "the new passphrase is empty");
+  if (text !== again) throw new GoshuinError("passphrase_mismatch", "the two new passphrases differ; nothing was written");
+  if (/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(^|[^\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(text))
+    throw new GoshuinError("invalid_argument", "the new passphrase holds a character that is not Unicode");
+  var bytes = utf8Bytes(text);
+  if (bytes.length > 4096) throw new GoshuinError("invalid_argument", "the new passphrase is longer than 4,096 bytes");
+  var characters = Array.from(text).length;
+  return { bytes: bytes, characters: characters, short: characters < SHORT_PASSPHRASE };
+}
+
+/** A passphrase's bytes as a WebCrypto PBKDF2 key that cannot be read back: what a new file is sealed from. */
+export async function passphraseKey(bytes) {
+  return crypto.subtle.importKey("raw", bytes, "PBKDF2", false, ["deriveKey", "deriveBits"]);
+}
+
+/** The 45-byte header of version 1 (container-v1.md §2). */
+export function headerV1(iterations, salt, nonceBase, chunkSize, plaintextLength) {
+  if (salt.length !== 16 || nonceBase.length !== 8) throw new GoshuinError("invalid_argument", "a salt of 16 bytes and a nonce base of 8");
+  var header = new Uint8Array(45);
+  var view = new DataView(header.buffer);
+  header.set([0x47, 0x53, 0x48, 0x4e, 1]);
+  view.setUint32(5, iterations);
+  header.set(salt, 9);
+  header.set(nonceBase, 25);
+  view.setUint32(33, chunkSize);
+  view.setBigUint64(37, BigInt(plaintextLength));
+  return header;
+}
+
+/**
+ * Container version 1 written as its payload arrives (container-v1.md §5): `write(bytes)` fills a chunk,
+ * each full chunk is sealed by WebCrypto's AES-256-GCM (nonce nonceBase ‖ u32be(i), the header as AAD) and
+ * handed to `output(bytes)` in order, at most `inFlight` chunks being sealed at a time; `finish()` seals the
+ * last one and checks that exactly `plaintextLength` bytes came.
+ */
+export class SealerV1 {
+  /** `options`: { iterations, chunkSize, salt, nonceBase (tests only), output(bytes) → promise, signal }. */
+  static async create(baseKey, plaintextLength, options) {
+    var iterations = options.iterations || SEAL_ITERATIONS;
+    var chunkSize = options.chunkSize || SEAL_CHUNK_SIZE;
+    if (iterations < 1000 || iterations > 2000000) throw new GoshuinError("iterations_out_of_range", "iterations " + iterations);
+    if (chunkSize < 1024 || chunkSize > 67108864) throw new GoshuinError("chunk_size_out_of_range", "chunk size " + chunkSize);
+    if (!(plaintextLength >= 1)) throw new GoshuinError("empty_payload", "nothing to seal");
+    if (Math.ceil(plaintextLength / chunkSize) > 4294967296) throw new GoshuinError("too_many_chunks", "too many chunks");
+    var salt = options.salt || crypto.getRandomValues(new Uint8Array(16));
+    var nonceBase = options.nonceBase || crypto.getRandomValues(new Uint8Array(8));
+    var header = headerV1(iterations, salt, nonceBase, chunkSize, plaintextLength);
+    var key = await crypto.subtle.deriveKey(
+      { name: "PBKDF2", hash: "SHA-256", salt: salt, iterations: iterations },
+      baseKey,
+      { name: "AES-GCM", length: 256 },
+      false,
+      ["encrypt"]
+    );
+    return new SealerV1(key, header, nonceBase, chunkSize, plaintextLength, options);
+  }
+
+  constructor(key, header, nonceBase, chunkSize, plaintextLength, options) {
+    this.key = key;
+    this.header = header;
+    this.nonceBase = nonceBase;
+    this.chunkSize = chunkSize;
+    this.plaintextLength = plaintextLength;
+    this.output = options.output;
+    this.signal = options.signal;
+    this.inFlight = options.inFlight || 3;
+    this.buffer = new Uint8Array(Math.min(chunkSize, plaintextLength));
+    this.filled = 0;
+    this.received = 0;
+    this.index = 0;
+    this.pending = [];
+    this.written = this.output(header); // the header first
+    this.sealedBytes = 45;
+  }
+
+  async write(bytes) {
+    var at = 0;
+    if (this.received + bytes.length > this.plaintextLength)
+      throw new GoshuinError("internal", "more bytes than the header states");
+    this.received += bytes.length;
+    while (at < bytes.length) {
+      var take = Math.min(bytes.length - at, this.buffer.length - this.filled);
+      this.buffer.set(bytes.subarray(at, at + take), this.filled);
+      this.filled += take;
+      at += take;
+      if (this.filled === this.buffer.length) await this.sealChunk();
+    }
+  }
+
+  async sealChunk() {
+    if (this.signal && this.signal.aborted) throw new GoshuinError("interrupted", "stopped");
+    var plaintext = this.buffer.subarray(0, this.filled);
+    var index = this.index++;
+    var nonce = new Uint8Array(12);
+    nonce.set(this.nonceBase);
+    new DataView(nonce.buffer).setUint32(8, index);
+    var sealing = crypto.subtle.encrypt({ name: "AES-GCM", iv: nonce, additionalData: this.header, tagLength: 128 }, this.key, plaintext);
+    var remaining = this.plaintextLength - this.index * this.chunkSize;
+    this.buffer = remaining > 0 ? new Uint8Array(Math.min(this.chunkSize, remaining)) : new Uint8Array(0);
+    this.filled = 0;
+    var self = this;
+    // In order: each chunk's record is written after the one before it.
+    var previous = this.written;
+    this.written = Promise.all([sealing, previous]).then(function (done) {
+      var sealed = new Uint8Array(done[0]);
+      var prefix = new Uint8Array(4);
+      new DataView(prefix.buffer).setUint32(0, sealed.length);
+      self.sealedBytes += 4 + sealed.length;
+      return self.output(joinPieces([prefix, sealed]));
+    });
+    this.written.catch(function () {});
+    this.pending.push(this.written);
+    if (this.pending.length >= this.inFlight) await this.pending.shift();
+  }
+
+  /** Seals what is left; returns the sealed file's size once every record is written. */
+  async finish() {
+    if (this.received !== this.plaintextLength)
+      throw new GoshuinError("internal", "the payload came out " + this.received + " bytes, not the " + this.plaintextLength + " its header states");
+    if (this.filled > 0) await this.sealChunk();
+    await this.written;
+    return this.sealedBytes;
+  }
+}
+
+/**
+ * The entries a new backup of `backup` (an opened, repaired or salvaged backup: 45-checked-entries.mjs) holds:
+ * records.csv and every photo shown, each with its size, CRC-32, SHA-256 (hex) and time; `createdAt` is the
+ * backup's (a strict open, a salvage in directory mode), or in walk mode the newest time of the entries (the
+ * opened file's own, `fileTime`, when none has one). Throws `zip_malformed` without records.csv: no backup.
+ */
+export function newBackupEntries(backup, fileTime) {
+  if (!backup.records) throw new GoshuinError("zip_malformed", "records.csv is lost: a backup cannot be made without it");
+  function described(name) {
+    var entry = backup.byName.get(name);
+    return { name: name, size: Number(entry.uncompressedSize), crc32: entry.crc32, modified: entry.modified, sha256: backup.digests.get(name) };
+  }
+  var records = described(RECORDS_NAME);
+  var photos = backup.photos.map(function (photo) {
+    return described(photo.name);
+  });
+  var createdAt = backup.createdAt;
+  if (!createdAt) {
+    var newest = null;
+    [records].concat(photos).forEach(function (file) {
+      if (typeof file.modified === "number" && (newest === null || file.modified > newest)) newest = file.modified;
+    });
+    createdAt = timestamp(newest !== null ? newest : Math.floor(fileTime));
+  }
+  return { records: records, photos: photos, createdAt: createdAt };
+}
+
+/**
+ * Writes a new backup of `backup` into `options.output(bytes)` (the header, then each sealed chunk, in order),
+ * sealed from `baseKey` (passphraseKey): records.csv read, checked and deflated in memory when it is at most
+ * 16 MiB (else stored and streamed), each photo streamed from the backup and checked again as it goes (size,
+ * CRC-32, SHA-256), the manifest last. `options`: { fileTime, signal, onKey(), onBytes(done, total),
+ * iterations, chunkSize, salt, nonceBase }. Returns { createdAt, records, photos, zipSize, fileSize }.
+ */
+export async function writeNewBackup(backup, baseKey, options) {
+  var plan = newBackupEntries(backup, options.fileTime || 0);
+  var signal = options.signal;
+  var held = null;
+  if (plan.records.size <= RECORDS_HELD) {
+    var records = await backup.read(RECORDS_NAME, signal);
+    held = (await recordsKept(backup, records, signal)) || (await recordsPlan(records));
+  }
+  var layout = backupLayout(
+    { size: plan.records.size, method: held ? held.method : 0, compressedSize: held ? held.data.length : plan.records.size, modified: plan.records.modified },
+    plan.photos,
+    plan.createdAt
+  );
+  var byName = new Map();
+  plan.photos.forEach(function (photo) {
+    byName.set(photo.name, photo);
+  });
+  var photos = layout.entries.slice(1, -1).map(function (entry) {
+    return byName.get(entry.name);
+  });
+  var manifest = manifestBytes(plan.createdAt, plan.records, photos);
+  var manifestEntry = layout.entries[layout.entries.length - 1];
+  if (manifest.length !== manifestEntry.size) throw new GoshuinError("internal", "the manifest came out another size than its layout");
+  if (options.onKey) options.onKey();
+  var sealer = await SealerV1.create(baseKey, layout.size, {
+    iterations: options.iterations, chunkSize: options.chunkSize, salt: options.salt, nonceBase: options.nonceBase,
+    output: options.output, signal: signal,
+  });
+  return writeLaidOut(backup, plan, held, layout, photos, manifest, sealer, signal, options.onBytes);
+}
+
+// (Reading ahead while writing, as a worker's reader does, was tried: no faster in any of the three engines
+// under load, more memory and longer holds of the main thread. Issue 37's closing note has the numbers.)
+
+async function writeLaidOut(backup, plan, held, layout, photos, manifest, sealer, signal, onBytes) {
+  var manifestEntry = layout.entries[layout.entries.length - 1];
+  var done = 0;
+  var progress = onBytes || function () {};
+  async function put(bytes) {
+    await sealer.write(bytes);
+    done += bytes.length;
+    progress(done, layout.size);
+  }
+  var crcs = [plan.records.crc32];
+  await put(localHeader(layout.entries[0], plan.records.crc32));
+  if (held) await put(held.data);
+  else await streamEntry(backup, RECORDS_NAME, put, signal);
+  held = null;
+  for (var i = 0; i < photos.length; i++) {
+    await put(localHeader(layout.entries[i + 1], photos[i].crc32));
+    await streamEntry(backup, photos[i].name, put, signal);
+    crcs.push(photos[i].crc32);
+  }
+  var manifestCrc = crc32Update(0, manifest);
+  crcs.push(manifestCrc);
+  await put(localHeader(manifestEntry, manifestCrc));
+  await put(manifest);
+  await put(centralDirectoryAndEnd(layout, crcs));
+  var fileSize = await sealer.finish();
+  return { createdAt: plan.createdAt, records: plan.records, photos: photos, zipSize: layout.size, fileSize: fileSize };
+}
+
+/**
+ * records.csv's deflate data as the backup holds it, when it was deflated within the ratio seal keeps and
+ * inflates to `records` (read and checked): the zlib that sealed the backup made it, and seal, deflating the
+ * same bytes with the same zlib, writes the same; a browser's own zlib may choose other (valid) bytes.
+ */
+async function recordsKept(backup, records, signal) {
+  var entry = backup.byName.get(RECORDS_NAME);
+  var compressedSize = Number(entry.compressedSize);
+  if (entry.method !== 8 || entry.dataOffset === undefined || compressedSize * DEFLATE_MARGIN < records.length) return null;
+  if (typeof DecompressionStream !== "function" || !backup.container.stream) return null;
+  var data = new Uint8Array(compressedSize);
+  var filled = 0;
+  for await (var piece of backup.container.stream(entry.dataOffset, compressedSize, signal)) {
+    data.set(piece, filled);
+    filled += piece.length;
+  }
+  if (filled !== compressedSize) return null;
+  var inflated = new Uint8Array(await new Response(new Blob([data]).stream().pipeThrough(new DecompressionStream("deflate-raw"))).arrayBuffer());
+  if (inflated.length !== records.length) return null;
+  for (var i = 0; i < inflated.length; i++) if (inflated[i] !== records[i]) return null;
+  return { method: 8, data: data };
+}
+
+/** Streams an entry into `put`, one piece at a time (each awaited: memory stays a few chunks). */
+async function streamEntry(backup, name, put, signal) {
+  await backup.stream(name, function (piece) {
+    return put(piece);
+  }, signal);
+}
