@@ -8,7 +8,7 @@
 // with `goshuin-tool verify --backup`, open with the Node reference (container version 1, 600,000 rounds and
 // 4 MiB chunks by default), and its ZIP must be, byte for byte, the ZIP goshuin-tool's seal wrote for the same
 // entries (for a salvage: what `seal` of the folder that `open --extract --salvage` restores writes, with the
-// damaged backup's manifest.json in it in directory mode; and with --rescue-tool, what `rescue` writes). Last
+// damaged backup's manifest.json in it in directory mode; and what `rescue` writes, by --tool or --rescue-tool). Last
 // line: "web-new-backup: N passed, N failed".
 
 import { execFileSync, spawnSync } from "node:child_process";
@@ -24,7 +24,8 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const args = process.argv.slice(2);
 const option = (name) => (args.indexOf(name) >= 0 ? args[args.indexOf(name) + 1] : undefined);
 const tool = path.resolve(option("--tool") || path.join(here, "../../.build/debug/goshuin-tool"));
-const rescueTool = option("--rescue-tool") ? path.resolve(option("--rescue-tool")) : null;
+// The tool's own `rescue`, unless another build is named.
+const rescueTool = option("--rescue-tool") ? path.resolve(option("--rescue-tool")) : tool;
 const core = await loadPageCore();
 const runner = testRunner({ verbose: true });
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "goshuin-new-backup-"));
