@@ -257,7 +257,7 @@ async function sliceDigests(bytes, pace) {
  * The repaired backup from a check (85-par2-repair.mjs): { outcome: "intact" | "repaired", blob, … } (see
  * repairBackup). `options.onProgress(stage, done, total)` with "recovery-rebuild" (bytes read) and
  * "recovery-check" (bytes of the repaired file hashed). Throws not_repairable (more damage than independent
- * recovery slices), truncated (the same, for a file cut short and damaged nowhere else), repair_check_failed
+ * recovery slices), truncated (the same, for a file cut short, damaged elsewhere too or not), repair_check_failed
  * (what was rebuilt does not match the set's checksums: nothing is handed out), browser_limit (more to hold
  * or compute than the page allows), interrupted, io.
  */
@@ -289,7 +289,7 @@ export async function rebuildWithRecovery(check, options) {
     var blob = size === length ? recovery.backup : recovery.backup.slice(0, length);
     return Object.assign(base, { outcome: size === length ? "intact" : "repaired", blob: blob, rebuildMs: 0, checkMs: 0 });
   }
-  if (!check.repairable) throw check.cutOnly ? cutShort(check) : insufficient(check, check.usable.length, check.damagedRecovery);
+  if (!check.repairable) throw check.cut ? cutShort(check) : insufficient(check, check.usable.length, check.damagedRecovery);
   var all = check.rebuiltAll !== null; // rule 3 rebuilt every slice: the repair is that
   var rebuiltSlice = function (slice) {
     return all || check.status[slice] !== SLICE_INTACT;

@@ -101,6 +101,8 @@ async function checkAgainst(recovery, result, evidence, progress, pace) {
     damagedRecovery: slices.damaged,
     repairable: slices.usable.length >= unknowns,
     cutOnly: file.size < target.description.length && (firstBad < 0 || firstBad >= Math.floor(file.size / target.sliceSize)),
+    // Shorter than the set describes: `truncated` whoever reports it, damaged elsewhere or not (spec §7.2).
+    cut: file.size < target.description.length,
     parity: result.parity, // the XOR of the intact slices, or null
     evidence: evidence,
     rebuiltAll: null,
@@ -118,7 +120,7 @@ var RULE3_TRIES = 4; // candidates rebuilt whole (rule 3) when none has other ev
  * in a one-slice backup picked with several sets), rule 3 is tried on the next ones too. Returns the check a
  * repair starts from: { recovery, status (a Uint8Array per slice: 0 intact, 1 damaged, 2 missing), runs,
  * damaged, missing, intact, intactFile, addedBytes, unknowns, recoverySlices (present), usable ([{ exponent,
- * copy }], intact), damagedRecovery, repairable, cutOnly, evidence ("start", "slice", "block", "zeros"), … }.
+ * copy }], intact), damagedRecovery, repairable, cutOnly, cut, evidence ("start", "slice", "block", "zeros"), … }.
  * `options.onProgress(stage, done, total)`: "recovery-verify" (bytes), "recovery-slices";
  * `options.onRecoverySet(summary)` once the set is chosen. Throws recovery_set_mismatch (another file),
  * recovery_set_invalid (a set that contradicts itself), browser_limit.
@@ -215,7 +217,7 @@ export function insufficient(check, available, damagedRecovery) {
   );
 }
 
-/** truncated: a file cut short, damaged nowhere else, whose lost parts the recovery files cannot rebuild. */
+/** truncated: a file cut short (damaged elsewhere too, or not), whose lost parts the recovery files cannot rebuild. */
 export function cutShort(check) {
   var target = check.recovery.target;
   var size = check.recovery.file.size;
