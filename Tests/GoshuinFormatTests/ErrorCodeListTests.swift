@@ -58,7 +58,7 @@ import Testing
     }
 
     @Test func theOfflinePageKnowsEveryCodeItCanMeetInTheSameCategory() throws {
-        let source = try Self.read("Web/src/core/01-errors.js")
+        let source = try Self.read("Web/src/core/01-errors.mjs")
         let table = try #require(source.components(separatedBy: "var CODE_CATEGORY = {").dropFirst().first)
             .components(separatedBy: "};")[0]
         let pageCategories = Dictionary(

@@ -1,7 +1,6 @@
 #!/usr/bin/env node
-// The page's PAR 2.0 repair under Node 20 (Web/src/core/04-md5.js, 05-gf16.js, 80-par2-packets.js,
-// 82-par2-verify.js to 84-par2-rebuild.js), the script taken from the committed Web/goshuin-open.html
-// (page-harness.mjs):
+// The page's PAR 2.0 repair under Node 20 (Web/src/core/05-gf16.mjs, 80-par2-packets.mjs to
+// 85-par2-repair.mjs, on the kernels of 02-kernels.mjs), its modules imported by page-harness.mjs:
 //
 //   node Web/test/recovery.mjs [--tool .build/debug/goshuin-tool] [--trials N] [--seed N] [--big-mib N] [--verbose]
 //

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Throughput of each kernel: the wasm, its plain-JavaScript fallback, the page's current JavaScript
-// (Web/src/core/02-sha256.js, 03-crc32.js, 04-md5.js, 05-gf16.js, evaluated as they are) and, where the
+// (before the kernels: Web/src/core/02-sha256.js, 03-crc32.js, 04-md5.js, 05-gf16.js as commit aa5ccb8 has
+// them, read with git, so that the ratio stays to what the page ran before) and, where the
 // engine has one, its native implementation (Node: zlib.crc32, crypto's MD5 and SHA-256; everywhere:
 // WebCrypto's SHA-256 digest of a whole buffer). Every variant takes its input in pieces of 1 MiB, as the
 // page streams a file (WebCrypto's digest, which has no incremental form, takes the whole buffer at once;
@@ -11,6 +12,7 @@
 //   node Web/wasm/bench.mjs [--mib 64] [--rounds 5] [--only crc32,md5,md5x4,sha256,gf16,gf16x8]
 //   node Web/wasm/bench.mjs --html OUT.html     the same suite as a page for a browser (bench_browsers.py)
 
+import { execFileSync } from "node:child_process";
 import crypto from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
@@ -20,7 +22,11 @@ import vm from "node:vm";
 import zlib from "node:zlib";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const PAGE_SOURCES = ["02-block-hash.js", "02-sha256.js", "03-crc32.js", "04-md5.js", "05-gf16.js"].map((name) => join(here, "..", "src", "core", name));
+// The page's plain JavaScript before the kernels, from the last commit that had it (Web/src is ES modules since).
+const PAGE_BEFORE = "aa5ccb8";
+const PAGE_SOURCES = ["02-block-hash.js", "02-sha256.js", "03-crc32.js", "04-md5.js", "05-gf16.js"].map(
+  (name) => `${PAGE_BEFORE}:Web/src/core/${name}`
+);
 const PAGE_NAMES = "{ Sha256: Sha256, Md5: Md5, crc32Update: crc32Update, gf16MultiplyAdd: gf16MultiplyAdd }";
 
 /**
@@ -194,7 +200,7 @@ function option(name, fallback) {
 
 /** The page's current kernels, as the page has them (one function scope over its files). */
 function pageKernelsSource() {
-  const sources = PAGE_SOURCES.map((path) => readFileSync(path, "utf8")).join("\n");
+  const sources = PAGE_SOURCES.map((source) => execFileSync("git", ["show", source], { cwd: here, encoding: "utf8" })).join("\n");
   return `(function () {\n${sources}\nreturn ${PAGE_NAMES};\n})()`;
 }
 
