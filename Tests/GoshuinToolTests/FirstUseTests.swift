@@ -95,12 +95,18 @@ import Testing
         var v1 = Array(directory.bytes("notes.goshuin").prefix(45))
         v1.replaceSubrange(37..<45, with: [0, 0, 1, 0, 0, 0, 0, 0])  // plaintextLength 2^40
         directory.write("forged1.goshuin", v1)
+        // The same forged header followed by well-formed records (every length prefix the header implies, for
+        // the probe window and past it): the spool stops at chunk 0's tag, not at a length prefix.
+        let chunkSize = v1[33..<37].reduce(0) { $0 << 8 | Int($1) }
+        let prefix = (0..<4).map { UInt8(truncatingIfNeeded: (chunkSize + 16) >> (24 - 8 * $0)) }
+        let record = prefix + [UInt8](repeating: 0, count: chunkSize + 16)
+        directory.write("forged1-records.goshuin", v1 + (0..<8).flatMap { _ in record })
         var v2 = Array(directory.bytes("notes2.goshuin").prefix(77))
         v2[60] ^= 1  // the MAC no longer verifies
         directory.write("forged2.goshuin", v2)
         for (file, command) in [
-            ("forged1.goshuin", "verify"), ("forged1.goshuin", "open"), ("forged2.goshuin", "verify"),
-            ("forged2.goshuin", "open"),
+            ("forged1.goshuin", "verify"), ("forged1.goshuin", "open"), ("forged1-records.goshuin", "verify"),
+            ("forged1-records.goshuin", "open"), ("forged2.goshuin", "verify"), ("forged2.goshuin", "open"),
         ] {
             let spool = directory.path + "/spool"
             try? FileManager.default.removeItem(atPath: spool)
@@ -110,7 +116,8 @@ import Testing
             let result = try ToolRunner.run(
                 [command, "-"] + (command == "open" ? ["-o", "out.bin"] : []), in: directory.path,
                 environment: ["GOSHUIN_PASSPHRASE": "a passphrase", "TMPDIR": spool], wrapper: endless)
-            // Version 1's forged chunk 0 (zeros) fails its length prefix before its tag; version 2's header MAC.
+            // Version 1's forged chunk 0 (zeros) fails its length prefix before its tag; with well-formed records,
+            // its tag; version 2's, the header MAC.
             let code = file == "forged1.goshuin" ? "chunk_length_invalid" : "auth_failed"
             #expect(result.status == 65 && result.errorCode == code, "\(file) \(command): \(result.stderr)")
             let spooled = try FileManager.default.contentsOfDirectory(atPath: spool)
