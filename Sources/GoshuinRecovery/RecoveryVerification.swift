@@ -49,6 +49,19 @@ public struct RecoveryVerification: Sendable {
     public let fileHashMatches: Bool?
     /// Whether enough independent recovery slices verify to rebuild every unknown slice.
     public let isRepairable: Bool
+    /// When there are recovery slices enough but this toolkit does not rebuild that many unknowns at once from
+    /// them, the most it does (`Spec/recovery-par2.md` §7.3). `nil` when a repair is stopped by too few recovery
+    /// slices, or by a matrix that is singular for every choice tried.
+    public let rebuildLimit: RebuildLimit?
+
+    /// The most unknowns this toolkit rebuilds at once from a set's recovery slices.
+    public struct RebuildLimit: Equatable, Sendable {
+        /// The most unknowns.
+        public let most: Int
+        /// Whether it is this low because no run of as many of the recovery slices' exponents is consecutive
+        /// (then the matrix is solved by elimination, whose cost grows as the cube of the unknowns).
+        public let exponentsNotInOneRun: Bool
+    }
     /// The program that wrote the set, as its creator packet says (escaped for a terminal).
     public let creator: String?
 
@@ -109,6 +122,7 @@ extension RecoveryVerification {
         recoverySlicesAvailable = index.recoverySlices.count
         fileHashMatches = survey.fileHashMatches
         isRepairable = repairable
+        rebuildLimit = repairable ? nil : SliceRebuild.limit(survey)
         creator = index.creators.first.map { DisplayText.escaped(bytes: $0) }
     }
 

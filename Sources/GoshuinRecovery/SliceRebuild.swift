@@ -39,15 +39,14 @@ struct SliceRebuild {
         let alsoOthers =
             others > 0 ? " (and \(others) slices of the set's other files, which are not beside it intact)" : ""
         let why: String
-        let consecutive = RecoveryMatrix.consecutiveRun(index.recoverySlices.map(\.exponent), length: needed) != nil
         if needed > available {
             why = "\(needed - available) more would be needed"
-        } else if needed > RecoveryMatrix.maximumUnknowns {
-            why = "this toolkit rebuilds at most \(RecoveryMatrix.maximumUnknowns) at once"
-        } else if !consecutive, needed > RecoveryMatrix.eliminationMaximum {
+        } else if let limit = limit(survey), !limit.exponentsNotInOneRun {
+            why = "this toolkit rebuilds at most \(limit.most) at once"
+        } else if let limit = limit(survey) {
             why =
                 "no \(needed) of them have consecutive exponents, and this toolkit rebuilds at most"
-                + " \(RecoveryMatrix.eliminationMaximum) slices from recovery slices that do not"
+                + " \(limit.most) slices from recovery slices that do not"
         } else {
             why = "no \(needed) of them are independent (PAR 2.0's matrix is singular for these slices)"
         }
@@ -60,6 +59,23 @@ struct SliceRebuild {
             .truncated,
             "\(DisplayText.quoted(path)) is cut short: it holds \(survey.actualLength) of its \(expected) bytes, more"
                 + " missing than its recovery files can rebuild (\(numbers)); copy it again from where it was saved")
+    }
+
+    /// The most unknowns this toolkit rebuilds at once from `survey`'s recovery slices, when there are enough of
+    /// them but more unknowns than that: ``RecoveryMatrix/maximumUnknowns``, or
+    /// ``RecoveryMatrix/eliminationMaximum`` when no run of as many of their exponents is consecutive; `nil`
+    /// otherwise.
+    static func limit(_ survey: SliceSurvey) -> RecoveryVerification.RebuildLimit? {
+        let needed = survey.unknown.count
+        let exponents = survey.index.recoverySlices.map(\.exponent)
+        guard needed <= exponents.count else { return nil }
+        if needed > RecoveryMatrix.maximumUnknowns {
+            return .init(most: RecoveryMatrix.maximumUnknowns, exponentsNotInOneRun: false)
+        }
+        guard needed > RecoveryMatrix.eliminationMaximum,
+            RecoveryMatrix.consecutiveRun(exponents, length: needed) == nil
+        else { return nil }
+        return .init(most: RecoveryMatrix.eliminationMaximum, exponentsNotInOneRun: true)
     }
 
     /// The combination that rebuilds the file's unknown slices, handing each one's bytes to `delivery` by its

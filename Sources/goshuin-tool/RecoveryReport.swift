@@ -164,6 +164,14 @@ enum RecoveryReport {
             ? " (\(parts(verification.damagedSliceCount)) of this file, \(verification.otherUnknownSlices) of the other"
                 + " files its recovery files protect)" : ""
         let needed = verification.recoverySlicesNeeded
+        if let limit = verification.rebuildLimit {
+            let from =
+                limit.exponentsNotInOneRun
+                ? "recovery data that is not in one run (a volume file missing or damaged)" : "them"
+            return "\(parts(needed)) to rebuild\(others); \(capacity(verification)), but this toolkit rebuilds at most"
+                + " \(parts(limit.most)) at once from \(from); par2cmdline's 'par2 repair', which has no such limit,"
+                + " may repair it"
+        }
         if needed <= verification.recoverySlicesAvailable {
             return "\(parts(needed)) to rebuild\(others), and no \(needed) of the recovery data are independent"
                 + " (PAR 2.0's matrix is singular here)"

@@ -399,6 +399,37 @@ extension RecoveryIssue34Tests {
         }
     }
 
+    /// The caps of a repair (`Spec/recovery-par2.md` §7.3): a set whose second volume is gone leaves exponents
+    /// 0-511 and 1024-2047; 1,000 damaged slices are rebuilt from the run of 1,024, but 1,025 have no run of
+    /// their length and are more than elimination takes: not repairable, and said so as the toolkit's limit
+    /// (par2cmdline repairs it), never as a singular matrix.
+    @Test(.slowTier) func moreUnknownsThanEliminationTakesAreTheToolkitsLimitNotASingularMatrix() throws {
+        let data = Fixtures.payload(16_384, seed: 12)
+        directory.write("data.bin", data)
+        let created = try ToolRunner.runCommand(
+            "/bin/sh", ["-c", "cd \"$1\" && par2 create -q -q -n4 -u -s4 -c2048 data.bin", "sh", directory.path])
+        try #require(created.status == 0, "\(created.output)")
+        try FileManager.default.removeItem(atPath: directory.path + "/data.bin.vol0512+512.par2")
+        func damaged(_ slices: Int) -> [UInt8] {
+            var bytes = data
+            for slice in stride(from: 0, to: 2 * slices, by: 2) { bytes[4 * slice + 1] ^= 0x5A }
+            return bytes
+        }
+        directory.write("data.bin", damaged(1_000))
+        let repaired = try run(["repair", "data.bin", "-o", "fixed.bin"])
+        #expect(repaired.status == 0, "\(repaired.stderr)")
+        #expect(directory.bytes("fixed.bin") == data)
+        directory.write("data.bin", damaged(1_025))
+        let verified = try run(["verify", "data.bin", "--json"])
+        #expect(verified.status == 65, "\(verified.stderr)")
+        let recovery = try #require(verified.json?["recovery"] as? [String: Any])
+        #expect(recovery["repairable"] as? Bool == false && recovery["recoverySlicesAvailable"] as? Int == 1_536)
+        let refused = try run(["repair", "data.bin", "-o", "refused.bin"])
+        #expect(refused.status == 65 && !directory.exists("refused.bin"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("at most 1024 parts at once"), "\(refused.stderr)")
+        #expect(!refused.stderr.contains("singular"), "\(refused.stderr)")
+    }
+
     /// Runs the tool with `arguments` in `folder`, sends it SIGINT once it has run for `after` seconds, and
     /// returns its exit status, the seconds from the signal to its exit (`nil` when it had ended before), and
     /// its standard error.
