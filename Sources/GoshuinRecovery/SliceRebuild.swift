@@ -41,12 +41,12 @@ struct SliceRebuild {
         let why: String
         if needed > available {
             why = "\(needed - available) more would be needed"
-        } else if let limit = limit(survey), !limit.exponentsNotInOneRun {
-            why = "this toolkit rebuilds at most \(limit.most) at once"
         } else if let limit = limit(survey) {
             why =
-                "no \(needed) of them have consecutive exponents, and this toolkit rebuilds at most"
-                + " \(limit.most) slices from recovery slices that do not"
+                limit.exponentsNotInOneRun
+                ? "no \(needed) of them have consecutive exponents, and this toolkit rebuilds at most"
+                    + " \(limit.most) slices from recovery slices that do not"
+                : "this toolkit rebuilds at most \(limit.most) at once"
         } else {
             why = "no \(needed) of them are independent (PAR 2.0's matrix is singular for these slices)"
         }
