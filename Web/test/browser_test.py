@@ -1696,6 +1696,28 @@ def case_new_backup_passphrase(ctx):
     check_clean(page)
 
 
+def case_new_backup_runs(ctx):
+    """An intact backup of 21 MiB saved as a new backup: sealed by the page's workers in runs of chunks, its
+    photos running across runs; the download verifies and is, byte for byte, the ZIP seal writes."""
+    f = ctx.fixtures
+    sizes = [3 * 1048576 + 17, 5 * 1048576 + 1000, 700 * 1024, 6 * 1048576 + 5, 2 * 1048576 + 333, 4 * 1048576]
+    files = {}
+    lines = ["date,shrine,photo"]
+    for i, size in enumerate(sizes):
+        name = "IMG_%04d.jpg" % (i + 1)
+        head = f.jpegs[i % 2]
+        files[name] = head + os.urandom(size - len(head))
+        lines.append("2026-10-%02d,Shrine %d,%s" % (i + 1, i + 1, name))
+    files["records.csv"] = ("\n".join(lines) + "\n").encode()
+    name = "runs-%s" % ctx.engine.name
+    sealed = f.seal(f.folder(name, files), name + ".goshuin", "--iterations", "1000")
+    page = ctx.page()
+    assert open_backup(page, sealed) == "opened", page.text("#error")
+    data = save_new_backup(page, name + ".goshuin")
+    check_new_backup(ctx, data, PASSPHRASE, files, name + "-new.goshuin", (files, {n: FOLDER_MTIME for n in files}, None))
+    check_clean(page)
+
+
 def case_new_backup_stop(ctx):
     """Stop while the new backup's key is derived: calm, nothing saved, the backup still shown; saved after."""
     f = ctx.fixtures
@@ -2884,6 +2906,7 @@ CASES = [
     ("issue 37: the new backup streamed into the Save picker's file (its stand-in)", CHROMIUM, case_new_backup_chromium_file),
     ("issue 37: a backup repaired with its recovery files, saved as a new backup", ALL, case_new_backup_repaired),
     ("issue 37: Stop while the new backup is sealed: nothing saved, the backup still shown", ALL, case_new_backup_stop),
+    ("issue 37: a backup of 21 MiB saved as a new backup, sealed by the workers in runs", ALL, case_new_backup_runs),
     ("a cut backup: truncated; salvage in walk mode, the manifest lost and said", ALL, case_salvage_cut),
     ("the shared salvage corpus Tests/SalvageCorpus", ALL, case_salvage_corpus),
     ("Stop while the passphrase is checked: calm, nothing kept, focus on Stop then Open", ALL, case_stop),

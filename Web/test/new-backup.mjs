@@ -171,7 +171,9 @@ await runner.test("several chunks, a chunk size of the caller's, progress and St
   const { bytes } = await writeNew(backup, PASSPHRASE, { chunkSize: 4096, onBytes: (done, total) => seen.push([done, total]) });
   verifyWithTool(bytes, PASSPHRASE, "small-chunks.goshuin");
   assert(openByReference(bytes, PASSPHRASE).equals(smallZip), "the ZIP");
-  assert(seen.length > 10 && seen[seen.length - 1][0] === seen[seen.length - 1][1], "progress to the end");
+  // Progress in steps (a run of chunks each: several a worker), rising, to the end.
+  assert(seen.length >= 4 && seen.every(([done], i) => i === 0 || done > seen[i - 1][0]), "progress in rising steps");
+  assert(seen[seen.length - 1][0] === seen[seen.length - 1][1], "progress to the end");
   const controller = new AbortController();
   let code = null;
   try {
@@ -180,6 +182,22 @@ await runner.test("several chunks, a chunk size of the caller's, progress and St
     code = error.code;
   }
   equal(code, "interrupted", "Stop");
+});
+
+await runner.test("a photo whose bytes are not its CRC-32 stops the save, wherever its runs fall", async () => {
+  // Chunks of 4 KiB: each photo's data starts in one run and, but for the smallest, runs on into others; its
+  // CRC-32 is put together from its parts (Spec/decisions/0056).
+  for (const name of ["IMG_0001.jpg", "IMG_0002.jpg", "IMG_0004.jpg"]) {
+    const backup = await core.openBackup(core.bytesSource(new Uint8Array(smallSealed)), encode(PASSPHRASE));
+    backup.byName.get(name).crc32 ^= 1;
+    let code = null;
+    try {
+      await writeNew(backup, PASSPHRASE, { chunkSize: 4096 });
+    } catch (error) {
+      code = error.code;
+    }
+    equal(code, "entry_corrupt", name);
+  }
 });
 
 await runner.test("the passphrase rules: empty refused, mismatch refused, short warned, not Unicode refused", async () => {

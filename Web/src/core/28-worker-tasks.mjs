@@ -1,7 +1,7 @@
 // What the page's workers do (27-worker-pool.mjs), by task kind; each handler also runs in the page's thread
 // where no worker can, so both ways run this code. A task is a plain message (what a worker is sent: the
 // file, a key, numbers; never the page's objects), and a handler returns { result, transfer }. New kinds
-// of work that must not hold the page's thread (sealing a new backup, issue 37) are added here.
+// of work that must not hold the page's thread are added here.
 
 import { toHex } from "./00-bytes.mjs";
 import { GoshuinError } from "./01-errors.mjs";
@@ -10,6 +10,7 @@ import { blobSource } from "./05-sources.mjs";
 import { ContainerReader } from "./10-container.mjs";
 import { checkLocalHeader } from "./20-zip.mjs";
 import { limits, readEntryData } from "./22-entry-data.mjs";
+import { sealChunksTask } from "./26-sealing-task.mjs";
 import { errorFromRecord, errorRecord } from "./27-worker-pool.mjs";
 
 /**
@@ -82,8 +83,16 @@ function runReader(source, task) {
 
 var PROGRESS_MS = 50;
 
+/** "seal-chunks" (26-sealing-task.mjs): the opened backup read as "verify-entries" reads it. */
+function sealChunks(task, local) {
+  return sealChunksTask(task, local, function () {
+    return local.source || workerFileSource(task.file, local.readThroughPage);
+  });
+}
+
 var WORKER_TASKS = {
   "verify-entries": verifyEntriesTask,
+  "seal-chunks": sealChunks,
 };
 
 /** Runs `task` by its kind; `local` is what only a task run in the page's thread is given. */

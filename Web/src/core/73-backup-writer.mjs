@@ -1,13 +1,17 @@
 // A new backup written from what a backup shows (issue 37, Spec/backup-v1.md §5 "Rescuing", decisions/0050):
 // records.csv and every photo shown, laid out by 72-backup-layout.mjs as goshuin-tool's seal and rescue lay out
 // the same entries, then sealed in container version 1 (PBKDF2-HMAC-SHA256 600,000 rounds, 4 MiB chunks,
-// AES-256-GCM by WebCrypto), each chunk sealed as soon as it is full and handed on, so memory stays a few
-// chunks whatever the backup's size. Apart from the random salt and nonce base the file is the tool's.
+// AES-256-GCM by WebCrypto): by the page's workers, a run of chunks each (26-sealing-task.mjs), or where they
+// cannot read the backup's bytes as they are (a salvage, a deflated photo) by this thread, each chunk sealed
+// as soon as it is full; either way handed on in order, so memory stays a few runs whatever the backup's
+// size. Apart from the random salt and nonce base the file is the tool's.
 
 import { utf8Bytes } from "./00-bytes.mjs";
 import { GoshuinError } from "./01-errors.mjs";
 import { crc32Update } from "./02-kernels.mjs";
 import { RECORDS_NAME } from "./20-zip.mjs";
+import { sealedRecord } from "./26-sealing-task.mjs";
+import { pieceEnd, sealsInWorkers, writeInWorkers } from "./71-sealing-runs.mjs";
 import {
   backupLayout, centralDirectoryAndEnd, DEFLATE_MARGIN, joinPieces, localHeader, manifestBytes, recordsPlan, RECORDS_HELD, timestamp,
 } from "./72-backup-layout.mjs";
@@ -115,27 +119,37 @@ export class SealerV1 {
   async sealChunk() {
     if (this.signal && this.signal.aborted) throw new GoshuinError("interrupted", "stopped");
     var plaintext = this.buffer.subarray(0, this.filled);
-    var index = this.index++;
-    var nonce = new Uint8Array(12);
-    nonce.set(this.nonceBase);
-    new DataView(nonce.buffer).setUint32(8, index);
-    var sealing = crypto.subtle.encrypt({ name: "AES-GCM", iv: nonce, additionalData: this.header, tagLength: 128 }, this.key, plaintext);
+    var sealing = sealedRecord(this.key, this.header, this.nonceBase, this.index++, plaintext);
     var remaining = this.plaintextLength - this.index * this.chunkSize;
     this.buffer = remaining > 0 ? new Uint8Array(Math.min(this.chunkSize, remaining)) : new Uint8Array(0);
     this.filled = 0;
+    this.pending.push(this.handOn(sealing));
+    if (this.pending.length >= this.inFlight) await this.pending.shift();
+  }
+
+  /** A record handed on once it is sealed and every record before it is written. */
+  handOn(sealing) {
     var self = this;
-    // In order: each chunk's record is written after the one before it.
     var previous = this.written;
     this.written = Promise.all([sealing, previous]).then(function (done) {
-      var sealed = new Uint8Array(done[0]);
-      var prefix = new Uint8Array(4);
-      new DataView(prefix.buffer).setUint32(0, sealed.length);
-      self.sealedBytes += 4 + sealed.length;
-      return self.output(joinPieces([prefix, sealed]));
+      self.sealedBytes += done[0].length;
+      return self.output(done[0]);
     });
     this.written.catch(function () {});
-    this.pending.push(this.written);
-    if (this.pending.length >= this.inFlight) await this.pending.shift();
+    return this.written;
+  }
+
+  /**
+   * Records sealed elsewhere by `sealedRecord` (a worker's run, 26-sealing-task.mjs), the next ones in order,
+   * holding `plaintextBytes` bytes of the payload: handed on as the sealer's own are.
+   */
+  async putSealed(records, plaintextBytes) {
+    if (this.signal && this.signal.aborted) throw new GoshuinError("interrupted", "stopped");
+    if (this.filled !== 0 || this.received + plaintextBytes > this.plaintextLength)
+      throw new GoshuinError("internal", "sealed records out of order");
+    this.received += plaintextBytes;
+    this.index += records.length;
+    for (var i = 0; i < records.length; i++) await this.handOn(Promise.resolve(records[i]));
   }
 
   /** Seals what is left; returns the sealed file's size once every record is written. */
@@ -210,39 +224,70 @@ export async function writeNewBackup(backup, baseKey, options) {
     iterations: options.iterations, chunkSize: options.chunkSize, salt: options.salt, nonceBase: options.nonceBase,
     output: options.output, signal: signal,
   });
-  return writeLaidOut(backup, plan, held, layout, photos, manifest, sealer, signal, options.onBytes);
+  var pieces = payloadPieces(backup, plan, held, layout, photos, manifest);
+  var write = sealsInWorkers(backup, pieces) ? writeInWorkers : writeLaidOut;
+  var fileSize = await write(backup, pieces, sealer, signal, options.onBytes);
+  return { createdAt: plan.createdAt, records: plan.records, photos: photos, zipSize: layout.size, fileSize: fileSize };
 }
 
-// (Reading ahead while writing, as a worker's reader does, was tried: no faster in any of the three engines
-// under load, more memory and longer holds of the main thread. Issue 37's closing note has the numbers.)
-
-async function writeLaidOut(backup, plan, held, layout, photos, manifest, sealer, signal, onBytes) {
+/**
+ * The new payload as pieces in order, each { at (its offset), bytes } or { at, entry (the backup's entry, as a
+ * worker is sent it) }: local headers, records.csv (`held`, or streamed), each photo, the manifest, the
+ * central directory. Known before the first byte is written: every CRC-32 is known.
+ */
+function payloadPieces(backup, plan, held, layout, photos, manifest) {
   var manifestEntry = layout.entries[layout.entries.length - 1];
+  var manifestCrc = crc32Update(0, manifest);
+  var crcs = [plan.records.crc32];
+  var pieces = [];
+  var at = 0;
+  function literal(bytes) {
+    pieces.push({ at: at, bytes: bytes });
+    at += bytes.length;
+  }
+  function entry(name) {
+    var found = backup.byName.get(name);
+    var described = {
+      name: name, method: found.method, dataOffset: found.dataOffset, crc32: found.crc32,
+      compressedSize: found.compressedSize, uncompressedSize: found.uncompressedSize,
+    };
+    pieces.push({ at: at, entry: described });
+    at += Number(found.uncompressedSize);
+  }
+  literal(localHeader(layout.entries[0], plan.records.crc32));
+  if (held) literal(held.data);
+  else entry(RECORDS_NAME);
+  photos.forEach(function (photo, i) {
+    literal(localHeader(layout.entries[i + 1], photo.crc32));
+    entry(photo.name);
+    crcs.push(photo.crc32);
+  });
+  crcs.push(manifestCrc);
+  literal(localHeader(manifestEntry, manifestCrc));
+  literal(manifest);
+  literal(centralDirectoryAndEnd(layout, crcs));
+  if (at !== layout.size) throw new GoshuinError("internal", "the payload came out another size than its layout");
+  return pieces;
+}
+
+/** The pieces written by this thread, each photo streamed from the backup and checked again as it goes. */
+async function writeLaidOut(backup, pieces, sealer, signal, onBytes) {
+  var total = pieceEnd(pieces[pieces.length - 1]);
   var done = 0;
-  var progress = onBytes || function () {};
   async function put(bytes) {
     await sealer.write(bytes);
     done += bytes.length;
-    progress(done, layout.size);
+    if (onBytes) onBytes(done, total);
   }
-  var crcs = [plan.records.crc32];
-  await put(localHeader(layout.entries[0], plan.records.crc32));
-  if (held) await put(held.data);
-  else await streamEntry(backup, RECORDS_NAME, put, signal);
-  held = null;
-  for (var i = 0; i < photos.length; i++) {
-    await put(localHeader(layout.entries[i + 1], photos[i].crc32));
-    await streamEntry(backup, photos[i].name, put, signal);
-    crcs.push(photos[i].crc32);
+  for (var i = 0; i < pieces.length; i++) {
+    if (pieces[i].bytes) await put(pieces[i].bytes);
+    else await backup.stream(pieces[i].entry.name, put, signal);
   }
-  var manifestCrc = crc32Update(0, manifest);
-  crcs.push(manifestCrc);
-  await put(localHeader(manifestEntry, manifestCrc));
-  await put(manifest);
-  await put(centralDirectoryAndEnd(layout, crcs));
-  var fileSize = await sealer.finish();
-  return { createdAt: plan.createdAt, records: plan.records, photos: photos, zipSize: layout.size, fileSize: fileSize };
+  return sealer.finish();
 }
+
+// (Reading ahead in this thread while writing was tried: no faster in any of the three engines under load,
+// more memory and longer holds of the main thread. The workers' runs replaced it.)
 
 /**
  * records.csv's deflate data as the backup holds it, when it was deflated within the ratio seal keeps and

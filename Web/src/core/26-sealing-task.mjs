@@ -1,0 +1,87 @@
+// A run of a new backup's chunks sealed by one of the page's workers (issue 37; 71-sealing-runs.mjs hands out
+// the runs and writes them in order). The worker puts together the plaintext of chunks first … last of the
+// new payload from its pieces: bytes the page sends (local headers, records.csv as it is written, the
+// manifest, the central directory) and photos' bytes read from the opened backup through a reader of its own
+// that authenticates every chunk it reads, as the opening's workers do. Each part of a photo in the run goes
+// back with its CRC-32, for the page to check the whole photo's (Spec/decisions/0056). Each chunk is then
+// sealed as container-v1.md §5 says, and the records go back moved, not copied.
+
+import { GoshuinError } from "./01-errors.mjs";
+import { crc32Update } from "./02-kernels.mjs";
+import { ContainerReader } from "./10-container.mjs";
+
+/**
+ * Chunk `index`'s record (container-v1.md §5): its length prefix, then `plaintext` sealed by AES-256-GCM under
+ * `key` with the nonce nonceBase ‖ u32be(index) and the 45-byte header as additional data.
+ */
+export async function sealedRecord(key, header, nonceBase, index, plaintext) {
+  var nonce = new Uint8Array(12);
+  nonce.set(nonceBase);
+  new DataView(nonce.buffer).setUint32(8, index);
+  var sealed = new Uint8Array(await crypto.subtle.encrypt({ name: "AES-GCM", iv: nonce, additionalData: header, tagLength: 128 }, key, plaintext));
+  var record = new Uint8Array(4 + sealed.length);
+  new DataView(record.buffer).setUint32(0, sealed.length);
+  record.set(sealed, 4);
+  return record;
+}
+
+/**
+ * "seal-chunks": `task` = { first, last (chunk indices), sealing: { key, header, nonceBase, chunkSize,
+ * plaintextLength }, pieces (those that overlap the run, in payload order: { at, bytes } cut to the run, or
+ * { at, entry }, `at` a payload offset), file, header, key (the opened backup's) }. Result: { records (the
+ * run's records, in order, as ArrayBuffers), parts ([{ name, from, length, crc32 }]: each photo's bytes in
+ * the run) }.
+ */
+export async function sealChunksTask(task, local, readSource) {
+  var sealing = task.sealing;
+  var start = task.first * sealing.chunkSize;
+  var end = Math.min(sealing.plaintextLength, (task.last + 1) * sealing.chunkSize);
+  var plaintext = new Uint8Array(end - start);
+  var payload = null;
+  var parts = [];
+  for (var i = 0; i < task.pieces.length; i++) {
+    var piece = task.pieces[i];
+    if (piece.bytes) {
+      plaintext.set(piece.bytes, piece.at - start);
+      continue;
+    }
+    if (payload === null) payload = sourceReader(readSource(), task);
+    var from = Math.max(0, start - piece.at);
+    var length = Math.min(Number(piece.entry.uncompressedSize) - from, end - (piece.at + from));
+    var at = piece.at + from - start;
+    var crc = 0;
+    for await (var bytes of payload.stream(piece.entry.dataOffset + from, length, local.signal)) {
+      plaintext.set(bytes, at);
+      at += bytes.length;
+      crc = crc32Update(crc, bytes);
+    }
+    if (at !== piece.at + from - start + length) throw new GoshuinError("internal", piece.entry.name + " came out short");
+    parts.push({ name: piece.entry.name, from: from, length: length, crc32: crc });
+  }
+  var sealingAll = [];
+  for (var index = task.first; index <= task.last; index++) {
+    var offset = (index - task.first) * sealing.chunkSize;
+    var chunk = plaintext.subarray(offset, Math.min(plaintext.length, offset + sealing.chunkSize));
+    sealingAll.push(sealedRecord(sealing.key, sealing.header, sealing.nonceBase, index, chunk));
+  }
+  var records = (await Promise.all(sealingAll)).map(function (record) {
+    return record.buffer;
+  });
+  return { result: { records: records, parts: parts }, transfer: records };
+}
+
+/**
+ * The opened backup read by this run alone: it judges nothing (a chunk that fails is said, `unjudged`), and
+ * reads ahead no further than the last byte the run needs.
+ */
+function sourceReader(source, task) {
+  var reader = new ContainerReader(source, task.header, task.key, { deferVerdict: true, readAhead: true });
+  var start = task.first * task.sealing.chunkSize;
+  var end = Math.min(task.sealing.plaintextLength, (task.last + 1) * task.sealing.chunkSize);
+  var last = 0;
+  task.pieces.forEach(function (piece) {
+    if (piece.entry) last = Math.max(last, piece.entry.dataOffset + Math.min(Number(piece.entry.uncompressedSize), end - piece.at));
+  });
+  reader.readLimit = Math.min(reader.readLimit, Math.floor(Math.max(0, last - 1) / task.header.chunkSize));
+  return reader;
+}

@@ -1,0 +1,134 @@
+// A new backup's payload sealed by the page's workers (issue 37): 73-backup-writer.mjs lays the payload out as
+// pieces; here they are cut into runs of chunks, each run sealed by a worker (26-sealing-task.mjs) and the
+// records written in order as they come, so the page's thread only hands out runs and writes.
+
+import { GoshuinError } from "./01-errors.mjs";
+import { crc32Zeros } from "./02-kernels.mjs";
+import { ContainerReader } from "./10-container.mjs";
+import { createWorkerPool } from "./27-worker-pool.mjs";
+
+/** Where a piece of the payload ({ at, bytes } or { at, entry }) ends. */
+export function pieceEnd(piece) {
+  return piece.at + (piece.bytes ? piece.bytes.length : Number(piece.entry.uncompressedSize));
+}
+
+/**
+ * Whether the new backup can be sealed by the workers (writeInWorkers): the backup is read through a
+ * ContainerReader (a strict open, or a repair's), and every entry streamed from it is stored, so that its bytes
+ * in the new backup are its bytes in the old. Otherwise (a salvage, a deflated photo) this thread writes it.
+ */
+export function sealsInWorkers(backup, pieces) {
+  if (!(backup.container instanceof ContainerReader)) return false;
+  return pieces.every(function (piece) {
+    var entry = piece.entry;
+    return !entry || (entry.method === 0 && entry.dataOffset !== undefined && Number(entry.compressedSize) === Number(entry.uncompressedSize));
+  });
+}
+
+/** The chunks one task of the workers seals: about 16 MiB of the payload. */
+var RUN_BYTES = 16777216;
+
+/**
+ * The pieces sealed by the page's workers (26-sealing-task.mjs), a run of chunks a task, at most two runs a
+ * worker under way, their records written in order as they come: this thread only hands out the runs and
+ * writes. Stop closes the workers at once.
+ */
+export async function writeInWorkers(backup, pieces, sealer, signal, onBytes) {
+  var container = backup.container;
+  var size = sealer.plaintextLength;
+  var chunkSize = sealer.chunkSize;
+  var chunkCount = Math.ceil(size / chunkSize);
+  var inWorkers = container.source.blob !== undefined;
+  var pool = createWorkerPool({ inThread: !inWorkers });
+  // A small payload still in several runs a worker: both cores busy, and progress to show.
+  var perRun = Math.max(1, Math.min(Math.floor(RUN_BYTES / chunkSize), Math.ceil(chunkCount / (4 * pool.size))));
+  var runCount = Math.ceil(chunkCount / perRun);
+  var sealing = { key: sealer.key, header: sealer.header, nonceBase: sealer.nonceBase, chunkSize: chunkSize, plaintextLength: size };
+  var next = 0; // the first piece that may overlap the next run
+  var checks = new PhotoChecks(pieces);
+  function runTask(run) {
+    var first = run * perRun;
+    var last = Math.min(chunkCount, first + perRun) - 1;
+    var start = first * chunkSize;
+    var end = Math.min(size, (last + 1) * chunkSize);
+    while (next < pieces.length && pieceEnd(pieces[next]) <= start) next++;
+    var overlapping = [];
+    for (var i = next; i < pieces.length && pieces[i].at < end; i++) {
+      var piece = pieces[i];
+      if (!piece.bytes) overlapping.push(piece);
+      else {
+        // Only the bytes in the run, copied: a view would send its whole buffer.
+        var from = Math.max(start, piece.at);
+        overlapping.push({ at: from, bytes: piece.bytes.slice(from - piece.at, Math.min(end, pieceEnd(piece)) - piece.at) });
+      }
+    }
+    var task = {
+      kind: "seal-chunks", first: first, last: last, sealing: sealing, pieces: overlapping,
+      header: container.header, key: container.key, file: inWorkers ? container.source.blob : undefined,
+      local: inWorkers ? undefined : { signal: signal, source: container.source },
+    };
+    var done = pool.run(task).then(function (result) {
+      var records = result.records.map(function (buffer) {
+        return new Uint8Array(buffer);
+      });
+      return { records: records, parts: result.parts, bytes: end - start };
+    });
+    done.catch(function () {});
+    return done;
+  }
+  var onAbort = function () {
+    pool.close();
+  };
+  if (signal) signal.addEventListener("abort", onAbort);
+  try {
+    var underWay = [];
+    var handedOut = 0;
+    var written = 0;
+    for (var run = 0; run < runCount; run++) {
+      while (handedOut < runCount && handedOut - run < 2 * pool.size) underWay.push(runTask(handedOut++));
+      var sealed = await underWay.shift();
+      sealed.parts.forEach(checks.add, checks);
+      await sealer.putSealed(sealed.records, sealed.bytes);
+      written += sealed.bytes;
+      if (onBytes) onBytes(written, size);
+    }
+  } catch (error) {
+    if (signal && signal.aborted) throw new GoshuinError("interrupted", "stopped");
+    throw error;
+  } finally {
+    if (signal) signal.removeEventListener("abort", onAbort);
+    pool.close();
+  }
+  checks.finish();
+  return sealer.finish();
+}
+
+/**
+ * Each photo's CRC-32 put together from its parts, run by run in order, and checked when its last part comes
+ * (Spec/decisions/0056: the bytes are authenticated chunk by chunk as they are read; this checks that they
+ * are the photo's and all of it).
+ */
+class PhotoChecks {
+  constructor(pieces) {
+    this.entries = new Map();
+    var entries = this.entries;
+    pieces.forEach(function (piece) {
+      if (piece.entry) entries.set(piece.entry.name, { entry: piece.entry, size: Number(piece.entry.uncompressedSize), done: 0, crc32: 0 });
+    });
+  }
+
+  add(part) {
+    var state = this.entries.get(part.name);
+    if (!state || part.from !== state.done) throw new GoshuinError("internal", "a part of " + part.name + " out of order");
+    state.crc32 = state.done === 0 ? part.crc32 : (crc32Zeros(state.crc32, part.length) ^ part.crc32 ^ crc32Zeros(0, part.length)) >>> 0;
+    state.done += part.length;
+    if (state.done === state.size && state.crc32 !== state.entry.crc32)
+      throw new GoshuinError("entry_corrupt", part.name + " fails its CRC-32");
+  }
+
+  finish() {
+    this.entries.forEach(function (state, name) {
+      if (state.done !== state.size) throw new GoshuinError("internal", name + " was not all written");
+    });
+  }
+}
