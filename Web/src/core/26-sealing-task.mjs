@@ -4,7 +4,7 @@
 // manifest, the central directory) and photos' bytes read from the opened backup through a reader of its own
 // that authenticates every chunk it reads, as the opening's workers do. Each part of a photo in the run goes
 // back with its CRC-32, for the page to check the whole photo's (Spec/decisions/0056). Each chunk is then
-// sealed as container-v1.md §5 says, and the records go back moved, not copied.
+// sealed as container-v1.md §5 says, and the records go back moved, not copied (or as a Blob made here).
 
 import { GoshuinError } from "./01-errors.mjs";
 import { crc32Update } from "./02-kernels.mjs";
@@ -27,9 +27,9 @@ export async function sealedRecord(key, header, nonceBase, index, plaintext) {
 
 /**
  * "seal-chunks": `task` = { first, last (chunk indices), sealing: { key, header, nonceBase, chunkSize,
- * plaintextLength }, pieces (those that overlap the run, in payload order: { at, bytes } cut to the run, or
+ * plaintextLength, blobs }, pieces (those that overlap the run, in payload order: { at, bytes } cut to the run, or
  * { at, entry }, `at` a payload offset), file, header, key (the opened backup's) }. Result: { records (the
- * run's records, in order, as ArrayBuffers), parts ([{ name, from, length, crc32 }]: each photo's bytes in
+ * run's records, in order, as ArrayBuffers, or as one Blob when `blobs`), parts ([{ name, from, length, crc32 }]: each photo's bytes in
  * the run) }.
  */
 export async function sealChunksTask(task, local, readSource) {
@@ -64,10 +64,15 @@ export async function sealChunksTask(task, local, readSource) {
     var chunk = plaintext.subarray(offset, Math.min(plaintext.length, offset + sealing.chunkSize));
     sealingAll.push(sealedRecord(sealing.key, sealing.header, sealing.nonceBase, index, chunk));
   }
-  var records = (await Promise.all(sealingAll)).map(function (record) {
+  var records = await Promise.all(sealingAll);
+  if (sealing.blobs) {
+    // One Blob of the run, made here: the copy into the browser's blob store costs this thread, not the page's.
+    return { result: { records: [new Blob(records)], parts: parts }, transfer: [] };
+  }
+  var buffers = records.map(function (record) {
     return record.buffer;
   });
-  return { result: { records: records, parts: parts }, transfer: records };
+  return { result: { records: buffers, parts: parts }, transfer: buffers };
 }
 
 /**

@@ -33,7 +33,9 @@ var RUN_BYTES = 16777216;
  * worker under way, their records written in order as they come: this thread only hands out the runs and
  * writes. Stop closes the workers at once.
  */
-export async function writeInWorkers(backup, pieces, sealer, signal, onBytes) {
+export async function writeInWorkers(backup, pieces, sealer, options) {
+  var signal = options.signal;
+  var onBytes = options.onBytes;
   var container = backup.container;
   var size = sealer.plaintextLength;
   var chunkSize = sealer.chunkSize;
@@ -43,7 +45,10 @@ export async function writeInWorkers(backup, pieces, sealer, signal, onBytes) {
   // A small payload still in several runs a worker: both cores busy, and progress to show.
   var perRun = Math.max(1, Math.min(Math.floor(RUN_BYTES / chunkSize), Math.ceil(chunkCount / (4 * pool.size))));
   var runCount = Math.ceil(chunkCount / perRun);
-  var sealing = { key: sealer.key, header: sealer.header, nonceBase: sealer.nonceBase, chunkSize: chunkSize, plaintextLength: size };
+  var sealing = {
+    key: sealer.key, header: sealer.header, nonceBase: sealer.nonceBase, chunkSize: chunkSize, plaintextLength: size,
+    blobs: options.blobs === true && typeof Blob === "function",
+  };
   var next = 0; // the first piece that may overlap the next run
   var checks = new PhotoChecks(pieces);
   function runTask(run) {
@@ -68,8 +73,8 @@ export async function writeInWorkers(backup, pieces, sealer, signal, onBytes) {
       local: inWorkers ? undefined : { signal: signal, source: container.source },
     };
     var done = pool.run(task).then(function (result) {
-      var records = result.records.map(function (buffer) {
-        return new Uint8Array(buffer);
+      var records = result.records.map(function (record) {
+        return record instanceof ArrayBuffer ? new Uint8Array(record) : record;
       });
       return { records: records, parts: result.parts, bytes: end - start };
     });

@@ -132,7 +132,7 @@ export class SealerV1 {
     var self = this;
     var previous = this.written;
     this.written = Promise.all([sealing, previous]).then(function (done) {
-      self.sealedBytes += done[0].length;
+      self.sealedBytes += done[0] instanceof Uint8Array ? done[0].length : done[0].size;
       return self.output(done[0]);
     });
     this.written.catch(function () {});
@@ -190,11 +190,12 @@ export function newBackupEntries(backup, fileTime) {
 }
 
 /**
- * Writes a new backup of `backup` into `options.output(bytes)` (the header, then each sealed chunk, in order),
- * sealed from `baseKey` (passphraseKey): records.csv read, checked and deflated in memory when it is at most
- * 16 MiB (else stored and streamed), each photo streamed from the backup and checked again as it goes (size,
- * CRC-32, SHA-256), the manifest last. `options`: { fileTime, signal, onKey(), onBytes(done, total),
- * iterations, chunkSize, salt, nonceBase }. Returns { createdAt, records, photos, zipSize, fileSize }.
+ * Writes a new backup of `backup` into `options.output(bytes)` (the header, then the sealed chunks, in order;
+ * with `blobs`, some as Blobs, each of several records), sealed from `baseKey` (passphraseKey): records.csv
+ * read, checked and deflated in memory when it is at most 16 MiB (else stored and streamed), each photo read
+ * from the backup by the workers (sealsInWorkers; its CRC-32 checked again) or streamed here and checked again
+ * (size, CRC-32, SHA-256), the manifest last. `options`: { fileTime, signal, onKey(), onBytes(done, total),
+ * blobs, iterations, chunkSize, salt, nonceBase }. Returns { createdAt, records, photos, zipSize, fileSize }.
  */
 export async function writeNewBackup(backup, baseKey, options) {
   var plan = newBackupEntries(backup, options.fileTime || 0);
@@ -226,7 +227,7 @@ export async function writeNewBackup(backup, baseKey, options) {
   });
   var pieces = payloadPieces(backup, plan, held, layout, photos, manifest);
   var write = sealsInWorkers(backup, pieces) ? writeInWorkers : writeLaidOut;
-  var fileSize = await write(backup, pieces, sealer, signal, options.onBytes);
+  var fileSize = await write(backup, pieces, sealer, { signal: signal, onBytes: options.onBytes, blobs: options.blobs });
   return { createdAt: plan.createdAt, records: plan.records, photos: photos, zipSize: layout.size, fileSize: fileSize };
 }
 
@@ -271,7 +272,9 @@ function payloadPieces(backup, plan, held, layout, photos, manifest) {
 }
 
 /** The pieces written by this thread, each photo streamed from the backup and checked again as it goes. */
-async function writeLaidOut(backup, pieces, sealer, signal, onBytes) {
+async function writeLaidOut(backup, pieces, sealer, options) {
+  var signal = options.signal;
+  var onBytes = options.onBytes;
   var total = pieceEnd(pieces[pieces.length - 1]);
   var done = 0;
   async function put(bytes) {

@@ -152,7 +152,7 @@ async function destination(name) {
 }
 
 /**
- * A download built from the sealed chunks: each a Blob of its own as it is sealed, so the page holds none of
+ * A download built from the sealed chunks: Blobs made as they are sealed (by the workers), so the page holds none of
  * them (Chromium keeps Blobs in its blob store, which goes to disk when large; Firefox keeps them in the
  * content process's memory: there, only the File System Access API, which it lacks, would keep memory flat).
  * (A stream read by Response.blob() kept Firefox's renderer lower, 655 MiB for 1 GiB, but took twice as long,
@@ -163,7 +163,7 @@ function blobDestination(name) {
   return {
     name: name,
     write: function (bytes) {
-      parts.push(new Blob([bytes]));
+      parts.push(bytes instanceof Blob ? bytes : new Blob([bytes]));
     },
     finish: async function (current) {
       var blob = new Blob(parts, { type: "application/octet-stream" });
@@ -209,6 +209,7 @@ export async function saveNewBackup() {
       fileTime: current.fileTime,
       signal: signal,
       output: output.write,
+      blobs: true, // both destinations take Blobs: the workers make them, not this thread
       onKey: function () {
         if (!signal.aborted) setStatus("Sealing with the passphrase (600,000 rounds of PBKDF2)…", undefined, true);
       },
