@@ -155,7 +155,8 @@ FOLDER_STAND_IN = """() => {
           async createWritable() {
             const parts = [];
             return {
-              async write(data) { parts.push(new Uint8Array(data)); },
+              // As FileSystemWritableFileStream.write: a BufferSource or a Blob.
+              async write(data) { parts.push(new Uint8Array(data instanceof Blob ? await data.arrayBuffer() : data)); },
               async close() { node.files.set(name, parts); },
               async abort() {},
             };

@@ -25,8 +25,14 @@ export function sealsInWorkers(backup, pieces) {
   });
 }
 
-/** The chunks one task of the workers seals: about 16 MiB of the payload. */
-var RUN_BYTES = 16777216;
+/**
+ * The bytes of runs the workers seal at once, together: 16 MiB a run with two workers, 8 MiB with four (each
+ * worker holds its run two or three times over, with what it reads ahead). Longer runs read less twice (the
+ * opened backup's chunk at a run's border is read by both runs): with two workers, runs of 8 MiB took 8 %
+ * longer in Chromium; with four (WebKitGTK says four on two cores), runs of 16 MiB took 400 MiB more memory.
+ */
+var RUNS_BYTES = 33554432;
+var RUN_BYTES_MOST = 16777216;
 
 /**
  * The pieces sealed by the page's workers (26-sealing-task.mjs), a run of chunks a task, at most two runs a
@@ -43,7 +49,8 @@ export async function writeInWorkers(backup, pieces, sealer, options) {
   var inWorkers = container.source.blob !== undefined;
   var pool = createWorkerPool({ inThread: !inWorkers });
   // A small payload still in several runs a worker: both cores busy, and progress to show.
-  var perRun = Math.max(1, Math.min(Math.floor(RUN_BYTES / chunkSize), Math.ceil(chunkCount / (4 * pool.size))));
+  var runBytes = Math.min(RUN_BYTES_MOST, RUNS_BYTES / pool.size);
+  var perRun = Math.max(1, Math.min(Math.floor(runBytes / chunkSize), Math.ceil(chunkCount / (4 * pool.size))));
   var runCount = Math.ceil(chunkCount / perRun);
   var sealing = {
     key: sealer.key, header: sealer.header, nonceBase: sealer.nonceBase, chunkSize: chunkSize, plaintextLength: size,
