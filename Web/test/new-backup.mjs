@@ -314,5 +314,430 @@ await runner.test("a large records.csv (over 16 MiB) is stored and streamed, as 
   assert(openByReference(bytes, PASSPHRASE).equals(openByReference(sealed, PASSPHRASE)), "the ZIP differs from seal's");
 });
 
+// The workers' runs (Spec/decisions/0056): borders, odd sizes, version 2, damage after opening, Stop.
+const unhandled = [];
+process.on("unhandledRejection", (reason) => unhandled.push(reason));
+const poolSize = (() => {
+  const pool = core.createWorkerPool({ inThread: true });
+  pool.close();
+  return pool.size;
+})();
+
+/** The local headers of a ZIP: [{ at (local header), data, end }] in order. */
+function zipEntries(zip) {
+  const out = [];
+  let at = 0;
+  while (zip.readUInt32LE(at) === 0x04034b50) {
+    const n = zip.readUInt16LE(at + 26), e = zip.readUInt16LE(at + 28), size = zip.readUInt32LE(at + 18);
+    const data = at + 30 + n + e;
+    out.push({ name: zip.subarray(at + 30, at + 30 + n).toString(), at, data, end: data + size });
+    at = data + size;
+  }
+  return out;
+}
+
+/** The chunk and run borders writeInWorkers uses for a payload of `size` in chunks of `chunkSize`. */
+function borders(size, chunkSize) {
+  const chunkCount = Math.ceil(size / chunkSize);
+  const runBytes = Math.min(16777216, 33554432 / poolSize);
+  const perRun = Math.max(1, Math.min(Math.floor(runBytes / chunkSize), Math.ceil(chunkCount / (4 * poolSize))));
+  const runs = new Set();
+  for (let r = perRun; r < chunkCount; r += perRun) runs.add(r * chunkSize);
+  return { perRun, runs, isChunk: (x) => x % chunkSize === 0 && x > 0 && x < size };
+}
+
+async function saveAndCompare(sealed, expectedZip, label, options = {}) {
+  const source = options.source ? options.source(sealed) : core.bytesSource(new Uint8Array(sealed));
+  const backup = await core.openBackup(source, encode(PASSPHRASE));
+  const { bytes, result } = await writeNew(backup, PASSPHRASE, options.write || {});
+  const zip = openByReference(bytes, PASSPHRASE);
+  assert(zip.equals(expectedZip), label + ": the ZIP differs from seal's");
+  equal(bytes.length, result.fileSize, label + ": file size");
+  return bytes;
+}
+
+const oddSizes = [0, 1, 1023, 1024, 1025, 4095, 4096, 4097, 8192, 12345, 0, 65536, 2, 100000, 3, 16384, 2047, 0];
+const odd = makeFolder("odd", oddSizes);
+const oddZip = openByReference(seal(odd.folder, path.join(scratch, "odd.goshuin")), PASSPHRASE);
+
+await runner.test("runs: odd sizes (empty photos, chunk multiples), source and new chunks of 1, 4 KiB and 4 MiB", async () => {
+  for (const sourceChunk of [1024, 4096, undefined]) {
+    const sealed = seal(odd.folder, path.join(scratch, `odd-${sourceChunk}.goshuin`), sourceChunk);
+    assert(openByReference(sealed, PASSPHRASE).equals(oddZip), "seal is deterministic");
+    for (const chunkSize of [1024, 1536, 4096, 5000, undefined]) {
+      const bytes = await saveAndCompare(sealed, oddZip, `source ${sourceChunk}, new ${chunkSize}`, { write: { chunkSize } });
+      if (chunkSize === 1024 && sourceChunk === 4096) verifyWithTool(bytes, PASSPHRASE, "odd-new.goshuin");
+    }
+  }
+});
+
+await runner.test("runs: photos starting and ending exactly at chunk and run borders", async () => {
+  const sealed = seal(odd.folder, path.join(scratch, "odd-b.goshuin"), 1024);
+  const entries = zipEntries(oddZip);
+  const hits = { dataAtRun: [], endAtRun: [], headerAtRun: [], dataAtChunk: [], endAtChunk: [], emptyAtRun: [], emptyAtChunk: [] };
+  for (let cs = 1024; cs <= 40000; cs++) {
+    const b = borders(oddZip.length, cs);
+    for (const e of entries.slice(1, -1)) {
+      const empty = e.data === e.end;
+      if (b.runs.has(e.data)) (empty ? hits.emptyAtRun : hits.dataAtRun).push(cs);
+      if (!empty && b.runs.has(e.end)) hits.endAtRun.push(cs);
+      if (b.runs.has(e.at)) hits.headerAtRun.push(cs);
+      if (b.isChunk(e.data)) (empty ? hits.emptyAtChunk : hits.dataAtChunk).push(cs);
+      if (!empty && b.isChunk(e.end)) hits.endAtChunk.push(cs);
+    }
+  }
+  const chosen = new Set();
+  for (const [kind, list] of Object.entries(hits)) {
+    assert(list.length > 0, "no chunk size puts a border at " + kind);
+    list.slice(0, 3).forEach((cs) => chosen.add(cs));
+  }
+  for (const cs of chosen) await saveAndCompare(sealed, oddZip, "chunk size " + cs, { write: { chunkSize: cs } });
+});
+
+await runner.test("runs: 300 small photos of random sizes, chunks of 1 KiB", async () => {
+  let seed = 7;
+  const rand = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+  const many = makeFolder("many", Array.from({ length: 300 }, () => Math.floor(rand() * 3000)));
+  const sealed = seal(many.folder, path.join(scratch, "many.goshuin"), 1024);
+  const zip = openByReference(sealed, PASSPHRASE);
+  for (const chunkSize of [1024, 1100]) await saveAndCompare(sealed, zip, "many " + chunkSize, { write: { chunkSize } });
+});
+
+await runner.test("runs: a payload of one chunk, and of exactly one chunk", async () => {
+  const one = makeFolder("one", [2000]);
+  const sealed = seal(one.folder, path.join(scratch, "one.goshuin"));
+  const zip = openByReference(sealed, PASSPHRASE);
+  assert(zip.length > 1025, "a payload over 1 KiB");
+  await saveAndCompare(sealed, zip, "one chunk");
+  // A chunk size equal to the payload: one chunk exactly full; one byte less: two chunks, the last of one byte.
+  await saveAndCompare(sealed, zip, "exact", { write: { chunkSize: zip.length } });
+  await saveAndCompare(sealed, zip, "one over", { write: { chunkSize: zip.length - 1 } });
+});
+
+await runner.test("runs: a version 2 source backup (header MAC, final flag), several chunk sizes", async () => {
+  for (const sourceChunk of [1024, 4096, undefined]) {
+    const argv = ["seal", odd.folder, "-o", path.join(scratch, `odd-v2-${sourceChunk}.goshuin`), "--iterations", "1000", "--format", "2"];
+    if (sourceChunk) argv.push("--chunk-size", String(sourceChunk));
+    equal(run(tool, argv, PASSPHRASE).status, 0, "seal --format 2");
+    const sealed = fs.readFileSync(path.join(scratch, `odd-v2-${sourceChunk}.goshuin`));
+    equal(sealed.readUInt8(4), 2, "version 2");
+    for (const chunkSize of [1024, 4096, undefined]) {
+      const bytes = await saveAndCompare(sealed, oddZip, `v2 source ${sourceChunk}, new ${chunkSize}`, { write: { chunkSize } });
+      if (chunkSize === 1024 && sourceChunk === 1024) verifyWithTool(bytes, PASSPHRASE, "odd-v2-new.goshuin");
+    }
+  }
+});
+
+await runner.test("runs: the file sent to the workers (a Blob source), and records handed over as Blobs", async () => {
+  const sealed = seal(odd.folder, path.join(scratch, "odd-blob.goshuin"), 4096);
+  await saveAndCompare(sealed, oddZip, "blob source", { source: (s) => core.blobSource(new Blob([s])), write: { chunkSize: 1024 } });
+  const backup = await core.openBackup(core.bytesSource(new Uint8Array(sealed)), encode(PASSPHRASE));
+  const parts = [];
+  const key = await core.newBackup.passphraseKey(encode(PASSPHRASE));
+  const result = await core.newBackup.write(backup, key, {
+    iterations: 1000, chunkSize: 1024, blobs: true,
+    output: async (bytes) => parts.push(bytes instanceof Blob ? Buffer.from(await bytes.arrayBuffer()) : Buffer.from(bytes)),
+  });
+  const bytes = Buffer.concat(parts);
+  equal(bytes.length, result.fileSize, "file size with Blobs");
+  assert(openByReference(bytes, PASSPHRASE).equals(oddZip), "the ZIP with Blobs");
+});
+
+await runner.test("runs: a source chunk altered after opening fails the save, wherever it falls; nothing wrong is written", async () => {
+  const chunk = 1024;
+  const sealed = seal(odd.folder, path.join(scratch, "odd-c.goshuin"), chunk);
+  const count = Math.ceil(oddZip.length / chunk);
+  const failed = [];
+  for (let index = 0; index < count; index++) {
+    {
+      const chunkSize = index % 2 ? 1024 : 4096;
+      const bytes = new Uint8Array(sealed);
+      const backup = await core.openBackup(core.bytesSource(bytes), encode(PASSPHRASE));
+      bytes[45 + index * (chunk + 20) + 4 + 7] ^= 0x01; // a byte of chunk `index`'s ciphertext
+      let out = null;
+      let code = null;
+      let detail = "";
+      try {
+        out = (await writeNew(backup, PASSPHRASE, { chunkSize })).bytes;
+      } catch (error) {
+        code = error.code;
+        detail = error.detail || "";
+      }
+      assert(!/not yet judged/.test(detail), `chunk ${index}: the file's verdict, not a worker's: ${detail}`);
+      if (out) {
+        // Chunks holding no photo's bytes are not read again (their bytes are the ones checked at opening): the file must be right.
+        assert(openByReference(out, PASSPHRASE).equals(oddZip), `chunk ${index}: a wrong file written`);
+      } else {
+        assert(code === "chunk_damaged" || code === "auth_failed", `chunk ${index}: ${code}`);
+        failed.push(index);
+      }
+    }
+  }
+  // Every chunk that holds a photo's byte is read again, so its damage must fail the save.
+  const entries = zipEntries(oddZip).slice(1, -1);
+  for (let index = 0; index < count; index++) {
+    const holds = entries.some((e) => e.end > e.data && e.data < (index + 1) * chunk && e.end > index * chunk);
+    if (holds) assert(failed.includes(index), `chunk ${index} holds a photo's bytes and its damage went unseen`);
+  }
+});
+
+await runner.test("runs: the source replaced after opening (the same folder sealed again) fails the save", async () => {
+  const sealed = seal(odd.folder, path.join(scratch, "odd-r1.goshuin"), 1024);
+  const other = seal(odd.folder, path.join(scratch, "odd-r2.goshuin"), 1024);
+  equal(sealed.length, other.length, "same length");
+  const bytes = new Uint8Array(sealed);
+  const backup = await core.openBackup(core.bytesSource(bytes), encode(PASSPHRASE));
+  bytes.set(other);
+  let code = null;
+  try {
+    await writeNew(backup, PASSPHRASE, { chunkSize: 1024 });
+  } catch (error) {
+    code = error.code;
+  }
+  assert(code === "chunk_damaged" || code === "auth_failed", "code " + code);
+});
+
+await runner.test("runs: Stop at every step: interrupted, nothing written after, no unhandled rejection", async () => {
+  const sealed = seal(odd.folder, path.join(scratch, "odd-s.goshuin"), 1024);
+  for (const source of [core.bytesSource(new Uint8Array(sealed)), core.blobSource(new Blob([sealed]))]) {
+    const backup = await core.openBackup(source, encode(PASSPHRASE));
+    let steps = 0;
+    await writeNew(backup, PASSPHRASE, { chunkSize: 1024, onBytes: () => steps++ });
+    assert(steps >= 4, "steps " + steps);
+    for (let stopAt = -1; stopAt < steps; stopAt++) {
+      const controller = new AbortController();
+      if (stopAt === -1) controller.abort();
+      let seen = 0;
+      let rejected = false;
+      let writesAfter = 0;
+      let code = null;
+      const key = await core.newBackup.passphraseKey(encode(PASSPHRASE));
+      try {
+        await core.newBackup.write(backup, key, {
+          iterations: 1000, chunkSize: 1024, signal: controller.signal,
+          output: async () => { if (rejected) writesAfter++; },
+          onBytes: () => { if (seen++ === stopAt) controller.abort(); },
+        });
+      } catch (error) {
+        code = error.code;
+      }
+      rejected = true;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      if (stopAt < steps - 1) equal(code, "interrupted", "Stop at step " + stopAt);
+      equal(writesAfter, 0, "writes after the end, Stop at " + stopAt);
+    }
+  }
+  equal(unhandled.length, 0, "unhandled rejections: " + unhandled.map(String).join("; "));
+});
+
+await runner.test("runs: a photo's CRC-32 wrong in every run position, chunks of 1 KiB", async () => {
+  const sealed = seal(odd.folder, path.join(scratch, "odd-crc.goshuin"), 4096);
+  for (const name of Object.keys(odd.files).filter((n) => n !== "records.csv" && odd.files[n].length > 0)) {
+    const backup = await core.openBackup(core.bytesSource(new Uint8Array(sealed)), encode(PASSPHRASE));
+    backup.byName.get(name).crc32 ^= 0x80000000;
+    let code = null;
+    try {
+      await writeNew(backup, PASSPHRASE, { chunkSize: 1024 });
+    } catch (error) {
+      code = error.code;
+    }
+    equal(code, "entry_corrupt", name);
+  }
+  equal(unhandled.length, 0, "unhandled rejections");
+});
+
+await runner.test("runs: 21 MiB in runs of several chunks of 1 MiB and 4 MiB, source chunks of 4 MiB and 64 KiB", async () => {
+  const mib = 1048576;
+  const large = makeFolder("large", [3 * mib + 17, 5 * mib + 1000, 700 * 1024, 6 * mib + 5, 2 * mib + 333, 4 * mib]);
+  for (const sourceChunk of [undefined, 65536]) {
+    const sealed = seal(large.folder, path.join(scratch, `large-${sourceChunk}.goshuin`), sourceChunk);
+    const zip = openByReference(sealed, PASSPHRASE);
+    for (const chunkSize of [mib, mib + 1, undefined]) {
+      const bytes = await saveAndCompare(sealed, zip, `large, source ${sourceChunk}, new ${chunkSize}`, { write: { chunkSize } });
+      if (chunkSize === mib && !sourceChunk) verifyWithTool(bytes, PASSPHRASE, "large-new.goshuin");
+    }
+  }
+});
+
+await runner.test("runs: a run that reads the wrong bytes (an offset off by one, another photo's bytes) is caught by the CRC-32", async () => {
+  const twins = makeFolder("twins", [5000, 5000, 9000, 1024, 1024]);
+  const sealed = seal(twins.folder, path.join(scratch, "twins.goshuin"), 1024);
+  const codeOf = async (alter) => {
+    const backup = await core.openBackup(core.bytesSource(new Uint8Array(sealed)), encode(PASSPHRASE));
+    alter(backup);
+    try {
+      await writeNew(backup, PASSPHRASE, { chunkSize: 1024 });
+      return null;
+    } catch (error) {
+      return error.code;
+    }
+  };
+  for (const name of Object.keys(twins.files).filter((n) => n !== "records.csv")) {
+    for (const shift of [1, -1]) equal(await codeOf((b) => (b.byName.get(name).dataOffset += shift)), "entry_corrupt", name + " shifted " + shift);
+  }
+  for (const [a, b] of [["IMG_0001.jpg", "IMG_0002.jpg"], ["IMG_0004.jpg", "IMG_0005.jpg"]]) {
+    const code = await codeOf((backup) => {
+      const x = backup.byName.get(a), y = backup.byName.get(b);
+      [x.dataOffset, y.dataOffset] = [y.dataOffset, x.dataOffset];
+    });
+    equal(code, "entry_corrupt", a + " and " + b + " swapped");
+  }
+});
+
+/** `zip` (a ZIP seal wrote, no ZIP64) with the entries `names` deflated (raw deflate), everything else as it was. */
+async function deflated(zip, names) {
+  const zlib = await import("node:zlib");
+  const end = zip.length - 22;
+  const count = zip.readUInt16LE(end + 10);
+  let cd = zip.readUInt32LE(end + 16);
+  const locals = [];
+  const centrals = [];
+  let at = 0;
+  for (let i = 0; i < count; i++) {
+    const n = zip.readUInt16LE(cd + 28), e = zip.readUInt16LE(cd + 30), c = zip.readUInt16LE(cd + 32);
+    const name = zip.subarray(cd + 46, cd + 46 + n).toString();
+    const offset = zip.readUInt32LE(cd + 42);
+    const ln = zip.readUInt16LE(offset + 26), le = zip.readUInt16LE(offset + 28);
+    const dataAt = offset + 30 + ln + le;
+    let data = zip.subarray(dataAt, dataAt + zip.readUInt32LE(cd + 20));
+    const local = Buffer.from(zip.subarray(offset, dataAt));
+    const central = Buffer.from(zip.subarray(cd, cd + 46 + n + e + c));
+    if (names.includes(name)) {
+      data = zlib.deflateRawSync(data);
+      local.writeUInt16LE(8, 8);
+      local.writeUInt32LE(data.length, 18);
+      central.writeUInt16LE(8, 10);
+      central.writeUInt32LE(data.length, 20);
+    }
+    central.writeUInt32LE(at, 42);
+    locals.push(local, data);
+    centrals.push(central);
+    at += local.length + data.length;
+    cd += central.length;
+  }
+  const directory = Buffer.concat(centrals);
+  const eocd = Buffer.from(zip.subarray(end));
+  eocd.writeUInt32LE(directory.length, 12);
+  eocd.writeUInt32LE(at, 16);
+  return Buffer.concat([...locals, directory, eocd]);
+}
+
+function sealByReference(zip, chunkSize) {
+  const out = [];
+  reference.seal(referenceSource(zip), { write: (bytes) => out.push(Buffer.from(bytes)) }, {
+    passphrase: Buffer.from(PASSPHRASE, "utf8"), iterations: 1000, chunkSize, salt: crypto.randomBytes(16), nonceBase: crypto.randomBytes(8),
+  });
+  return Buffer.concat(out);
+}
+
+await runner.test("runs: a backup whose photos are deflated is written by this thread, as seal writes the folder", async () => {
+  const folder = makeFolder("deflated", [3000, 0, 70000, 4096]);
+  for (const [name, bytes] of Object.entries(folder.files)) {
+    if (name === "records.csv") continue;
+    const random = crypto.randomBytes(bytes.length);
+    fs.writeFileSync(path.join(folder.folder, name), random);
+    folder.files[name] = random;
+  }
+  Object.keys(folder.files).forEach((name, i) => fs.utimesSync(path.join(folder.folder, name), MTIME + i * 60, MTIME + i * 60));
+  const zip = openByReference(seal(folder.folder, path.join(scratch, "deflated-src.goshuin")), PASSPHRASE);
+  for (const names of [["IMG_0003.jpg"], ["IMG_0001.jpg", "IMG_0002.jpg", "IMG_0004.jpg"]]) {
+    const sealed = sealByReference(await deflated(zip, names), 1024);
+    const backup = await core.openBackup(core.bytesSource(new Uint8Array(sealed)), encode(PASSPHRASE));
+    equal(backup.byName.get(names[0]).method, 8, "deflated in the source");
+    for (const chunkSize of [1024, undefined]) {
+      const { bytes } = await writeNew(backup, PASSPHRASE, { chunkSize });
+      assert(openByReference(bytes, PASSPHRASE).equals(zip), "the ZIP differs from seal's, " + names);
+    }
+  }
+});
+
+await runner.test("runs: Stop while the key is derived: no run is read or sealed after it", async () => {
+  const sealed = seal(odd.folder, path.join(scratch, "odd-k.goshuin"), 1024);
+  const subtle = globalThis.crypto.subtle;
+  const encrypt = subtle.encrypt;
+  let stopped = false;
+  let sealedAfter = 0;
+  subtle.encrypt = function (...args) {
+    if (stopped) sealedAfter++;
+    return encrypt.apply(subtle, args);
+  };
+  try {
+    // A Blob source: the runs' tasks are sent the file, as the page's workers are (no signal reaches them).
+    for (const source of [core.bytesSource(new Uint8Array(sealed)), core.blobSource(new Blob([sealed]))]) {
+      const backup = await core.openBackup(source, encode(PASSPHRASE));
+      const controller = new AbortController();
+      stopped = false;
+      sealedAfter = 0;
+      let code = null;
+      try {
+        await writeNew(backup, PASSPHRASE, { chunkSize: 1024, signal: controller.signal, onKey: () => { controller.abort(); stopped = true; } });
+      } catch (error) {
+        code = error.code;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      equal(code, "interrupted", "Stop");
+      equal(sealedAfter, 0, "chunks sealed after Stop" + (source.blob ? " (Blob source)" : ""));
+    }
+  } finally {
+    delete subtle.encrypt; // the prototype's again
+  }
+});
+
+await runner.test("runs: a run that fails ends the others, also where the runs are in this thread", async () => {
+  const sealed = seal(odd.folder, path.join(scratch, "odd-e.goshuin"), 1024);
+  const subtle = globalThis.crypto.subtle;
+  const encrypt = subtle.encrypt;
+  let ended = false;
+  let sealedAfter = 0;
+  subtle.encrypt = function (...args) {
+    if (ended) sealedAfter++;
+    return encrypt.apply(subtle, args);
+  };
+  try {
+    for (const source of [core.bytesSource(new Uint8Array(sealed)), core.blobSource(new Blob([sealed]))]) {
+      const backup = await core.openBackup(source, encode(PASSPHRASE));
+      backup.byName.get("IMG_0002.jpg").crc32 ^= 1; // in the first run
+      ended = false;
+      sealedAfter = 0;
+      let code = null;
+      try {
+        await writeNew(backup, PASSPHRASE, { chunkSize: 1024 });
+      } catch (error) {
+        code = error.code;
+      }
+      ended = true;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      equal(code, "entry_corrupt", "code");
+      equal(sealedAfter, 0, "chunks sealed after the save failed" + (source.blob ? " (Blob source)" : ""));
+    }
+  } finally {
+    delete subtle.encrypt; // the prototype's again
+  }
+});
+
+await runner.test("runs: SealerV1.putSealed with a run's records as one Blob, then write(): the chunk index goes on", async () => {
+  const payload = crypto.randomBytes(3000);
+  const out = [];
+  const key = await core.newBackup.passphraseKey(encode(PASSPHRASE));
+  const sealer = await core.newBackup.SealerV1.create(key, payload.length, {
+    iterations: 1000, chunkSize: 1024, output: async (bytes) => out.push(bytes instanceof Blob ? Buffer.from(await bytes.arrayBuffer()) : Buffer.from(bytes)),
+  });
+  const records = [];
+  for (let index = 0; index < 2; index++) {
+    const nonce = new Uint8Array(12);
+    nonce.set(sealer.nonceBase);
+    new DataView(nonce.buffer).setUint32(8, index);
+    const sealed = new Uint8Array(await globalThis.crypto.subtle.encrypt({ name: "AES-GCM", iv: nonce, additionalData: sealer.header, tagLength: 128 }, sealer.key, payload.subarray(index * 1024, index * 1024 + 1024)));
+    const record = Buffer.alloc(4 + sealed.length);
+    record.writeUInt32BE(sealed.length, 0);
+    record.set(sealed, 4);
+    records.push(record);
+  }
+  await sealer.putSealed([new Blob(records)], 2048); // a worker's run with `blobs`: one Blob of two records
+  await sealer.write(payload.subarray(2048));
+  await sealer.finish();
+  assert(openByReference(Buffer.concat(out), PASSPHRASE).equals(payload), "the payload");
+});
+
 fs.rmSync(scratch, { recursive: true, force: true });
 runner.finish("web-new-backup");

@@ -58,6 +58,7 @@ export async function sealChunksTask(task, local, readSource) {
     if (at !== piece.at + from - start + length) throw new GoshuinError("internal", piece.entry.name + " came out short");
     parts.push({ name: piece.entry.name, from: from, length: length, crc32: crc });
   }
+  if (local.signal && local.signal.aborted) throw new GoshuinError("interrupted", "stopped");
   var sealingAll = [];
   for (var index = task.first; index <= task.last; index++) {
     var offset = (index - task.first) * sealing.chunkSize;

@@ -21,15 +21,16 @@ export function sealsInWorkers(backup, pieces) {
   if (!(backup.container instanceof ContainerReader)) return false;
   return pieces.every(function (piece) {
     var entry = piece.entry;
-    return !entry || (entry.method === 0 && entry.dataOffset !== undefined && Number(entry.compressedSize) === Number(entry.uncompressedSize));
+    return !entry || (entry.method === 0 && entry.dataOffset != null && Number(entry.compressedSize) === Number(entry.uncompressedSize));
   });
 }
 
 /**
- * The bytes of runs the workers seal at once, together: 16 MiB a run with two workers, 8 MiB with four (each
- * worker holds its run two or three times over, with what it reads ahead). Longer runs read less twice (the
- * opened backup's chunk at a run's border is read by both runs): with two workers, runs of 8 MiB took 8 %
- * longer in Chromium; with four (WebKitGTK says four on two cores), runs of 16 MiB took 400 MiB more memory.
+ * The bytes of runs the workers seal at once, together: 16 MiB a run with two workers, 8 MiB with four, a
+ * chunk with more (each worker holds its run two or three times over, with what it reads ahead). Longer runs
+ * read less twice (the opened backup's chunk at a run's border is read by both runs): with two workers, runs
+ * of 8 MiB took 8 % longer in Chromium; with four (WebKitGTK says four on two cores), runs of 16 MiB took
+ * 400 MiB more memory.
  */
 var RUNS_BYTES = 33554432;
 var RUN_BYTES_MOST = 16777216;
@@ -41,6 +42,8 @@ var RUN_BYTES_MOST = 16777216;
  */
 export async function writeInWorkers(backup, pieces, sealer, options) {
   var signal = options.signal;
+  // Stop pressed while the key was derived: no worker started, no run sealed (the "abort" event has passed).
+  if (signal && signal.aborted) throw new GoshuinError("interrupted", "stopped");
   var onBytes = options.onBytes;
   var container = backup.container;
   var size = sealer.plaintextLength;
@@ -56,6 +59,8 @@ export async function writeInWorkers(backup, pieces, sealer, options) {
     key: sealer.key, header: sealer.header, nonceBase: sealer.nonceBase, chunkSize: chunkSize, plaintextLength: size,
     blobs: options.blobs === true && typeof Blob === "function",
   };
+  // Ends the runs that go on in this thread (where workers could not start) when the save ends early.
+  var ending = new AbortController();
   var next = 0; // the first piece that may overlap the next run
   var checks = new PhotoChecks(pieces);
   function runTask(run) {
@@ -77,7 +82,7 @@ export async function writeInWorkers(backup, pieces, sealer, options) {
     var task = {
       kind: "seal-chunks", first: first, last: last, sealing: sealing, pieces: overlapping,
       header: container.header, key: container.key, file: inWorkers ? container.source.blob : undefined,
-      local: inWorkers ? undefined : { signal: signal, source: container.source },
+      local: { signal: ending.signal, source: inWorkers ? undefined : container.source }, // never sent to a worker
     };
     var done = pool.run(task).then(function (result) {
       var records = result.records.map(function (record) {
@@ -89,6 +94,7 @@ export async function writeInWorkers(backup, pieces, sealer, options) {
     return done;
   }
   var onAbort = function () {
+    ending.abort();
     pool.close();
   };
   if (signal) signal.addEventListener("abort", onAbort);
@@ -106,9 +112,12 @@ export async function writeInWorkers(backup, pieces, sealer, options) {
     }
   } catch (error) {
     if (signal && signal.aborted) throw new GoshuinError("interrupted", "stopped");
+    // A chunk a worker could not authenticate: the file's verdict, as opening gives it.
+    if (error && error.unjudged) throw await container.verdict(error.chunkIndex);
     throw error;
   } finally {
     if (signal) signal.removeEventListener("abort", onAbort);
+    ending.abort();
     pool.close();
   }
   checks.finish();

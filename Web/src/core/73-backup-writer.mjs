@@ -13,7 +13,7 @@ import { RECORDS_NAME } from "./20-zip.mjs";
 import { sealedRecord } from "./26-sealing-task.mjs";
 import { pieceEnd, sealsInWorkers, writeInWorkers } from "./71-sealing-runs.mjs";
 import {
-  backupLayout, centralDirectoryAndEnd, DEFLATE_MARGIN, joinPieces, localHeader, manifestBytes, recordsPlan, RECORDS_HELD, timestamp,
+  backupLayout, centralDirectoryAndEnd, DEFLATE_MARGIN, localHeader, manifestBytes, recordsPlan, RECORDS_HELD, timestamp,
 } from "./72-backup-layout.mjs";
 
 export var SEAL_ITERATIONS = 600000; // container-v1.md §6, the tool's default
@@ -145,10 +145,13 @@ export class SealerV1 {
    */
   async putSealed(records, plaintextBytes) {
     if (this.signal && this.signal.aborted) throw new GoshuinError("interrupted", "stopped");
-    if (this.filled !== 0 || this.received + plaintextBytes > this.plaintextLength)
+    var received = this.received + plaintextBytes;
+    if (this.filled !== 0 || this.received % this.chunkSize !== 0 || received > this.plaintextLength || (received % this.chunkSize !== 0 && received !== this.plaintextLength))
       throw new GoshuinError("internal", "sealed records out of order");
-    this.received += plaintextBytes;
-    this.index += records.length;
+    this.received = received;
+    // The chunks the records hold (with `blobs`, a run's records come as one Blob): the next chunk's index,
+    // never one already used (a nonce used twice under one key would break AES-GCM).
+    this.index = Math.ceil(received / this.chunkSize);
     for (var i = 0; i < records.length; i++) await this.handOn(Promise.resolve(records[i]));
   }
 
@@ -313,11 +316,4 @@ async function recordsKept(backup, records, signal) {
   if (inflated.length !== records.length) return null;
   for (var i = 0; i < inflated.length; i++) if (inflated[i] !== records[i]) return null;
   return { method: 8, data: data };
-}
-
-/** Streams an entry into `put`, one piece at a time (each awaited: memory stays a few chunks). */
-async function streamEntry(backup, name, put, signal) {
-  await backup.stream(name, function (piece) {
-    return put(piece);
-  }, signal);
 }
