@@ -81,7 +81,7 @@ export async function sealChunksTask(task, local, readSource) {
  * reads ahead no further than the last byte the run needs.
  */
 function sourceReader(source, task) {
-  var reader = new ContainerReader(source, task.header, task.key, { deferVerdict: true, readAhead: true });
+  var reader = new ContainerReader(source, task.header, task.key, { deferVerdict: true, readAhead: true, readAheadBytes: task.readAheadBytes });
   var start = task.first * task.sealing.chunkSize;
   var end = Math.min(task.sealing.plaintextLength, (task.last + 1) * task.sealing.chunkSize);
   var last = 0;

@@ -74,7 +74,7 @@ function workerFileSource(file, readThroughPage) {
  * run's last entry ends at the latest (its local header's name and extra field at their longest).
  */
 function runReader(source, task) {
-  var reader = new ContainerReader(source, task.header, task.key, { deferVerdict: true, readAhead: true });
+  var reader = new ContainerReader(source, task.header, task.key, { deferVerdict: true, readAhead: true, readAheadBytes: task.readAheadBytes });
   var last = task.entries[task.entries.length - 1];
   var end = Math.min(task.directoryOffset, Number(last.localHeaderOffset) + 30 + 2 * 65535 + Number(last.compressedSize));
   reader.readLimit = Math.min(reader.readLimit, Math.floor(Math.max(0, end - 1) / task.header.chunkSize));

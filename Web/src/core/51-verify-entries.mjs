@@ -9,7 +9,7 @@
 // at the border of two runs is read by both (a sixteenth more for runs of 64 MiB).
 
 import { interrupted } from "./08-pacing.mjs";
-import { ContainerReader } from "./10-container.mjs";
+import { ContainerReader, readAheadBytes } from "./10-container.mjs";
 import { inFileOrder, zipMalformed } from "./20-zip.mjs";
 import { limits } from "./22-entry-data.mjs";
 import { createWorkerPool, errorFromRecord } from "./27-worker-pool.mjs";
@@ -119,6 +119,7 @@ async function runEntryRuns(container, pool, runs, directoryOffset, signal, onBy
         entries: run,
         directoryOffset: directoryOffset,
         limits: { bufferedDigest: limits.bufferedDigest },
+        readAheadBytes: readAheadBytes(pool.size),
         local: inWorkers ? undefined : { signal: signal, payload: container instanceof ContainerReader ? null : container, source: container.source },
       };
       if (container instanceof ContainerReader) {

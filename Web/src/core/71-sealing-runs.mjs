@@ -4,7 +4,7 @@
 
 import { GoshuinError } from "./01-errors.mjs";
 import { crc32Zeros } from "./02-kernels.mjs";
-import { ContainerReader } from "./10-container.mjs";
+import { ContainerReader, readAheadBytes } from "./10-container.mjs";
 import { createWorkerPool } from "./27-worker-pool.mjs";
 
 /** Where a piece of the payload ({ at, bytes } or { at, entry }) ends. */
@@ -80,7 +80,7 @@ export async function writeInWorkers(backup, pieces, sealer, options) {
       }
     }
     var task = {
-      kind: "seal-chunks", first: first, last: last, sealing: sealing, pieces: overlapping,
+      kind: "seal-chunks", first: first, last: last, sealing: sealing, pieces: overlapping, readAheadBytes: readAheadBytes(pool.size),
       header: container.header, key: container.key, file: inWorkers ? container.source.blob : undefined,
       local: { signal: ending.signal, source: inWorkers ? undefined : container.source }, // never sent to a worker
     };
