@@ -651,67 +651,57 @@ await runner.test("runs: a backup whose photos are deflated is written by this t
   }
 });
 
-await runner.test("runs: Stop while the key is derived: no run is read or sealed after it", async () => {
-  const sealed = seal(odd.folder, path.join(scratch, "odd-k.goshuin"), 1024);
+/**
+ * Runs `save(markEnd)` and counts the chunks WebCrypto encrypts once `markEnd()` is called or the save has
+ * ended (and `settle` ms after): work a save that has ended must not go on doing. Returns { code, after }.
+ */
+async function encryptsAfterEnd(save, settle) {
   const subtle = globalThis.crypto.subtle;
   const encrypt = subtle.encrypt;
-  let stopped = false;
-  let sealedAfter = 0;
+  let ended = false;
+  let after = 0;
   subtle.encrypt = function (...args) {
-    if (stopped) sealedAfter++;
+    if (ended) after++;
     return encrypt.apply(subtle, args);
   };
+  let code = null;
   try {
-    // A Blob source: the runs' tasks are sent the file, as the page's workers are (no signal reaches them).
-    for (const source of [core.bytesSource(new Uint8Array(sealed)), core.blobSource(new Blob([sealed]))]) {
-      const backup = await core.openBackup(source, encode(PASSPHRASE));
-      const controller = new AbortController();
-      stopped = false;
-      sealedAfter = 0;
-      let code = null;
-      try {
-        await writeNew(backup, PASSPHRASE, { chunkSize: 1024, signal: controller.signal, onKey: () => { controller.abort(); stopped = true; } });
-      } catch (error) {
-        code = error.code;
-      }
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      equal(code, "interrupted", "Stop");
-      equal(sealedAfter, 0, "chunks sealed after Stop" + (source.blob ? " (Blob source)" : ""));
+    try {
+      await save(() => { ended = true; });
+    } catch (error) {
+      code = error.code;
     }
+    ended = true;
+    await new Promise((resolve) => setTimeout(resolve, settle));
   } finally {
     delete subtle.encrypt; // the prototype's again
+  }
+  return { code, after };
+}
+
+await runner.test("runs: Stop while the key is derived: no run is read or sealed after it", async () => {
+  const sealed = seal(odd.folder, path.join(scratch, "odd-k.goshuin"), 1024);
+  // A Blob source: the runs' tasks are sent the file, as the page's workers are (no signal reaches them).
+  for (const source of [core.bytesSource(new Uint8Array(sealed)), core.blobSource(new Blob([sealed]))]) {
+    const backup = await core.openBackup(source, encode(PASSPHRASE));
+    const controller = new AbortController();
+    const { code, after } = await encryptsAfterEnd(
+      (markEnd) => writeNew(backup, PASSPHRASE, { chunkSize: 1024, signal: controller.signal, onKey: () => { controller.abort(); markEnd(); } }),
+      50
+    );
+    equal(code, "interrupted", "Stop");
+    equal(after, 0, "chunks sealed after Stop" + (source.blob ? " (Blob source)" : ""));
   }
 });
 
 await runner.test("runs: a run that fails ends the others, also where the runs are in this thread", async () => {
   const sealed = seal(odd.folder, path.join(scratch, "odd-e.goshuin"), 1024);
-  const subtle = globalThis.crypto.subtle;
-  const encrypt = subtle.encrypt;
-  let ended = false;
-  let sealedAfter = 0;
-  subtle.encrypt = function (...args) {
-    if (ended) sealedAfter++;
-    return encrypt.apply(subtle, args);
-  };
-  try {
-    for (const source of [core.bytesSource(new Uint8Array(sealed)), core.blobSource(new Blob([sealed]))]) {
-      const backup = await core.openBackup(source, encode(PASSPHRASE));
-      backup.byName.get("IMG_0002.jpg").crc32 ^= 1; // in the first run
-      ended = false;
-      sealedAfter = 0;
-      let code = null;
-      try {
-        await writeNew(backup, PASSPHRASE, { chunkSize: 1024 });
-      } catch (error) {
-        code = error.code;
-      }
-      ended = true;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      equal(code, "entry_corrupt", "code");
-      equal(sealedAfter, 0, "chunks sealed after the save failed" + (source.blob ? " (Blob source)" : ""));
-    }
-  } finally {
-    delete subtle.encrypt; // the prototype's again
+  for (const source of [core.bytesSource(new Uint8Array(sealed)), core.blobSource(new Blob([sealed]))]) {
+    const backup = await core.openBackup(source, encode(PASSPHRASE));
+    backup.byName.get("IMG_0002.jpg").crc32 ^= 1; // in the first run
+    const { code, after } = await encryptsAfterEnd(() => writeNew(backup, PASSPHRASE, { chunkSize: 1024 }), 100);
+    equal(code, "entry_corrupt", "code");
+    equal(after, 0, "chunks sealed after the save failed" + (source.blob ? " (Blob source)" : ""));
   }
 });
 

@@ -33,6 +33,11 @@ export function crc32Zeros(crc, count) {
   return kernels().crc32Zeros(crc, count);
 }
 
+/** The CRC-32 of A followed by B, from crc(A), crc(B) and B's length (in logarithmic time). */
+export function crc32Combine(crcA, crcB, lengthB) {
+  return kernels().crc32Combine(crcA, crcB, lengthB);
+}
+
 /** Incremental MD5 (`update`, `updateZeros`, `clone`, `digest`), of this thread's kernels. */
 export function Md5() {
   return new (kernels().Md5)();

@@ -15,7 +15,7 @@ import { deriveKey } from "./07-keys.mjs";
  * The nonce of chunk `index`: version 1, nonceBase ‖ u32be(i); version 2, 00×7 ‖ u32be(i) ‖ f, f = 01 for
  * the final record (its position, `final`, decides: never both flags on one record, v2 §10.4).
  */
-function chunkNonce(header, index, final) {
+export function chunkNonce(header, index, final) {
   var iv = new Uint8Array(12);
   var at = 8;
   if (header.version === 1) iv.set(header.nonceBase, 0);

@@ -8,16 +8,14 @@
 
 import { GoshuinError } from "./01-errors.mjs";
 import { crc32Update } from "./02-kernels.mjs";
-import { ContainerReader } from "./10-container.mjs";
+import { chunkNonce, ContainerReader } from "./10-container.mjs";
 
 /**
  * Chunk `index`'s record (container-v1.md §5): its length prefix, then `plaintext` sealed by AES-256-GCM under
  * `key` with the nonce nonceBase ‖ u32be(index) and the 45-byte header as additional data.
  */
 export async function sealedRecord(key, header, nonceBase, index, plaintext) {
-  var nonce = new Uint8Array(12);
-  nonce.set(nonceBase);
-  new DataView(nonce.buffer).setUint32(8, index);
+  var nonce = chunkNonce({ version: 1, nonceBase: nonceBase }, index, false);
   var sealed = new Uint8Array(await crypto.subtle.encrypt({ name: "AES-GCM", iv: nonce, additionalData: header, tagLength: 128 }, key, plaintext));
   var record = new Uint8Array(4 + sealed.length);
   new DataView(record.buffer).setUint32(0, sealed.length);
@@ -45,7 +43,7 @@ export async function sealChunksTask(task, local, readSource) {
       plaintext.set(piece.bytes, piece.at - start);
       continue;
     }
-    if (payload === null) payload = sourceReader(readSource(), task);
+    if (payload === null) payload = sourceReader(readSource(), task, end);
     var from = Math.max(0, start - piece.at);
     var length = Math.min(Number(piece.entry.uncompressedSize) - from, end - (piece.at + from));
     var at = piece.at + from - start;
@@ -77,13 +75,11 @@ export async function sealChunksTask(task, local, readSource) {
 }
 
 /**
- * The opened backup read by this run alone: it judges nothing (a chunk that fails is said, `unjudged`), and
- * reads ahead no further than the last byte the run needs.
+ * The opened backup read by this run alone (it ends at payload offset `end`): it judges nothing (a chunk that
+ * fails is said, `unjudged`), and reads ahead no further than the last byte the run needs.
  */
-function sourceReader(source, task) {
+function sourceReader(source, task, end) {
   var reader = new ContainerReader(source, task.header, task.key, { deferVerdict: true, readAhead: true, readAheadBytes: task.readAheadBytes });
-  var start = task.first * task.sealing.chunkSize;
-  var end = Math.min(task.sealing.plaintextLength, (task.last + 1) * task.sealing.chunkSize);
   var last = 0;
   task.pieces.forEach(function (piece) {
     if (piece.entry) last = Math.max(last, piece.entry.dataOffset + Math.min(Number(piece.entry.uncompressedSize), end - piece.at));

@@ -3,12 +3,12 @@
 // records written in order as they come, so the page's thread only hands out runs and writes.
 
 import { GoshuinError } from "./01-errors.mjs";
-import { crc32Zeros } from "./02-kernels.mjs";
+import { crc32Combine } from "./02-kernels.mjs";
 import { ContainerReader, readAheadBytes } from "./10-container.mjs";
 import { createWorkerPool } from "./27-worker-pool.mjs";
 
 /** Where a piece of the payload ({ at, bytes } or { at, entry }) ends. */
-export function pieceEnd(piece) {
+function pieceEnd(piece) {
   return piece.at + (piece.bytes ? piece.bytes.length : Number(piece.entry.uncompressedSize));
 }
 
@@ -55,6 +55,7 @@ export async function writeInWorkers(backup, pieces, sealer, options) {
   var runBytes = Math.min(RUN_BYTES_MOST, RUNS_BYTES / pool.size);
   var perRun = Math.max(1, Math.min(Math.floor(runBytes / chunkSize), Math.ceil(chunkCount / (4 * pool.size))));
   var runCount = Math.ceil(chunkCount / perRun);
+  var aheadBytes = readAheadBytes(pool.size);
   var sealing = {
     key: sealer.key, header: sealer.header, nonceBase: sealer.nonceBase, chunkSize: chunkSize, plaintextLength: size,
     blobs: options.blobs === true && typeof Blob === "function",
@@ -80,7 +81,7 @@ export async function writeInWorkers(backup, pieces, sealer, options) {
       }
     }
     var task = {
-      kind: "seal-chunks", first: first, last: last, sealing: sealing, pieces: overlapping, readAheadBytes: readAheadBytes(pool.size),
+      kind: "seal-chunks", first: first, last: last, sealing: sealing, pieces: overlapping, readAheadBytes: aheadBytes,
       header: container.header, key: container.key, file: inWorkers ? container.source.blob : undefined,
       local: { signal: ending.signal, source: inWorkers ? undefined : container.source }, // never sent to a worker
     };
@@ -141,7 +142,7 @@ class PhotoChecks {
   add(part) {
     var state = this.entries.get(part.name);
     if (!state || part.from !== state.done) throw new GoshuinError("internal", "a part of " + part.name + " out of order");
-    state.crc32 = state.done === 0 ? part.crc32 : (crc32Zeros(state.crc32, part.length) ^ part.crc32 ^ crc32Zeros(0, part.length)) >>> 0;
+    state.crc32 = crc32Combine(state.crc32, part.crc32, part.length); // from 0, the CRC-32 of nothing
     state.done += part.length;
     if (state.done === state.size && state.crc32 !== state.entry.crc32)
       throw new GoshuinError("entry_corrupt", part.name + " fails its CRC-32");

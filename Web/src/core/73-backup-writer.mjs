@@ -11,7 +11,7 @@ import { GoshuinError } from "./01-errors.mjs";
 import { crc32Update } from "./02-kernels.mjs";
 import { RECORDS_NAME } from "./20-zip.mjs";
 import { sealedRecord } from "./26-sealing-task.mjs";
-import { pieceEnd, sealsInWorkers, writeInWorkers } from "./71-sealing-runs.mjs";
+import { sealsInWorkers, writeInWorkers } from "./71-sealing-runs.mjs";
 import {
   backupLayout, centralDirectoryAndEnd, DEFLATE_MARGIN, localHeader, manifestBytes, recordsPlan, RECORDS_HELD, timestamp,
 } from "./72-backup-layout.mjs";
@@ -278,7 +278,7 @@ function payloadPieces(backup, plan, held, layout, photos, manifest) {
 async function writeLaidOut(backup, pieces, sealer, options) {
   var signal = options.signal;
   var onBytes = options.onBytes;
-  var total = pieceEnd(pieces[pieces.length - 1]);
+  var total = sealer.plaintextLength;
   var done = 0;
   async function put(bytes) {
     await sealer.write(bytes);
