@@ -589,6 +589,21 @@ function throwIfSpent(hash) {
   if (hash.spent) throw new Error("this hash has given its digest; start a new one");
 }
 
+/**
+ * A hash's saved state (saveState: the chaining words, the length as u64le, the buffered count as u32le, 4
+ * unused bytes, the 64-byte buffer): { length, buffered } once its size and its counts are checked.
+ */
+function savedStateCounts(state, stateBytes) {
+  requireBytes(state, "a hash's state");
+  if (state.length !== stateBytes) throw new RangeError("a hash's state is " + stateBytes + " bytes, not " + state.length);
+  var view = new DataView(state.buffer, state.byteOffset, state.length);
+  var at = stateBytes - 80;
+  var length = view.getUint32(at, true) + view.getUint32(at + 4, true) * 0x100000000;
+  var buffered = view.getUint32(at + 8, true);
+  if (buffered > 63 || length % 64 !== buffered || !Number.isSafeInteger(length)) throw new RangeError("a hash's state whose length and buffered bytes disagree");
+  return { length: length, buffered: buffered };
+}
+
 // ---- js/10-crc32.js
 
 // CRC-32 (ISO 3309, the ZIP and PAR 2.0 one: reflected, 0xEDB88320) in plain JavaScript: slicing by 8,
@@ -748,6 +763,37 @@ class BlockHashJs {
     }
     this.blocks(tail, 0, end);
     this.spent = true;
+  }
+
+  /**
+   * The state as bytes, laid out as the wasm kernels' struct (the chaining words little-endian, the length as
+   * u64le, the buffered count as u32le, 4 unused bytes, the 64-byte buffer), so that either implementation
+   * takes up what the other saved (`fromState`): a hash handed from one thread to another.
+   */
+  saveState() {
+    throwIfSpent(this);
+    var wordBytes = this.words.length * 4;
+    var state = new Uint8Array(wordBytes + 16 + 64);
+    var view = new DataView(state.buffer);
+    for (var i = 0; i < this.words.length; i++) view.setInt32(4 * i, this.words[i], true);
+    view.setUint32(wordBytes, this.length % 0x100000000, true);
+    view.setUint32(wordBytes + 4, Math.floor(this.length / 0x100000000), true);
+    view.setUint32(wordBytes + 8, this.buffered, true);
+    state.set(this.buffer, wordBytes + 16);
+    return state;
+  }
+
+  /** A hash that goes on from `state` (saveState's bytes); throws a RangeError on bytes that cannot be one. */
+  static fromState(state) {
+    var hash = new this();
+    var wordBytes = hash.words.length * 4;
+    var counts = savedStateCounts(state, wordBytes + 80);
+    var view = new DataView(state.buffer, state.byteOffset, state.length);
+    for (var i = 0; i < hash.words.length; i++) hash.words[i] = view.getInt32(4 * i, true);
+    hash.length = counts.length;
+    hash.buffered = counts.buffered;
+    hash.buffer.set(state.subarray(wordBytes + 16));
+    return hash;
   }
 
   /** An independent copy of this hash's state. */
@@ -1413,6 +1459,20 @@ function createWasmKernels(options) {
 
       digest() {
         return this.finish(final, digestBytes);
+      }
+
+      /** The state as bytes (the struct of src/block_hash.h's layout), as the JavaScript kernels' saveState. */
+      saveState() {
+        throwIfSpent(this);
+        return this.state.slice();
+      }
+
+      /** A hash that goes on from `state` (saveState's bytes, of either implementation). */
+      static fromState(state) {
+        savedStateCounts(state, stateBytes);
+        var hash = new this(null);
+        hash.state.set(state);
+        return hash;
       }
     };
   }

@@ -346,6 +346,28 @@ for (const kernels of implementations) {
       throws(() => create(kernels).update([1, 2, 3]), TypeError, "an Array");
       throws(() => create(kernels).updateZeros(-1), RangeError, "a negative count");
     });
+    test(`${kernels.implementation}: ${name}'s saved state goes on in both implementations, and a bad state is refused`, () => {
+      const Hash = name === "MD5" ? "Md5" : "Sha256";
+      for (const length of [0, 1, 55, 63, 64, 65, 127, 128, 4099, 70001]) {
+        const hash = create(kernels).update(big.subarray(0, length));
+        const state = hash.saveState();
+        check(state.length === (name === "MD5" ? 16 : 32) + 80, `a state of ${state.length} bytes`);
+        for (const other of implementations) {
+          const resumed = other[Hash].fromState(state).update(big.subarray(length, length + 333));
+          check(hex(resumed.digest()) === nodeDigest(algorithm, big.subarray(0, length + 333)), `length ${length}, taken up by ${other.implementation}`);
+        }
+        check(hex(hash.update(big.subarray(length, length + 1)).digest()) === nodeDigest(algorithm, big.subarray(0, length + 1)), `length ${length}, the saved hash goes on`);
+      }
+      const state = create(kernels).update(big.subarray(0, 70)).saveState();
+      throws(() => kernels[Hash].fromState(state.subarray(1)), RangeError, "a state a byte short");
+      const skewed = state.slice();
+      skewed[state.length - 72]++; // the buffered count no longer the length's remainder
+      throws(() => kernels[Hash].fromState(skewed), RangeError, "a buffered count that disagrees with the length");
+      throws(() => kernels[Hash].fromState([...state]), TypeError, "an Array");
+      const spent = create(kernels);
+      spent.digest();
+      throws(() => spent.saveState(), Error, "the state of a spent hash");
+    });
   }
 }
 

@@ -38,10 +38,22 @@ export function crc32Combine(crcA, crcB, lengthB) {
   return kernels().crc32Combine(crcA, crcB, lengthB);
 }
 
-/** Incremental MD5 (`update`, `updateZeros`, `clone`, `digest`), of this thread's kernels. */
+/** Incremental MD5 (`update`, `updateZeros`, `clone`, `digest`, `saveState`), of this thread's kernels. */
 export function Md5() {
   return new (kernels().Md5)();
 }
+
+/** An Md5 that goes on from `state` (an Md5's saveState(), of this thread or another). */
+export function md5FromState(state) {
+  return kernels().Md5.fromState(state);
+}
+
+/** MD5 of 1 to MD5_LANES equally long streams at once, one a SIMD lane: `update([a, b, …])`, `digest()` (one each). */
+export function Md5Lanes(streams) {
+  return new (kernels().Md5Lanes)(streams);
+}
+
+export var MD5_LANES = GoshuinKernels.MD5_LANES;
 
 /** Incremental SHA-256, as Md5. */
 export function Sha256() {

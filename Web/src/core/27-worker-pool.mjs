@@ -47,8 +47,9 @@ export function errorFromRecord(record) {
 
 /**
  * A pool of `size` workers, or of `size` places in this thread where workers cannot run. `run(task,
- * onProgress)` runs one task (an object whose `kind` names its handler in WORKER_TASKS; `local` holds what
- * is used only in this thread and never sent) and resolves with its result, or rejects with its error;
+ * onProgress, read)` runs one task (an object whose `kind` names its handler in WORKER_TASKS; `local` holds what
+ * is used only in this thread and never sent; `read(offset, length)`, when given, serves the reads of the file
+ * the worker asks of the page) and resolves with its result, or rejects with its error;
  * tasks wait for a free place in the order given. `close()` ends everything: the tasks not finished
  * reject with `interrupted`.
  */
@@ -112,11 +113,11 @@ class WorkerPool {
     return this.workers.length + " workers, " + ready.join(" ");
   }
 
-  run(task, onProgress) {
+  run(task, onProgress, read) {
     var pool = this;
     if (this.closed) return Promise.reject(interrupted());
     return new Promise(function (resolve, reject) {
-      pool.waiting.push({ task: task, onProgress: onProgress || null, resolve: resolve, reject: reject });
+      pool.waiting.push({ task: task, onProgress: onProgress || null, read: read || null, resolve: resolve, reject: reject });
       pool.dispatch();
     });
   }
@@ -176,7 +177,7 @@ class WorkerPool {
       return;
     }
     if (message.read !== undefined) {
-      this.readFor(slot, job.task.file, message.read);
+      this.readFor(slot, job, message.read);
       return;
     }
     slot.task = null;
@@ -186,10 +187,12 @@ class WorkerPool {
     this.dispatch();
   }
 
-  /** Bytes of `file` a worker asked for (it cannot read the file itself), handed over without a copy. */
-  readFor(slot, file, request) {
-    blobSource(file)
-      .read(request.offset, request.length)
+  /**
+   * Bytes of the file a worker asked for (it cannot read the file itself, or its task reads through the page:
+   * `job.read`), handed over without a copy.
+   */
+  readFor(slot, job, request) {
+    (job.read || blobSource(job.task.file).read)(request.offset, request.length)
       .then(
         function (bytes) {
           slot.worker.postMessage({ readReply: { id: request.id, buffer: bytes.buffer } }, [bytes.buffer]);

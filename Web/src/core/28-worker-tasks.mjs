@@ -10,6 +10,7 @@ import { blobSource } from "./05-sources.mjs";
 import { ContainerReader } from "./10-container.mjs";
 import { checkLocalHeader } from "./20-zip.mjs";
 import { limits, readEntryData } from "./22-entry-data.mjs";
+import { surveyFileTask, surveySlicesTask } from "./25-survey-tasks.mjs";
 import { sealChunksTask } from "./26-sealing-task.mjs";
 import { errorFromRecord, errorRecord } from "./27-worker-pool.mjs";
 
@@ -90,9 +91,24 @@ function sealChunks(task, local) {
   });
 }
 
+/**
+ * The survey's tasks (25-survey-tasks.mjs) read the file as the others do, or only through the page when the
+ * page shares its reads among them (`task.readsThroughPage`: 29-shared-reads.mjs), or the source given in this
+ * thread.
+ */
+function surveyTask(handler) {
+  return function (task, local, onProgress) {
+    var source = local.source;
+    if (!source && task.readsThroughPage) source = { blob: task.file, size: task.file.size, read: local.readThroughPage };
+    return handler(task, local, source || workerFileSource(task.file, local.readThroughPage), onProgress);
+  };
+}
+
 var WORKER_TASKS = {
   "verify-entries": verifyEntriesTask,
   "seal-chunks": sealChunks,
+  "survey-file": surveyTask(surveyFileTask),
+  "survey-slices": surveyTask(surveySlicesTask),
 };
 
 /** Runs `task` by its kind; `local` is what only a task run in the page's thread is given. */

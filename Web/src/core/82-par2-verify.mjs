@@ -14,84 +14,28 @@
 // Everything reports progress, yields to the browser at least every PACE_MS (08-pacing.mjs) and stops when
 // asked (options.signal).
 
-import { bytesEqual, u32le } from "./00-bytes.mjs";
+import { bytesEqual } from "./00-bytes.mjs";
 import { GoshuinError } from "./01-errors.mjs";
-import { crc32Update, crc32Zeros, md5, Md5 } from "./02-kernels.mjs";
+import { md5, Md5, md5FromState } from "./02-kernels.mjs";
 import { gf16MultiplyAdd } from "./05-gf16.mjs";
 import { blobSource } from "./05-sources.mjs";
 import { now } from "./07-keys.mjs";
-import { interrupted, PACE_MS, pacer } from "./08-pacing.mjs";
+import { pacer } from "./08-pacing.mjs";
 import { limits } from "./22-entry-data.mjs";
+import { firstNonZero, hashPaced, readPieces, RECOVERY_WINDOW, RECOVERY_WORK_PART, sliceMatches } from "./25-survey-tasks.mjs";
+import { createWorkerPool } from "./27-worker-pool.mjs";
+import { SharedReads } from "./29-shared-reads.mjs";
 import { SALVAGE_RUNS_KEPT } from "./55-salvage-backup.mjs";
 import { recoveryInvalid, scanRecoveryFiles } from "./80-par2-packets.mjs";
 import { recoveryCandidates } from "./81-par2-candidates.mjs";
 
-export var RECOVERY_WINDOW = 4194304; // bytes read at a time from the backup and the recovery files
-export var RECOVERY_WORK_PART = 1048576; // multiply-add bytes, or bytes hashed, between two looks at the clock
-var VERIFY_PART = 65536; // the survey's digests read each piece in parts of at most this size, which stay in cache
-var VERIFY_PART_LEAST = 4096; // … and at least this: smaller while a part takes long (an engine's code not yet compiled)
 export var SLICE_INTACT = 0;
 var SLICE_DAMAGED = 1;
 export var SLICE_MISSING = 2;
-
-/** Pieces of `source` in [offset, end), each at most `pieceSize` bytes, the next one read while the caller works. */
-export async function* readPieces(source, offset, end, pieceSize, signal) {
-  var read = function (at) {
-    var promise = source.read(at, Math.min(pieceSize, end - at));
-    promise.catch(function () {}); // a read the caller no longer waits for must not be an unhandled rejection
-    return promise;
-  };
-  var next = offset < end ? read(offset) : null;
-  while (next !== null) {
-    var bytes = await next;
-    if (signal && signal.aborted) throw interrupted();
-    var at = offset;
-    offset += bytes.length;
-    next = offset < end ? read(offset) : null;
-    yield { offset: at, bytes: bytes };
-  }
-}
-
-/** `digest.update(bytes)` (an Md5) in parts, yielding between them. */
-export async function hashPaced(digest, bytes, pace) {
-  for (var at = 0; at < bytes.length; at += RECOVERY_WORK_PART) {
-    await pace();
-    digest.update(bytes.subarray(at, Math.min(bytes.length, at + RECOVERY_WORK_PART)));
-  }
-  return digest;
-}
-
-/** `count` zero bytes into an Md5 and a CRC-32 (returned), in parts, yielding between them. */
-async function zerosPaced(digest, crc, count, pace) {
-  while (count > 0) {
-    await pace();
-    var take = Math.min(count, RECOVERY_WORK_PART);
-    digest.updateZeros(take);
-    crc = crc32Zeros(crc, take);
-    count -= take;
-  }
-  return crc;
-}
-
-/** The index of the first byte of `bytes` that is not zero, or -1. */
-export function firstNonZero(bytes) {
-  var at = 0;
-  var aligned = (bytes.byteOffset & 3) === 0 ? bytes.length >> 2 : 0;
-  if (aligned > 0) {
-    var words = new Int32Array(bytes.buffer, bytes.byteOffset, aligned);
-    var w = 0;
-    while (w < aligned && words[w] === 0) w++;
-    at = w * 4;
-  }
-  while (at < bytes.length && bytes[at] === 0) at++;
-  return at < bytes.length ? at : -1;
-}
-
-/** Whether `md5` and `crc` are slice `index`'s in the checksums packet (MD5 16 bytes, CRC-32 u32le, per slice). */
-export function sliceMatches(checksums, index, digest, crc) {
-  var at = 20 * index;
-  return u32le(checksums, at + 16) === crc && bytesEqual(digest, checksums.subarray(at, at + 16));
-}
+var SURVEY_RUN = 33554432; // bytes of slices a "survey-slices" task takes at most (one slice at least)
+var SHARED_BLOCK = 16777216; // the survey's tasks read the file once between them, in blocks of this size
+var SHARED_AHEAD = 67108864; // (16 MiB read faster than 4 in Chromium), none more than this ahead of the
+var SHARED_READ_AHEAD = 33554432; // slowest, and this much read before they ask for it
 
 /** Runs of slices that are not intact: [{ first, last, reason }], at most SALVAGE_RUNS_KEPT of them. */
 export function damagedRuns(status) {
@@ -145,10 +89,12 @@ export async function readRecoverySet(backup, recoveryFiles, options) {
 }
 
 /**
- * One pass over the backup checking every slice of every candidate of `candidates` (one digest per slice
- * size): for each, { candidate, status (Uint8Array per slice: 0 intact, 1 damaged, 2 missing), intactBytes,
- * nonZeroIntactBytes (of intact slices not all zeros), fileDigest (the whole file's MD5 up to its first
- * slice that is not intact), resumeSlice, digestAtEnd (at its length, when every slice was intact) }; with one
+ * Every slice of every candidate of `candidates` checked in one pass over the backup for each slice size,
+ * in the page's workers (25-survey-tasks.mjs; in this thread where there are none): one worker computes the
+ * whole file's MD5, keeping its state at each slice's start, while the others check runs of slices. For each
+ * candidate: { candidate, status (Uint8Array per slice: 0 intact, 1 damaged, 2 missing), intactBytes,
+ * nonZeroIntactBytes (of intact slices not all zeros), fileDigest (the whole file's MD5 up to its first slice
+ * that is not intact), resumeSlice, digestAtEnd (at its length, when every slice was intact) }; with one
  * candidate also `parity`, the XOR of the intact slices (the known share of the recovery slice of exponent 0:
  * with one slice to rebuild it is rebuilt from that alone, without a second pass). Sets recovery.file's
  * firstNonZero. `progress("recovery-verify", done, total)`.
@@ -171,132 +117,193 @@ export async function surveyBackup(recovery, candidates, progress, pace) {
       parity: null,
     };
   });
-  var groups = [];
-  states.forEach(function (state) {
-    var size = state.candidate.sliceSize;
-    var group = groups.find(function (g) {
-      return g.sliceSize === size;
-    });
-    if (!group) groups.push((group = { sliceSize: size, states: [], start: -1, crc: 0, digest: null, atStart: null, nonZero: -1 }));
-    group.states.push(state);
-  });
+  var groups = surveyGroups(states, end);
   var single = states.length === 1 ? states[0] : null;
   if (single) {
     var target = single.candidate;
     if (target.otherSliceCount === 0 && target.exponents.length > 0 && target.exponents[0].exponent === 0 && target.sliceSize <= limits.recoveryMemory)
       single.parity = new Uint8Array(target.sliceSize);
   }
-  var openParts = []; // the parts of the open slice added to the parity, to take out again if it fails
-  var takeOut = function () {
-    for (var p = 0; p < openParts.length; p++) gf16MultiplyAdd(1, openParts[p].bytes, single.parity.subarray(openParts[p].within));
-    openParts = [];
+  progress("recovery-verify", 0, end);
+  var file = await runSurvey(source, groups, single, end, progress, pace);
+  var stateAt = function (offset) {
+    var i = file.marks.get(offset);
+    return md5FromState(file.states.subarray(i * file.stateBytes, (i + 1) * file.stateBytes));
   };
-  var fileDigest = new Md5();
-  var fileNonZero = -1;
-  var failed = function (state, group, index) {
+  var failed = function (state, index) {
     state.status[index] = SLICE_DAMAGED;
     if (state.fileDigest === null) {
-      state.fileDigest = group.atStart;
+      state.fileDigest = stateAt(index * state.candidate.sliceSize);
       state.resumeSlice = index;
     }
   };
-  /** Slice `index` of `state` ends at `at` (its real end): compared with the set, padded with zeros. */
-  var finish = async function (state, group, index, at) {
-    var pad = group.start + group.sliceSize - at;
-    var crc = group.crc;
-    var digest;
-    if (pad === 0) {
-      if (group.finished === undefined) group.finished = group.digest.clone().digest();
-      digest = group.finished;
-    } else {
-      var padded = group.digest.clone();
-      crc = await zerosPaced(padded, crc, pad, pace);
-      digest = padded.digest();
-    }
-    var real = at - group.start;
-    if (sliceMatches(state.candidate.checksums, index, digest, crc)) {
-      state.status[index] = SLICE_INTACT;
-      state.intactBytes += real;
-      if (group.nonZero >= 0 && group.nonZero < real) state.nonZeroIntactBytes += real;
-    } else {
-      failed(state, group, index);
-      if (state === single && single.parity) takeOut();
-    }
-    if (state === single) openParts = [];
-    if (at === state.length && state.fileDigest === null) state.digestAtEnd = fileDigest.clone();
-  };
-  progress("recovery-verify", 0, end);
-  var partSize = VERIFY_PART_LEAST; // grows to VERIFY_PART while parts take little time, shrinks when one takes long
-  for await (var piece of readPieces(source, 0, end, RECOVERY_WINDOW, pace.signal)) {
-    var bytes = piece.bytes;
-    for (var at = 0; at < bytes.length; ) {
-      await pace();
-      var partStarted = now();
-      var p = piece.offset + at;
-      var q = Math.min(piece.offset + bytes.length, p + partSize);
-      groups.forEach(function (group) {
-        if (p % group.sliceSize === 0) {
-          group.start = p;
-          group.crc = 0;
-          group.digest = new Md5();
-          group.finished = undefined;
-          group.atStart = fileDigest.clone();
-          group.nonZero = -1;
-        }
-        q = Math.min(q, group.start + group.sliceSize);
-      });
-      states.forEach(function (state) {
-        if (state.length > p) q = Math.min(q, state.length);
-      });
-      var part = bytes.subarray(at, at + (q - p));
-      var nonZero = firstNonZero(part);
-      if (nonZero >= 0 && fileNonZero < 0) fileNonZero = p + nonZero;
-      fileDigest.update(part);
-      for (var g = 0; g < groups.length; g++) {
-        var group = groups[g];
-        group.crc = crc32Update(group.crc, part);
-        group.digest.update(part);
-        if (nonZero >= 0 && group.nonZero < 0) group.nonZero = p + nonZero - group.start;
-      }
-      if (single && single.parity) {
-        var within = p - groups[0].start;
-        gf16MultiplyAdd(1, part, single.parity.subarray(within));
-        openParts.push({ within: within, bytes: part });
-      }
-      at += part.length;
-      for (var h = 0; h < groups.length; h++) {
-        var ending = groups[h];
-        var index = ending.start / ending.sliceSize;
-        for (var s = 0; s < ending.states.length; s++) {
-          var state = ending.states[s];
-          if (index < state.candidate.sliceCount && q === Math.min(ending.start + ending.sliceSize, state.length))
-            await finish(state, ending, index, q);
+  for (var g = 0; g < groups.length; g++) {
+    var group = groups[g];
+    var sliceSize = group.sliceSize;
+    for (var s = 0; s < group.states.length; s++) {
+      var state = group.states[s];
+      for (var index = 0; index < state.candidate.sliceCount; index++) {
+        var start = index * sliceSize;
+        var sliceEnd = Math.min(start + sliceSize, state.length);
+        if (sliceEnd > end) break; // the slice the file ends inside, and those past its end: below
+        if (pace.due()) await pace();
+        var found = group.found.get(sliceEnd);
+        var real = sliceEnd - start;
+        if (found && sliceMatches(state.candidate.checksums, index, found.digest, found.crc)) {
+          state.status[index] = SLICE_INTACT;
+          state.intactBytes += real;
+          var nonZero = group.nonZero[index];
+          if (nonZero >= 0 && nonZero < real) state.nonZeroIntactBytes += real;
+        } else {
+          failed(state, index);
         }
       }
-      progress("recovery-verify", q, end);
-      var took = now() - partStarted;
-      if (took > PACE_MS / 4) partSize = Math.max(VERIFY_PART_LEAST, partSize >> 1);
-      else if (took < PACE_MS / 16) partSize = Math.min(VERIFY_PART, partSize << 1);
+      if (state.length <= end && state.length > 0 && state.fileDigest === null) state.digestAtEnd = stateAt(state.length);
+      // The slice the file ends inside (damaged: cut there) and the slices past its end (missing).
+      if (size >= state.length) continue;
+      var open = Math.floor(size / sliceSize);
+      if (size % sliceSize !== 0) failed(state, open);
+      else if (state.fileDigest === null) {
+        state.fileDigest = stateAt(size);
+        state.resumeSlice = open;
+      }
     }
   }
-  // The slice the file ends inside (damaged: cut there) and the slices past its end (missing).
+  recovery.file.firstNonZero = file.firstNonZero >= 0 ? file.firstNonZero : await firstNonZeroAfter(source, end, pace);
+  progress("recovery-verify", end, end);
+  return states;
+}
+
+/**
+ * The candidates' states grouped by slice size: [{ sliceSize, states, lengths (theirs, increasing, each
+ * once), count (the slices surveyed: those that start before `end` and before the last candidate's end) }].
+ */
+function surveyGroups(states, end) {
+  var groups = [];
   states.forEach(function (state) {
-    if (size >= state.length) return;
     var sliceSize = state.candidate.sliceSize;
-    var open = Math.floor(size / sliceSize);
     var group = groups.find(function (g) {
       return g.sliceSize === sliceSize;
     });
-    if (size % sliceSize !== 0) {
-      failed(state, group, open);
-      if (state === single && single.parity) takeOut();
-    } else if (state.fileDigest === null) {
-      state.fileDigest = fileDigest.clone();
-      state.resumeSlice = open;
-    }
+    if (!group) groups.push((group = { sliceSize: sliceSize, states: [], lengths: [], count: 0 }));
+    group.states.push(state);
+    if (group.lengths.indexOf(state.length) < 0) group.lengths.push(state.length);
+    group.count = Math.max(group.count, Math.min(state.candidate.sliceCount, Math.ceil(end / sliceSize)));
   });
-  recovery.file.firstNonZero = fileNonZero >= 0 ? fileNonZero : await firstNonZeroAfter(source, end, pace);
-  return states;
+  groups.forEach(function (group) {
+    group.lengths.sort(function (a, b) {
+      return a - b;
+    });
+  });
+  return groups;
+}
+
+/**
+ * The survey's tasks through a pool of workers made for it: the file's MD5 in one, runs of slices in the
+ * others, all closed when it ends or is stopped. Sets each group's `found` (Map: a slice's end → { digest,
+ * crc }) and `nonZero`, and, with `single.parity`, the group's parity; resolves with the file's MD5 states:
+ * { marks (Map: offset → index), states, stateBytes, firstNonZero }.
+ */
+async function runSurvey(source, groups, single, end, progress, pace) {
+  var marks = [0];
+  groups.forEach(function (group) {
+    for (var k = 0; k <= group.count && k * group.sliceSize <= end; k++) marks.push(k * group.sliceSize);
+    group.lengths.forEach(function (length) {
+      if (length <= end) marks.push(length);
+    });
+  });
+  marks.sort(function (a, b) {
+    return a - b;
+  });
+  marks = marks.filter(function (mark, i) {
+    return i === 0 || mark !== marks[i - 1];
+  });
+  var runs = [];
+  var total = end;
+  groups.forEach(function (group) {
+    group.found = new Map();
+    group.nonZero = new Float64Array(group.count).fill(-1);
+    group.parity = single && single.parity ? single.parity : null;
+    total += Math.min(end, group.count * group.sliceSize);
+    var perRun = Math.max(1, Math.floor(SURVEY_RUN / group.sliceSize));
+    for (var first = 0; first < group.count; first += perRun) runs.push({ group: group, first: first, last: Math.min(group.count, first + perRun) - 1 });
+  });
+  runs.sort(function (a, b) {
+    return a.first * a.group.sliceSize - b.first * b.group.sliceSize;
+  });
+  var pool = createWorkerPool({ inThread: source.blob === undefined });
+  // With two places or more, the file's MD5 and the slices run at once and read the file once between them.
+  var shared = pool.size > 1 ? new SharedReads(source, { blockSize: SHARED_BLOCK, ahead: SHARED_AHEAD, readAhead: SHARED_READ_AHEAD }) : null;
+  var done = 0;
+  var onBytes = function (count) {
+    done += count;
+    progress("recovery-verify", Math.min(end, Math.floor((end * done) / total)), end);
+  };
+  /** `fields` as a task that reads through `reader` (of `shared`), or the file itself. */
+  var task = function (fields, reader) {
+    fields.file = pool.inThread ? undefined : source.blob;
+    fields.readsThroughPage = reader !== null;
+    fields.local = pool.inThread ? { signal: pace.signal, source: reader ? { size: source.size, read: reader.read } : source } : undefined;
+    return pool.run(fields, onBytes, reader ? reader.read : null);
+  };
+  var next = 0;
+  var lane = async function () {
+    var reader = null;
+    while (next < runs.length) {
+      var run = runs[next++];
+      var group = run.group;
+      var checksums = group.parity ? single.candidate.checksums.slice(20 * run.first, 20 * (run.last + 1)) : null;
+      var previous = reader;
+      reader = shared ? shared.reader(run.first * group.sliceSize) : null;
+      if (previous) previous.close(); // after the next run's reader holds its blocks
+      var result = await task(
+        { kind: "survey-slices", sliceSize: group.sliceSize, first: run.first, last: run.last, end: end, lengths: group.lengths, parity: checksums },
+        reader
+      );
+      for (var j = 0; j < result.ends.length; j++)
+        group.found.set(result.ends[j], { digest: result.digests.subarray(16 * j, 16 * j + 16), crc: result.crcs[j] });
+      group.nonZero.set(result.nonZero, run.first);
+      if (result.parity) await xorPaced(result.parity, group.parity, pace);
+    }
+    if (reader) reader.close();
+  };
+  // A slice of the parity is in flight twice in a worker (the XOR, and the slice's bytes while it is open):
+  // large ones one at a time.
+  var lanes = single && single.parity && single.candidate.sliceSize > SURVEY_RUN / 2 ? 1 : Math.max(1, pool.size - 1);
+  var close = function () {
+    pool.close();
+    if (shared) shared.close();
+  };
+  if (pace.signal) pace.signal.addEventListener("abort", close);
+  try {
+    var fileReader = shared ? shared.reader(0) : null;
+    var work = [
+      task({ kind: "survey-file", end: end, marks: marks }, fileReader).then(function (result) {
+        if (fileReader) fileReader.close();
+        return result;
+      }),
+    ];
+    for (var l = 0; l < lanes; l++) work.push(lane());
+    var file = (await Promise.all(work))[0];
+  } finally {
+    if (pace.signal) pace.signal.removeEventListener("abort", close);
+    close();
+  }
+  pace.check();
+  file.marks = new Map(
+    marks.map(function (mark, i) {
+      return [mark, i];
+    })
+  );
+  return file;
+}
+
+/** target ^= source, in parts, yielding between them. */
+async function xorPaced(source, target, pace) {
+  for (var at = 0; at < source.length; at += RECOVERY_WORK_PART) {
+    await pace();
+    gf16MultiplyAdd(1, source.subarray(at, Math.min(source.length, at + RECOVERY_WORK_PART)), target.subarray(at));
+  }
 }
 
 /** The offset of the first byte of `source` at or after `from` that is not zero, or -1. */

@@ -16,9 +16,8 @@ import { pacer } from "./08-pacing.mjs";
 import { limits } from "./22-entry-data.mjs";
 import { PAR2_PEEK } from "./80-par2-packets.mjs";
 import { EVIDENCE_BLOCK, EVIDENCE_BYTES, otherSlicesOf } from "./81-par2-candidates.mjs";
-import {
-  firstNonZero, hashPaced, readPieces, RECOVERY_WINDOW, RECOVERY_WORK_PART, SLICE_INTACT, sliceMatches,
-} from "./82-par2-verify.mjs";
+import { firstNonZero, hashPaced, readPieces, RECOVERY_WINDOW, RECOVERY_WORK_PART, sliceMatches } from "./25-survey-tasks.mjs";
+import { SLICE_INTACT } from "./82-par2-verify.mjs";
 import { checkMemory, solveUnknowns } from "./83-par2-solve.mjs";
 import { cutShort, insufficient, partsOf, withRepairNumbers } from "./85-par2-repair.mjs";
 

@@ -43,3 +43,18 @@ function checkMulAddArguments(coefficients, source, targets) {
 function throwIfSpent(hash) {
   if (hash.spent) throw new Error("this hash has given its digest; start a new one");
 }
+
+/**
+ * A hash's saved state (saveState: the chaining words, the length as u64le, the buffered count as u32le, 4
+ * unused bytes, the 64-byte buffer): { length, buffered } once its size and its counts are checked.
+ */
+function savedStateCounts(state, stateBytes) {
+  requireBytes(state, "a hash's state");
+  if (state.length !== stateBytes) throw new RangeError("a hash's state is " + stateBytes + " bytes, not " + state.length);
+  var view = new DataView(state.buffer, state.byteOffset, state.length);
+  var at = stateBytes - 80;
+  var length = view.getUint32(at, true) + view.getUint32(at + 4, true) * 0x100000000;
+  var buffered = view.getUint32(at + 8, true);
+  if (buffered > 63 || length % 64 !== buffered || !Number.isSafeInteger(length)) throw new RangeError("a hash's state whose length and buffered bytes disagree");
+  return { length: length, buffered: buffered };
+}

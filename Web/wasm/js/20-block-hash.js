@@ -83,6 +83,37 @@ class BlockHashJs {
     this.spent = true;
   }
 
+  /**
+   * The state as bytes, laid out as the wasm kernels' struct (the chaining words little-endian, the length as
+   * u64le, the buffered count as u32le, 4 unused bytes, the 64-byte buffer), so that either implementation
+   * takes up what the other saved (`fromState`): a hash handed from one thread to another.
+   */
+  saveState() {
+    throwIfSpent(this);
+    var wordBytes = this.words.length * 4;
+    var state = new Uint8Array(wordBytes + 16 + 64);
+    var view = new DataView(state.buffer);
+    for (var i = 0; i < this.words.length; i++) view.setInt32(4 * i, this.words[i], true);
+    view.setUint32(wordBytes, this.length % 0x100000000, true);
+    view.setUint32(wordBytes + 4, Math.floor(this.length / 0x100000000), true);
+    view.setUint32(wordBytes + 8, this.buffered, true);
+    state.set(this.buffer, wordBytes + 16);
+    return state;
+  }
+
+  /** A hash that goes on from `state` (saveState's bytes); throws a RangeError on bytes that cannot be one. */
+  static fromState(state) {
+    var hash = new this();
+    var wordBytes = hash.words.length * 4;
+    var counts = savedStateCounts(state, wordBytes + 80);
+    var view = new DataView(state.buffer, state.byteOffset, state.length);
+    for (var i = 0; i < hash.words.length; i++) hash.words[i] = view.getInt32(4 * i, true);
+    hash.length = counts.length;
+    hash.buffered = counts.buffered;
+    hash.buffer.set(state.subarray(wordBytes + 16));
+    return hash;
+  }
+
   /** An independent copy of this hash's state. */
   clone() {
     throwIfSpent(this);

@@ -243,6 +243,20 @@ function createWasmKernels(options) {
       digest() {
         return this.finish(final, digestBytes);
       }
+
+      /** The state as bytes (the struct of src/block_hash.h's layout), as the JavaScript kernels' saveState. */
+      saveState() {
+        throwIfSpent(this);
+        return this.state.slice();
+      }
+
+      /** A hash that goes on from `state` (saveState's bytes, of either implementation). */
+      static fromState(state) {
+        savedStateCounts(state, stateBytes);
+        var hash = new this(null);
+        hash.state.set(state);
+        return hash;
+      }
     };
   }
 

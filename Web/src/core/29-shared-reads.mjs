@@ -1,0 +1,110 @@
+// One file read once for several tasks that read the same bytes at the same time (the survey of a backup
+// against its recovery sets: one worker computes the whole file's MD5 while others check its slices). Reading
+// a file costs a browser about as much as hashing it (Benchmarks/results.md, issue 36), so each block is read
+// from the file once, kept while a reader may still ask for it, and every reader gets its own copy of what it
+// asks for (a worker is handed it, moved). A reader that runs ahead of the slowest by more than `ahead`
+// bytes waits for it, so the blocks kept stay few.
+
+import { GoshuinError } from "./01-errors.mjs";
+
+/** Reads of `source` shared among readers; `options`: { blockSize, ahead, readAhead } in bytes. */
+export class SharedReads {
+  constructor(source, options) {
+    this.source = source;
+    this.size = source.size;
+    this.blockSize = options.blockSize;
+    this.ahead = Math.max(options.ahead, 2 * this.blockSize);
+    this.readAhead = options.readAhead; // bytes read before a reader asks for them
+    this.blocks = new Map(); // block index → a promise of its bytes
+    this.readers = new Set();
+    this.waiting = []; // reads held back until the slowest reader moves: { until, resume }
+    this.lowest = 0; // the first byte an open reader may still ask for
+    this.closed = false;
+  }
+
+  /**
+   * A reader that asks for bytes at increasing offsets: { read(offset, length), close() }. It holds back the
+   * freeing of blocks from its first read on (or from `from`).
+   */
+  reader(from) {
+    var shared = this;
+    var reader = {
+      position: from,
+      read: function (offset, length) {
+        return shared.read(reader, offset, length);
+      },
+      close: function () {
+        shared.readers.delete(reader);
+        shared.moved();
+      },
+    };
+    this.readers.add(reader);
+    this.moved();
+    return reader;
+  }
+
+  async read(reader, offset, length) {
+    if (offset < reader.position) throw new GoshuinError("internal", "a shared read went back");
+    reader.position = offset;
+    this.moved();
+    if (offset + length > this.lowest + this.ahead) {
+      var shared = this;
+      await new Promise(function (resume) {
+        shared.waiting.push({ until: offset + length - shared.ahead, resume: resume });
+        shared.moved();
+      });
+    }
+    if (this.closed) throw new GoshuinError("interrupted", "stopped");
+    var bytes = new Uint8Array(length);
+    var first = Math.floor(offset / this.blockSize);
+    var last = Math.floor((offset + length - 1) / this.blockSize);
+    // The blocks after these read while the readers work, as far as the slowest lets them.
+    for (var ahead = last + 1; ahead <= last + this.readAhead / this.blockSize; ahead++)
+      if (ahead * this.blockSize < this.size && (ahead + 1) * this.blockSize <= this.lowest + this.ahead) this.block(ahead);
+    for (var b = first; b <= last && length > 0; b++) {
+      var block = await this.block(b);
+      var start = b * this.blockSize;
+      var from = Math.max(offset, start);
+      var to = Math.min(offset + length, start + block.length);
+      bytes.set(block.subarray(from - start, to - start), from - offset);
+    }
+    return bytes;
+  }
+
+  /** Block `index`: read once while a reader may ask for it, else read again for the one who asks. */
+  block(index) {
+    var start = index * this.blockSize;
+    var kept = this.blocks.get(index);
+    if (kept) return kept;
+    var promise = this.source.read(start, Math.min(this.blockSize, this.size - start));
+    promise.catch(function () {});
+    if (start + this.blockSize > this.lowest) this.blocks.set(index, promise);
+    return promise;
+  }
+
+  /** After a reader moved, opened or closed: the blocks no one asks for again freed, the reads held back let go. */
+  moved() {
+    var lowest = Infinity;
+    this.readers.forEach(function (reader) {
+      lowest = Math.min(lowest, reader.position);
+    });
+    this.lowest = lowest; // Infinity with no reader open: nothing is kept
+    var blockSize = this.blockSize;
+    var shared = this;
+    this.blocks.forEach(function (promise, index) {
+      if ((index + 1) * blockSize <= lowest) shared.blocks.delete(index);
+    });
+    this.waiting = this.waiting.filter(function (held) {
+      if (held.until > lowest && !shared.closed) return true;
+      held.resume();
+      return false;
+    });
+  }
+
+  /** Frees every block; the reads held back end with `interrupted`. */
+  close() {
+    this.closed = true;
+    this.blocks.clear();
+    this.moved();
+  }
+}

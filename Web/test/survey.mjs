@@ -1,0 +1,286 @@
+#!/usr/bin/env node
+// The survey of a backup against its recovery sets in the page's workers (issue 36; Web/src/core/25-survey-tasks.mjs,
+// 29-shared-reads.mjs, 82-par2-verify.mjs's surveyBackup), under Node 20, where the pool's tasks run in this
+// thread through the same code:
+//
+//   node Web/test/survey.mjs [--seed N] [--verbose]
+//
+// 1. SharedReads: every reader gets exactly the file's bytes, each block is read once while the readers keep
+//    together, the blocks kept stay bounded, a reader that starts late reads again, Stop ends the reads held.
+// 2. surveyBackup against a survey written here from Spec/recovery-par2.md §7.1 (each slice at its place, its
+//    MD5 and CRC-32 padded with zeros; missing past the end, damaged where the file is cut; the whole file's MD5
+//    up to the first damaged slice; the XOR of the intact slices), on random files, damages and candidates of
+//    several slice sizes and lengths (the whole slices hashed four at a time, and those hashed alone: the last,
+//    the cut, those over 8 MiB), with pools of 1 to 4 places (navigator.hardwareConcurrency).
+//
+// The last line is "web-survey: N passed, N failed".
+import { createHash, randomBytes } from "node:crypto";
+import { assert, equal, hex, loadPageCore, testRunner } from "./page-harness.mjs";
+import { SharedReads } from "../src/core/29-shared-reads.mjs";
+import { surveyBackup } from "../src/core/82-par2-verify.mjs";
+import { blobSource } from "../src/core/05-sources.mjs";
+import { pacer } from "../src/core/08-pacing.mjs";
+import { crc32Update } from "../src/core/02-kernels.mjs";
+
+const argv = process.argv.slice(2);
+const seedAt = argv.indexOf("--seed");
+let seed = seedAt >= 0 ? Number(argv[seedAt + 1]) : Date.now() % 1000000;
+const startSeed = seed;
+function random() {
+  seed = (seed * 1103515245 + 12345) % 2147483648;
+  return seed / 2147483648;
+}
+const randomInt = (n) => Math.floor(random() * n);
+
+await loadPageCore();
+const runner = testRunner({ verbose: argv.includes("--verbose") });
+const test = runner.test;
+const md5 = (bytes) => createHash("md5").update(bytes).digest();
+
+/** A source over `bytes` that counts its reads, each answered after `delay` turns of the event loop. */
+function countingSource(bytes, delay = 1) {
+  const source = {
+    size: bytes.length,
+    reads: [],
+    async read(offset, length) {
+      source.reads.push([offset, length]);
+      for (let i = 0; i < delay; i++) await new Promise((resolve) => setImmediate(resolve));
+      return bytes.slice(offset, offset + length);
+    },
+  };
+  return source;
+}
+
+/** Reads [from, to) through `reader` in pieces of `piece`, `pause` turns between them; the bytes read. */
+async function readAll(reader, from, to, piece, pause) {
+  const out = new Uint8Array(to - from);
+  for (let at = from; at < to; at += piece) {
+    const bytes = await reader.read(at, Math.min(piece, to - at));
+    out.set(bytes, at - from);
+    for (let i = 0; i < pause; i++) await new Promise((resolve) => setImmediate(resolve));
+  }
+  reader.close();
+  return out;
+}
+
+async function sharedReadsTests() {
+  const KiB = 1024;
+  await test("SharedReads: two readers at different speeds get the file's bytes, each block read once, few blocks kept", async () => {
+    const bytes = randomBytes(1024 * KiB + 123);
+    const source = countingSource(bytes);
+    const shared = new SharedReads(source, { blockSize: 16 * KiB, ahead: 64 * KiB, readAhead: 32 * KiB });
+    let most = 0;
+    const watch = setInterval(() => (most = Math.max(most, shared.blocks.size)), 0);
+    const [fast, slow] = await Promise.all([
+      readAll(shared.reader(0), 0, bytes.length, 5 * KiB, 0),
+      readAll(shared.reader(0), 0, bytes.length, 7 * KiB, 3),
+    ]);
+    clearInterval(watch);
+    assert(Buffer.from(fast).equals(bytes) && Buffer.from(slow).equals(bytes), "a reader got other bytes");
+    const blocks = source.reads.map(([offset]) => offset / (16 * KiB));
+    equal(new Set(blocks).size, blocks.length, "a block read twice");
+    equal(blocks.length, Math.ceil(bytes.length / (16 * KiB)), "blocks read");
+    assert(most <= (64 + 32) / 16 + 2, `${most} blocks kept at once`);
+    equal(shared.blocks.size, 0, "blocks kept after every reader closed");
+  });
+  await test("SharedReads: a reader that opens after the others passed reads again, and gets the right bytes", async () => {
+    const bytes = randomBytes(300 * KiB);
+    const source = countingSource(bytes, 0);
+    const shared = new SharedReads(source, { blockSize: 16 * KiB, ahead: 32 * KiB, readAhead: 16 * KiB });
+    const first = await readAll(shared.reader(0), 0, bytes.length, 10 * KiB, 0);
+    const late = await readAll(shared.reader(50 * KiB), 50 * KiB, 200 * KiB, 9 * KiB, 0);
+    assert(Buffer.from(first).equals(bytes) && Buffer.from(late).equals(bytes.subarray(50 * KiB, 200 * KiB)), "other bytes");
+  });
+  await test("SharedReads: a reader held back by a slower one goes on when it moves, and a read that goes back is refused", async () => {
+    const bytes = randomBytes(200 * KiB);
+    const shared = new SharedReads(countingSource(bytes, 0), { blockSize: 16 * KiB, ahead: 32 * KiB, readAhead: 0 });
+    const slow = shared.reader(0);
+    const fast = shared.reader(0);
+    await fast.read(0, 16 * KiB);
+    let done = false;
+    const held = fast.read(40 * KiB, 16 * KiB).then((b) => ((done = true), b));
+    for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
+    assert(!done, "a read 56 KiB in was not held back while the slowest reader is at 0 (32 KiB allowed)");
+    await slow.read(30 * KiB, 1 * KiB);
+    assert(Buffer.from(await held).equals(bytes.subarray(40 * KiB, 56 * KiB)), "the held read's bytes");
+    let refused = null;
+    await fast.read(10 * KiB, 1).catch((error) => (refused = error));
+    equal(refused && refused.code, "internal", "a read that goes back");
+  });
+  await test("SharedReads: close() ends a read held back with interrupted and frees every block", async () => {
+    const shared = new SharedReads(countingSource(randomBytes(200 * KiB), 0), { blockSize: 16 * KiB, ahead: 32 * KiB, readAhead: 16 * KiB });
+    shared.reader(0);
+    const fast = shared.reader(0);
+    const held = fast.read(100 * KiB, 8 * KiB).catch((error) => error);
+    shared.close();
+    equal((await held).code, "interrupted", "the held read");
+    equal(shared.blocks.size, 0, "blocks kept");
+  });
+}
+
+// ---- surveyBackup against a survey written from the spec
+
+/** The checksums packet's entries (MD5 16 bytes, CRC-32 u32le) of `bytes` in slices of `sliceSize`. */
+function checksumsOf(bytes, sliceSize) {
+  const count = Math.ceil(bytes.length / sliceSize);
+  const out = new Uint8Array(20 * count);
+  for (let i = 0; i < count; i++) {
+    const slice = new Uint8Array(sliceSize);
+    slice.set(bytes.subarray(i * sliceSize, Math.min(bytes.length, (i + 1) * sliceSize)));
+    out.set(md5(slice), 20 * i);
+    new DataView(out.buffer).setUint32(20 * i + 16, crc32Update(0, slice), true);
+  }
+  return out;
+}
+
+function candidateOf(original, sliceSize) {
+  return {
+    description: { length: original.length },
+    sliceSize,
+    sliceCount: Math.ceil(original.length / sliceSize),
+    checksums: checksumsOf(original, sliceSize),
+    otherSliceCount: 0,
+    exponents: [{ exponent: 0 }],
+  };
+}
+
+/** What the survey must find in `file` for `candidate` (Spec/recovery-par2.md §7.1), `single`: with the parity. */
+function expectedSurvey(file, candidate, single) {
+  const { sliceSize: S, sliceCount, checksums } = candidate;
+  const L = candidate.description.length;
+  const size = file.length;
+  const status = new Uint8Array(sliceCount).fill(2);
+  let intactBytes = 0;
+  let nonZeroIntactBytes = 0;
+  const parity = single ? new Uint8Array(S) : null;
+  for (let i = 0; i < sliceCount; i++) {
+    const start = i * S;
+    const end = Math.min(start + S, L);
+    if (end > size) {
+      if (start < size) status[i] = 1; // the file ends inside it
+      continue;
+    }
+    const padded = new Uint8Array(S);
+    padded.set(file.subarray(start, end));
+    const intact = Buffer.from(md5(padded)).equals(checksums.subarray(20 * i, 20 * i + 16)) && crc32Update(0, padded) === new DataView(checksums.buffer).getUint32(20 * i + 16, true);
+    status[i] = intact ? 0 : 1;
+    if (intact) {
+      intactBytes += end - start;
+      if (file.subarray(start, end).some((b) => b !== 0)) nonZeroIntactBytes += end - start;
+      if (parity) for (let k = start; k < end; k++) parity[k - start] ^= file[k];
+    }
+  }
+  let resumeSlice = status.indexOf(1);
+  let fileDigest = null;
+  if (resumeSlice >= 0) fileDigest = md5(file.subarray(0, resumeSlice * S));
+  else if (size < L) {
+    resumeSlice = size / S; // cut at a slice's border: the slices after it missing
+    fileDigest = md5(file.subarray(0, size));
+  } else resumeSlice = sliceCount;
+  const digestAtEnd = L === 0 ? md5(new Uint8Array(0)) : fileDigest === null && L <= size ? md5(file.subarray(0, L)) : null;
+  return { status, intactBytes, nonZeroIntactBytes, resumeSlice, fileDigest, digestAtEnd, parity };
+}
+
+async function surveyOf(file, candidates, places) {
+  globalThis.navigator = { hardwareConcurrency: places };
+  try {
+    const recovery = { backupSource: blobSource(new Blob([file])), file: { firstNonZero: -2 } };
+    let last = -1;
+    let total = -1;
+    const states = await surveyBackup(recovery, candidates, (stage, done, all) => {
+      assert(stage === "recovery-verify" && done >= last && done <= all, `progress ${stage} ${done} of ${all} after ${last}`);
+      last = done;
+      total = all;
+    }, pacer(undefined));
+    equal(last, total, "the progress at its end");
+    return { states, firstNonZero: recovery.file.firstNonZero };
+  } finally {
+    delete globalThis.navigator;
+  }
+}
+
+function compare(state, expected, label) {
+  equal(hex(state.status), hex(expected.status), `${label}: status`);
+  equal(state.intactBytes, expected.intactBytes, `${label}: intact bytes`);
+  equal(state.nonZeroIntactBytes, expected.nonZeroIntactBytes, `${label}: intact bytes not all zeros`);
+  equal(state.resumeSlice, expected.resumeSlice, `${label}: the slice a repair's MD5 goes on from`);
+  equal(state.fileDigest && hex(state.fileDigest.clone().digest()), expected.fileDigest && hex(expected.fileDigest), `${label}: the file's MD5 up to it`);
+  equal(state.digestAtEnd && hex(state.digestAtEnd.clone().digest()), expected.digestAtEnd && hex(expected.digestAtEnd), `${label}: the whole file's MD5`);
+  if (expected.parity) equal(state.parity && md5(state.parity).toString("hex"), md5(expected.parity).toString("hex"), `${label}: the XOR of the intact slices`);
+}
+
+function firstNonZeroOf(bytes) {
+  const at = bytes.findIndex((b) => b !== 0);
+  return at;
+}
+
+/** A file for the candidates: `original` damaged by `damage` (flips, zeroed runs, a cut, bytes added). */
+function damaged(original, damage) {
+  let file = Uint8Array.from(original);
+  if (damage === "flips") for (let i = 0; i < 3; i++) if (file.length) file[randomInt(file.length)] ^= 1 << randomInt(8);
+  if (damage === "zeros" && file.length) file.fill(0, randomInt(file.length), randomInt(file.length) + 5000);
+  if (damage === "cut") file = file.slice(0, randomInt(file.length + 1));
+  if (damage === "added") file = Buffer.concat([file, randomBytes(1 + randomInt(9000))]);
+  return file;
+}
+
+async function surveyTests() {
+  const SIZES = [4, 1000, 4096, 65540, 1 << 20]; // PAR 2.0's slice sizes are multiples of 4
+  for (let trial = 0; trial < 24; trial++) {
+    const length = randomInt(3 << 20);
+    const original = random() < 0.2 ? new Uint8Array(length) : randomBytes(length);
+    if (random() < 0.3) original.fill(0, 0, randomInt(length + 1)); // a start of zeros: intact slices not all zeros
+    const damage = ["none", "flips", "zeros", "cut", "added"][trial % 5];
+    const file = damaged(original, damage);
+    const count = 1 + randomInt(3);
+    const candidates = [];
+    for (let c = 0; c < count; c++) {
+      const sliceSize = SIZES[randomInt(SIZES.length)];
+      // The others: the same file shorter or longer (other lengths inside or past a slice), another size.
+      const own = c === 0 ? original : c === 1 ? original.subarray(0, randomInt(original.length + 1)) : Buffer.concat([original, randomBytes(randomInt(5000))]);
+      if (Math.ceil(own.length / sliceSize) > 32768) continue;
+      candidates.push(candidateOf(own, sliceSize));
+    }
+    const places = 1 + (trial % 4);
+    const label = `${damage}, ${length} bytes, ${candidates.length} candidate(s) of slices ${candidates.map((c) => c.sliceSize).join("/")} and lengths ${candidates.map((c) => c.description.length).join("/")}, ${places} place(s)`;
+    await test(`survey (seed ${startSeed}, trial ${trial}): ${label}`, async () => {
+      const { states, firstNonZero } = await surveyOf(file, candidates, places);
+      equal(firstNonZero, firstNonZeroOf(file), "the file's first byte not zero");
+      candidates.forEach((candidate, i) => compare(states[i], expectedSurvey(file, candidate, candidates.length === 1), `candidate ${i}`));
+    });
+  }
+  await test("survey: slices over 8 MiB hashed alone, one damaged, the parity of the intact ones, with 1 and 2 places", async () => {
+    const original = randomBytes(3 * (9 << 20) + 12345);
+    const file = Uint8Array.from(original);
+    file[(9 << 20) + 77] ^= 4;
+    const candidate = candidateOf(original, 9 << 20);
+    for (const places of [1, 2]) {
+      const { states } = await surveyOf(file, [candidate], places);
+      compare(states[0], expectedSurvey(file, candidate, true), `${places} place(s)`);
+      equal(hex(states[0].status), "00010000", "slice 1 damaged");
+    }
+  });
+  await test("survey: an empty file and an empty candidate; a file of zeros", async () => {
+    for (const [file, original] of [[new Uint8Array(0), new Uint8Array(0)], [new Uint8Array(70000), new Uint8Array(70000)], [new Uint8Array(0), randomBytes(5000)]]) {
+      const candidate = candidateOf(original, 4096);
+      const { states, firstNonZero } = await surveyOf(file, [candidate], 2);
+      compare(states[0], expectedSurvey(file, candidate, true), `${file.length} bytes for ${original.length}`);
+      equal(firstNonZero, firstNonZeroOf(file), "first not zero");
+    }
+  });
+  await test("survey: Stop while it reads ends it with interrupted, every place", async () => {
+    const file = randomBytes(8 << 20);
+    const controller = new AbortController();
+    const recovery = { backupSource: blobSource(new Blob([file])), file: {} };
+    let error = null;
+    await surveyBackup(recovery, [candidateOf(file, 4096)], (stage, done) => {
+      if (done > 1 << 20) controller.abort();
+    }, pacer(controller.signal)).catch((e) => (error = e));
+    equal(error && error.code, "interrupted", "the survey stopped");
+  });
+}
+
+await sharedReadsTests();
+await surveyTests();
+console.log(`seed ${startSeed}`);
+runner.finish("web-survey");
