@@ -13,14 +13,16 @@
 //    several slice sizes and lengths (the whole slices hashed four at a time, and those hashed alone: the last,
 //    the cut, those over 8 MiB), with pools of 1 to 4 places (navigator.hardwareConcurrency).
 //
+// 3. md5InWorker (the repaired file's MD5, taken up where the survey left it) against node:crypto.
+//
 // The last line is "web-survey: N passed, N failed".
 import { createHash, randomBytes } from "node:crypto";
 import { assert, equal, hex, loadPageCore, testRunner } from "./page-harness.mjs";
 import { SharedReads } from "../src/core/29-shared-reads.mjs";
-import { surveyBackup } from "../src/core/82-par2-verify.mjs";
+import { md5InWorker, surveyBackup } from "../src/core/82-par2-verify.mjs";
 import { blobSource } from "../src/core/05-sources.mjs";
 import { pacer } from "../src/core/08-pacing.mjs";
-import { crc32Update } from "../src/core/02-kernels.mjs";
+import { crc32Update, Md5 } from "../src/core/02-kernels.mjs";
 
 const argv = process.argv.slice(2);
 const seedAt = argv.indexOf("--seed");
@@ -280,7 +282,24 @@ async function surveyTests() {
   });
 }
 
+async function md5InWorkerTests() {
+  await test("md5InWorker: a file's MD5 taken up at an offset from the state before it, with its progress, and Stop", async () => {
+    const bytes = randomBytes((20 << 20) + 4321);
+    for (const from of [0, 1, 63, 64, 65, 5 << 20, (17 << 20) + 3, bytes.length]) {
+      let hashed = 0;
+      const digest = await md5InWorker(new Blob([bytes]), from, bytes.length, Md5().update(bytes.subarray(0, from)), (count) => (hashed += count), pacer(undefined));
+      equal(hex(digest.digest()), md5(bytes).toString("hex"), `from ${from}`);
+      equal(hashed, bytes.length - from, `progress from ${from}`);
+    }
+    const controller = new AbortController();
+    let error = null;
+    await md5InWorker(new Blob([bytes]), 0, bytes.length, Md5(), (count) => controller.abort(), pacer(controller.signal)).catch((e) => (error = e));
+    equal(error && error.code, "interrupted", "stopped");
+  });
+}
+
 await sharedReadsTests();
+await md5InWorkerTests();
 await surveyTests();
 console.log(`seed ${startSeed}`);
 runner.finish("web-survey");

@@ -12,7 +12,7 @@
 // What both read, in pieces, the next one read while the last is hashed, and the helpers the rebuild uses.
 
 import { bytesEqual, u32le } from "./00-bytes.mjs";
-import { crc32Update, crc32Zeros, Md5, MD5_LANES, Md5Lanes } from "./02-kernels.mjs";
+import { crc32Update, crc32Zeros, Md5, MD5_LANES, Md5Lanes, md5FromState } from "./02-kernels.mjs";
 import { gf16MultiplyAdd } from "./05-gf16.mjs";
 import { interrupted, pacer } from "./08-pacing.mjs";
 
@@ -123,14 +123,15 @@ export function sliceMatches(checksums, index, digest, crc) {
 }
 
 /**
- * "survey-file": `task` = { end, marks (offsets in [0, end], increasing) }. The MD5 of the file's bytes [0, end),
- * its state saved at each mark. Result: { states (one Md5.saveState() after another, `stateBytes` each, in
- * the order of the marks), stateBytes, firstNonZero (the offset of the first byte that is not zero, or -1) }.
+ * "survey-file": `task` = { start, state (an Md5's saveState() at `start`, or null at 0), end, marks (offsets in
+ * [start, end], increasing), window (bytes a read) }. The MD5 of the file's bytes [start, end), its state saved
+ * at each mark. Result: { states (one Md5.saveState() after another, `stateBytes` each, in the order of the
+ * marks), stateBytes, firstNonZero (the offset of the first byte read that is not zero, or -1) }.
  */
 export async function surveyFileTask(task, local, source, onProgress) {
   var pace = pacer(local.signal);
   var marks = task.marks;
-  var digest = new Md5();
+  var digest = task.state ? md5FromState(task.state) : new Md5();
   var stateBytes = digest.saveState().length;
   var states = new Uint8Array(marks.length * stateBytes);
   var m = 0;
@@ -138,8 +139,8 @@ export async function surveyFileTask(task, local, source, onProgress) {
     for (; m < marks.length && marks[m] <= offset; m++) states.set(digest.saveState(), m * stateBytes);
   };
   var nonZero = -1;
-  saveUpTo(0);
-  for await (var piece of readPieces(source, 0, task.end, RECOVERY_WINDOW, local.signal)) {
+  saveUpTo(task.start);
+  for await (var piece of readPieces(source, task.start, task.end, task.window, local.signal)) {
     var bytes = piece.bytes;
     for (var at = 0; at < bytes.length; ) {
       if (pace.due()) await pace();

@@ -32,10 +32,11 @@ import { recoveryCandidates } from "./81-par2-candidates.mjs";
 export var SLICE_INTACT = 0;
 var SLICE_DAMAGED = 1;
 export var SLICE_MISSING = 2;
+var WORKER_WINDOW = 16777216; // a worker reads a file 16 MiB at a time (faster than 4 in Chromium)
 var SURVEY_RUN = 33554432; // bytes of slices a "survey-slices" task takes at most (one slice at least)
-var SHARED_BLOCK = 16777216; // the survey's tasks read the file once between them, in blocks of this size
-var SHARED_AHEAD = 67108864; // (16 MiB read faster than 4 in Chromium), none more than this ahead of the
-var SHARED_READ_AHEAD = 33554432; // slowest, and this much read before they ask for it
+var SHARED_BLOCK = WORKER_WINDOW; // the survey's tasks read the file once between them, in blocks of this size,
+var SHARED_AHEAD = 67108864; // none more than this ahead of the slowest,
+var SHARED_READ_AHEAD = 33554432; // and this much read before they ask for it
 
 /** Runs of slices that are not intact: [{ first, last, reason }], at most SALVAGE_RUNS_KEPT of them. */
 export function damagedRuns(status) {
@@ -278,7 +279,7 @@ async function runSurvey(source, groups, single, end, progress, pace) {
   try {
     var fileReader = shared ? shared.reader(0) : null;
     var work = [
-      task({ kind: "survey-file", end: end, marks: marks }, fileReader).then(function (result) {
+      task({ kind: "survey-file", start: 0, state: null, end: end, marks: marks, window: RECOVERY_WINDOW }, fileReader).then(function (result) {
         if (fileReader) fileReader.close();
         return result;
       }),
@@ -296,6 +297,30 @@ async function runSurvey(source, groups, single, end, progress, pace) {
     })
   );
   return file;
+}
+
+/**
+ * `digest` (an Md5 over a Blob's bytes before `from`) over `blob`'s bytes [from, end), in one of the page's
+ * workers (in this thread where there is none), whose reads run ahead of its hashing. Resolves with the Md5 at
+ * `end`. `onBytes(count)` as they are hashed.
+ */
+export async function md5InWorker(blob, from, end, digest, onBytes, pace) {
+  var pool = createWorkerPool({ size: 1 });
+  var onAbort = function () {
+    pool.close();
+  };
+  if (pace.signal) pace.signal.addEventListener("abort", onAbort);
+  try {
+    var task = { kind: "survey-file", start: from, state: digest.saveState(), end: end, marks: [end], window: WORKER_WINDOW };
+    if (pool.inThread) task.local = { signal: pace.signal, source: blobSource(blob) };
+    else task.file = blob;
+    var result = await pool.run(task, onBytes);
+  } finally {
+    if (pace.signal) pace.signal.removeEventListener("abort", onAbort);
+    pool.close();
+  }
+  pace.check();
+  return md5FromState(result.states);
 }
 
 /** target ^= source, in parts, yielding between them. */

@@ -10,14 +10,13 @@ import { bytesEqual, formatSize } from "./00-bytes.mjs";
 import { GoshuinError } from "./01-errors.mjs";
 import { crc32Update, Md5 } from "./02-kernels.mjs";
 import { GF16_EXP, GF16_LOG, multiplyAddAt, par2Coefficient } from "./05-gf16.mjs";
-import { blobSource } from "./05-sources.mjs";
 import { now } from "./07-keys.mjs";
 import { pacer } from "./08-pacing.mjs";
 import { limits } from "./22-entry-data.mjs";
 import { PAR2_PEEK } from "./80-par2-packets.mjs";
 import { EVIDENCE_BLOCK, EVIDENCE_BYTES, otherSlicesOf } from "./81-par2-candidates.mjs";
-import { firstNonZero, hashPaced, readPieces, RECOVERY_WINDOW, RECOVERY_WORK_PART, sliceMatches } from "./25-survey-tasks.mjs";
-import { SLICE_INTACT } from "./82-par2-verify.mjs";
+import { firstNonZero, readPieces, RECOVERY_WINDOW, RECOVERY_WORK_PART, sliceMatches } from "./25-survey-tasks.mjs";
+import { md5InWorker, SLICE_INTACT } from "./82-par2-verify.mjs";
 import { checkMemory, solveUnknowns } from "./83-par2-solve.mjs";
 import { cutShort, insufficient, partsOf, withRepairNumbers } from "./85-par2-repair.mjs";
 
@@ -373,10 +372,11 @@ export async function rebuildWithRecovery(check, options) {
   var fileDigest = all ? new Md5() : check.fileDigest.clone();
   var from = all ? 0 : check.resumeSlice * sliceSize;
   progress("recovery-check", 0, length - from);
-  for await (var piece of readPieces(blobSource(repaired), from, length, RECOVERY_WINDOW, pace.signal)) {
-    await hashPaced(fileDigest, piece.bytes, pace);
-    progress("recovery-check", piece.offset + piece.bytes.length - from, length - from);
-  }
+  var checked = 0;
+  fileDigest = await md5InWorker(repaired, from, length, fileDigest, function (count) {
+    checked += count;
+    progress("recovery-check", checked, length - from);
+  }, pace);
   if (!bytesEqual(fileDigest.digest(), target.description.md5))
     throw new GoshuinError("repair_check_failed", "the repaired file's MD5 is not the one the recovery set gives: nothing was repaired");
   return Object.assign(base, {
