@@ -138,10 +138,14 @@ function packetsOf(bytes) {
   }
   return packets;
 }
-function packetIntact(bytes, packet) {
-  const view = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
-  if (packet.offset + packet.length > view.length) return false;
-  return createHash("md5").update(view.subarray(packet.offset + 32, packet.offset + packet.length)).digest().equals(view.subarray(packet.offset + 16, packet.offset + 32));
+/**
+ * Whether `packet` of `original` is in `bytes` as it was, its magic and length too: a packet whose MD5 still
+ * matches but whose first 16 bytes (which the MD5 does not cover) were lost cannot be found by any reader.
+ */
+function packetIntact(bytes, packet, original) {
+  const end = packet.offset + packet.length;
+  if (end > bytes.length) return false;
+  return Buffer.from(bytes.subarray(packet.offset, end)).equals(Buffer.from(original.subarray(packet.offset, end)));
 }
 
 // ---- the page's repair, from bytes
@@ -327,8 +331,9 @@ function intactRecovery(files) {
   const exponents = new Set();
   const critical = new Set();
   for (const [name, bytes] of Object.entries(files)) {
-    for (const packet of packetsOf(originalSetFiles.get(name))) {
-      if (!packetIntact(bytes, packet)) continue;
+    const original = originalSetFiles.get(name);
+    for (const packet of packetsOf(original)) {
+      if (!packetIntact(bytes, packet, original)) continue;
       if (packet.type === TYPE.recovery) exponents.add(packet.exponent);
       else critical.add(packet.type);
     }
