@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The survey of a backup against its recovery sets in the page's workers (issue 36; Web/src/core/25-survey-tasks.mjs,
-// 29-shared-reads.mjs, 82-par2-verify.mjs's surveyBackup), under Node 20, where the pool's tasks run in this
+// 29-shared-reads.mjs, 82-par2-survey.mjs), under Node 20, where the pool's tasks run in this
 // thread through the same code:
 //
 //   node Web/test/survey.mjs [--seed N] [--verbose]
@@ -19,7 +19,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { assert, equal, hex, loadPageCore, testRunner } from "./page-harness.mjs";
 import { SharedReads } from "../src/core/29-shared-reads.mjs";
-import { md5InWorker, surveyBackup } from "../src/core/82-par2-verify.mjs";
+import { md5InWorker, surveyBackup } from "../src/core/82-par2-survey.mjs";
 import { blobSource } from "../src/core/05-sources.mjs";
 import { pacer } from "../src/core/08-pacing.mjs";
 import { crc32Update, Md5 } from "../src/core/02-kernels.mjs";
@@ -47,7 +47,7 @@ function countingSource(bytes, delay = 1) {
     async read(offset, length) {
       source.reads.push([offset, length]);
       for (let i = 0; i < delay; i++) await new Promise((resolve) => setImmediate(resolve));
-      return bytes.slice(offset, offset + length);
+      return new Uint8Array(bytes.subarray(offset, offset + length)); // a buffer of its own, as a Blob's read gives
     },
   };
   return source;
@@ -65,8 +65,40 @@ async function readAll(reader, from, to, piece, pause) {
   return out;
 }
 
+/**
+ * `body()` with ArrayBuffer.prototype.transfer (not in Node 20) that really detaches the buffer it is called
+ * on, as the engines' does: a block given back while a read still copies from it would give that read no
+ * bytes. Resolves with the number of buffers given back.
+ */
+async function withDetachingTransfer(body) {
+  let released = 0;
+  ArrayBuffer.prototype.transfer = function (length) {
+    structuredClone(this, { transfer: [this] });
+    released++;
+    return new ArrayBuffer(length);
+  };
+  try {
+    await body();
+  } finally {
+    delete ArrayBuffer.prototype.transfer;
+  }
+  return released;
+}
+
 async function sharedReadsTests() {
   const KiB = 1024;
+  await test("SharedReads: every block given back once no reader needs it (ArrayBuffer.prototype.transfer), never while read", async () => {
+    const bytes = randomBytes(700 * KiB + 5);
+    const source = countingSource(bytes);
+    const shared = new SharedReads(source, { blockSize: 16 * KiB, ahead: 48 * KiB, readAhead: 32 * KiB });
+    let results;
+    const released = await withDetachingTransfer(async () => {
+      results = await Promise.all([readAll(shared.reader(0), 0, bytes.length, 5 * KiB, 0), readAll(shared.reader(0), 0, bytes.length, 7 * KiB, 2), readAll(shared.reader(0), 0, bytes.length, 16 * KiB, 1)]);
+      for (let i = 0; i < 10; i++) await new Promise((resolve) => setImmediate(resolve));
+    });
+    assert(results.every((got) => Buffer.from(got).equals(bytes)), "a reader got other bytes");
+    equal(released, source.reads.length, "blocks given back");
+  });
   await test("SharedReads: two readers at different speeds get the file's bytes, each block read once, few blocks kept", async () => {
     const bytes = randomBytes(1024 * KiB + 123);
     const source = countingSource(bytes);
@@ -244,9 +276,13 @@ async function surveyTests() {
       candidates.push(candidateOf(own, sliceSize));
     }
     const places = 1 + (trial % 4);
+    const detaching = trial % 3 === 0; // the shared reads' blocks really given back
     const label = `${damage}, ${length} bytes, ${candidates.length} candidate(s) of slices ${candidates.map((c) => c.sliceSize).join("/")} and lengths ${candidates.map((c) => c.description.length).join("/")}, ${places} place(s)`;
     await test(`survey (seed ${startSeed}, trial ${trial}): ${label}`, async () => {
-      const { states, firstNonZero } = await surveyOf(file, candidates, places);
+      let survey;
+      if (detaching) await withDetachingTransfer(async () => (survey = await surveyOf(file, candidates, places)));
+      else survey = await surveyOf(file, candidates, places);
+      const { states, firstNonZero } = survey;
       equal(firstNonZero, firstNonZeroOf(file), "the file's first byte not zero");
       candidates.forEach((candidate, i) => compare(states[i], expectedSurvey(file, candidate, candidates.length === 1), `candidate ${i}`));
     });
@@ -260,6 +296,24 @@ async function surveyTests() {
       const { states } = await surveyOf(file, [candidate], places);
       compare(states[0], expectedSurvey(file, candidate, true), `${places} place(s)`);
       equal(hex(states[0].status), "00010000", "slice 1 damaged");
+    }
+  });
+  await test("survey: the whole file's MD5 stops soon after the first damaged slice, and goes to the end of a file that may be intact", async () => {
+    const original = randomBytes(128 << 20);
+    const file = Uint8Array.from(original);
+    file[(3 << 20) + 5] ^= 1;
+    const candidate = candidateOf(original, 1 << 20);
+    for (const places of [1, 2, 3]) {
+      globalThis.navigator = { hardwareConcurrency: places };
+      const recovery = { backupSource: blobSource(new Blob([file])), file: {} };
+      const states = await surveyBackup(recovery, [candidate], () => {}, pacer(undefined)).finally(() => delete globalThis.navigator);
+      compare(states[0], expectedSurvey(file, candidate, true), `${places} place(s)`);
+      // Two segments of 32 MiB at most: the one under way when the damage is judged, and one asked before.
+      assert(recovery.file.hashedTo <= 64 << 20, `${places} place(s): the file's MD5 went to ${recovery.file.hashedTo} for a damage at 3 MiB`);
+      const intact = { backupSource: blobSource(new Blob([original])), file: {} };
+      const whole = await surveyBackup(intact, [candidate], () => {}, pacer(undefined));
+      equal(intact.file.hashedTo, original.length, "an intact file's MD5 to its end");
+      equal(hex(whole[0].digestAtEnd.clone().digest()), md5(original).toString("hex"), "its MD5");
     }
   });
   await test("survey: an empty file and an empty candidate; a file of zeros", async () => {

@@ -1,4 +1,4 @@
-// The survey of a backup against PAR 2.0 recovery sets (82-par2-verify.mjs puts it together) as two kinds of
+// The survey of a backup against PAR 2.0 recovery sets (82-par2-survey.mjs puts it together) as two kinds of
 // task for the page's workers (28-worker-tasks.mjs), so that both cores hash at once (issue 36):
 //
 // - "survey-file": the whole file's MD5, one stream that cannot be cut, its state saved at the offsets the

@@ -15,7 +15,7 @@ export class SharedReads {
     this.blockSize = options.blockSize;
     this.ahead = Math.max(options.ahead, 2 * this.blockSize);
     this.readAhead = options.readAhead; // bytes read before a reader asks for them
-    this.blocks = new Map(); // block index → a promise of its bytes
+    this.blocks = new Map(); // block index → its entry (`block`)
     this.readers = new Set();
     this.waiting = []; // reads held back until the slowest reader moves: { until, resume }
     this.lowest = 0; // the first byte an open reader may still ask for
@@ -62,24 +62,36 @@ export class SharedReads {
     for (var ahead = last + 1; ahead <= last + this.readAhead / this.blockSize; ahead++)
       if (ahead * this.blockSize < this.size && (ahead + 1) * this.blockSize <= this.lowest + this.ahead) this.block(ahead);
     for (var b = first; b <= last && length > 0; b++) {
-      var block = await this.block(b);
-      var start = b * this.blockSize;
-      var from = Math.max(offset, start);
-      var to = Math.min(offset + length, start + block.length);
-      bytes.set(block.subarray(from - start, to - start), from - offset);
+      var entry = this.block(b);
+      entry.users++;
+      try {
+        var block = await entry.bytes;
+        if (this.closed) throw new GoshuinError("interrupted", "stopped");
+        var start = b * this.blockSize;
+        var from = Math.max(offset, start);
+        var to = Math.min(offset + length, start + block.length);
+        bytes.set(block.subarray(from - start, to - start), from - offset);
+      } finally {
+        entry.users--;
+        if (entry.dropped) release(entry);
+      }
     }
     return bytes;
   }
 
-  /** Block `index`: read once while a reader may ask for it, else read again for the one who asks. */
+  /**
+   * Block `index`: { bytes (a promise), users (reads copying from it), dropped }, kept while a reader may
+   * ask for it, else read again for the one who asks and dropped after.
+   */
   block(index) {
     var start = index * this.blockSize;
     var kept = this.blocks.get(index);
     if (kept) return kept;
-    var promise = this.source.read(start, Math.min(this.blockSize, this.size - start));
-    promise.catch(function () {});
-    if (start + this.blockSize > this.lowest) this.blocks.set(index, promise);
-    return promise;
+    var entry = { bytes: this.source.read(start, Math.min(this.blockSize, this.size - start)), users: 0, dropped: false };
+    entry.bytes.catch(function () {});
+    if (start + this.blockSize > this.lowest && !this.closed) this.blocks.set(index, entry);
+    else entry.dropped = true;
+    return entry;
   }
 
   /** After a reader moved, opened or closed: the blocks no one asks for again freed, the reads held back let go. */
@@ -91,8 +103,11 @@ export class SharedReads {
     this.lowest = lowest; // Infinity with no reader open: nothing is kept
     var blockSize = this.blockSize;
     var shared = this;
-    this.blocks.forEach(function (promise, index) {
-      if ((index + 1) * blockSize <= lowest) shared.blocks.delete(index);
+    this.blocks.forEach(function (entry, index) {
+      if ((index + 1) * blockSize > lowest && !shared.closed) return;
+      shared.blocks.delete(index);
+      entry.dropped = true;
+      release(entry);
     });
     this.waiting = this.waiting.filter(function (held) {
       if (held.until > lowest && !shared.closed) return true;
@@ -104,7 +119,18 @@ export class SharedReads {
   /** Frees every block; the reads held back end with `interrupted`. */
   close() {
     this.closed = true;
-    this.blocks.clear();
     this.moved();
   }
+}
+
+/**
+ * A dropped block's memory given back once no read copies from it, at once where the engine can
+ * (ArrayBuffer.prototype.transfer): Firefox ESR otherwise kept gigabytes of them until a collection.
+ */
+function release(entry) {
+  if (entry.users > 0 || entry.released) return;
+  entry.released = true;
+  entry.bytes.then(function (bytes) {
+    if (typeof bytes.buffer.transfer === "function") bytes.buffer.transfer(0);
+  }, function () {});
 }

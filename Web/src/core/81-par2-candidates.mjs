@@ -6,7 +6,7 @@
 // place its slices among theirs). A set whose slice size is larger than its longest recoverable file
 // (rounded up to 4) and than 64 MiB is refused (Spec/decisions/0049): hashing its padding would cost more
 // than the file. Those whose description has the backup's 16 KiB MD5 and length win, the one with the most
-// recovery slices first; otherwise every candidate is checked slice by slice (82-par2-verify.mjs) and the
+// recovery slices first; otherwise every candidate is checked slice by slice (82-par2-survey.mjs) and the
 // one with the most intact bytes wins, then the one with the most recovery slices, then the first read.
 //
 // The winner then needs evidence that the backup is a copy of its file: some part of the backup that is not

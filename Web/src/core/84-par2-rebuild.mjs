@@ -16,7 +16,8 @@ import { limits } from "./22-entry-data.mjs";
 import { PAR2_PEEK } from "./80-par2-packets.mjs";
 import { EVIDENCE_BLOCK, EVIDENCE_BYTES, otherSlicesOf } from "./81-par2-candidates.mjs";
 import { firstNonZero, readPieces, RECOVERY_WINDOW, RECOVERY_WORK_PART, sliceMatches } from "./25-survey-tasks.mjs";
-import { md5InWorker, SLICE_INTACT } from "./82-par2-verify.mjs";
+import { md5InWorker } from "./82-par2-survey.mjs";
+import { SLICE_INTACT } from "./82-par2-verify.mjs";
 import { checkMemory, solveUnknowns } from "./83-par2-solve.mjs";
 import { cutShort, insufficient, partsOf, withRepairNumbers } from "./85-par2-repair.mjs";
 

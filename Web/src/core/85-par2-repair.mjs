@@ -10,9 +10,8 @@ import { recoveryInvalid } from "./80-par2-packets.mjs";
 import {
   anotherFile, EVIDENCE_BYTES, evidenceOf, exactCandidates, rankSurveyed, surveyedCandidates,
 } from "./81-par2-candidates.mjs";
-import {
-  damagedRuns, readRecoverySet, recoveryCopyIntact, SLICE_INTACT, SLICE_MISSING, surveyBackup,
-} from "./82-par2-verify.mjs";
+import { surveyBackup } from "./82-par2-survey.mjs";
+import { damagedRuns, readRecoverySet, recoveryCopyIntact, SLICE_INTACT, SLICE_MISSING } from "./82-par2-verify.mjs";
 import { equalBlockBytes, rebuildEverything, rebuildWithRecovery } from "./84-par2-rebuild.mjs";
 
 /**
