@@ -80,22 +80,28 @@ class WorkerPool {
     }
   }
 
-  /** One worker, in its slot: { worker, task (the job it runs, or null), ready (a promise of its kernels) }. */
+  /**
+   * One worker, in its slot: { worker, task (the job it runs, or null), ready (a promise of its kernels),
+   * started (whether it said it is ready) }.
+   */
   startWorker(index) {
     var pool = this;
-    var slot = { worker: new Worker(this.url, { name: "goshuin-" + index }), task: null, ready: null };
+    var slot = { worker: new Worker(this.url, { name: "goshuin-" + index }), task: null, ready: null, started: false };
     // The workers run the kernels this thread runs: where the page could not use WebAssembly, neither do they.
     slot.worker.postMessage({ configure: { javascript: kernels().implementation === "javascript" } });
     slot.ready = new Promise(function (resolve, reject) {
       slot.worker.onmessage = function (event) {
-        if (event.data && event.data.ready) resolve(event.data.kernels);
-        else pool.answer(slot, event.data);
+        if (event.data && event.data.ready) {
+          slot.started = true;
+          resolve(event.data.kernels);
+        } else pool.answer(slot, event.data);
       };
       slot.worker.onerror = function (event) {
         event.preventDefault();
         var failure = new GoshuinError("browser_limit", "a worker of the page stopped (" + (event.message || "no message") + ")");
         reject(failure);
-        pool.fail(slot, failure);
+        // One that never started leaves its task to `send`, which runs it in this thread; one that stopped fails it.
+        if (slot.started) pool.fail(slot, failure);
       };
     });
     slot.ready.catch(function () {});
@@ -134,7 +140,7 @@ class WorkerPool {
   /** A task in this thread (no worker): its handler called as a worker calls it. */
   runHere(job) {
     var pool = this;
-    runWorkerTask(job.task, job.task.local || {}, job.onProgress || function () {}).then(
+    runWorkerTask(job.task, job.task.local || (job.read ? { readThroughPage: job.read } : {}), job.onProgress || function () {}).then(
       function (answer) {
         pool.idle.push(null);
         if (pool.closed) job.reject(interrupted());

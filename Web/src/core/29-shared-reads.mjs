@@ -130,7 +130,10 @@ export class SharedReads {
 function release(entry) {
   if (entry.users > 0 || entry.released) return;
   entry.released = true;
-  entry.bytes.then(function (bytes) {
-    if (typeof bytes.buffer.transfer === "function") bytes.buffer.transfer(0);
-  }, function () {});
+  entry.bytes.then(giveBack, function () {});
+}
+
+/** `bytes`' whole buffer given back now where the engine can (it must not be used again), else left to a collection. */
+export function giveBack(bytes) {
+  if (typeof bytes.buffer.transfer === "function") bytes.buffer.transfer(0);
 }

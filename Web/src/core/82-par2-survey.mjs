@@ -11,7 +11,7 @@ import { blobSource } from "./05-sources.mjs";
 import { limits } from "./22-entry-data.mjs";
 import { firstNonZero, readPieces, RECOVERY_WINDOW, RECOVERY_WORK_PART, sliceMatches } from "./25-survey-tasks.mjs";
 import { createWorkerPool } from "./27-worker-pool.mjs";
-import { SharedReads } from "./29-shared-reads.mjs";
+import { giveBack, SharedReads } from "./29-shared-reads.mjs";
 import { SLICE_DAMAGED, SLICE_INTACT, SLICE_MISSING } from "./82-par2-verify.mjs";
 
 var WORKER_WINDOW = 16777216; // a worker reads a file 16 MiB at a time (faster than 4 in Chromium)
@@ -61,7 +61,7 @@ export async function surveyBackup(recovery, candidates, progress, pace) {
   progress("recovery-verify", 0, end);
   var file = await runSurvey(source, groups, single, end, progress, pace);
   var stateAt = function (offset) {
-    return md5FromState(file.states.get(offset));
+    return md5FromState(stateOf(file, offset));
   };
   states.forEach(function (state) {
     var sliceSize = state.candidate.sliceSize;
@@ -82,7 +82,9 @@ export async function surveyBackup(recovery, candidates, progress, pace) {
     }
   });
   recovery.file.hashedTo = file.reached;
-  recovery.file.firstNonZero = file.firstNonZero >= 0 ? file.firstNonZero : await firstNonZeroAfter(source, file.reached, pace);
+  // Before `end`, the slices saw every byte (the first one not zero is the least they found); after it, read.
+  if (file.firstNonZero < 0) file.firstNonZero = file.sliceNonZero < Infinity ? file.sliceNonZero : await firstNonZeroAfter(source, end, pace);
+  recovery.file.firstNonZero = file.firstNonZero;
   progress("recovery-verify", end, end);
   return states;
 }
@@ -119,41 +121,38 @@ function surveyGroups(states, end) {
 async function judgeRuns(group, end, pace) {
   if (group.judging) return; // the lane judging them goes on to the runs that came back meanwhile
   group.judging = true;
-  try {
-    await judgeInOrder(group, end, pace);
-  } finally {
-    group.judging = false;
-  }
-}
-
-async function judgeInOrder(group, end, pace) {
   var sliceSize = group.sliceSize;
-  for (; group.judged < group.runs.length && group.runs[group.judged].result; group.judged++) {
-    var run = group.runs[group.judged];
-    var result = run.result;
-    var found = new Map();
-    for (var j = 0; j < result.ends.length; j++) found.set(result.ends[j], j);
-    for (var s = 0; s < group.states.length; s++) {
-      var state = group.states[s];
-      for (var index = run.first; index <= Math.min(run.last, state.candidate.sliceCount - 1); index++) {
-        var start = index * sliceSize;
-        var sliceEnd = Math.min(start + sliceSize, state.length);
-        if (sliceEnd > end) break; // the slice the file ends inside, and those past its end: surveyBackup
-        if (pace.due()) await pace();
-        var at = found.get(sliceEnd);
-        var real = sliceEnd - start;
-        if (at !== undefined && sliceMatches(state.candidate.checksums, index, result.digests.subarray(16 * at, 16 * at + 16), result.crcs[at])) {
-          state.status[index] = SLICE_INTACT;
-          state.intactBytes += real;
-          var nonZero = result.nonZero[index - run.first];
-          if (nonZero >= 0 && nonZero < real) state.nonZeroIntactBytes += real;
-        } else {
-          state.status[index] = SLICE_DAMAGED;
-          state.needs = Math.min(state.needs, start);
+  // No await between the loop's last test and `judging` set back: a run back in between is judged.
+  try {
+    for (; group.judged < group.runs.length && group.runs[group.judged].result; group.judged++) {
+      var run = group.runs[group.judged];
+      var result = run.result;
+      var found = new Map();
+      for (var j = 0; j < result.ends.length; j++) found.set(result.ends[j], j);
+      for (var s = 0; s < group.states.length; s++) {
+        var state = group.states[s];
+        for (var index = run.first; index <= Math.min(run.last, state.candidate.sliceCount - 1); index++) {
+          var start = index * sliceSize;
+          var sliceEnd = Math.min(start + sliceSize, state.length);
+          if (sliceEnd > end) break; // the slice the file ends inside, and those past its end: surveyBackup
+          if (pace.due()) await pace();
+          var at = found.get(sliceEnd);
+          var real = sliceEnd - start;
+          if (at !== undefined && sliceMatches(state.candidate.checksums, index, result.digests.subarray(16 * at, 16 * at + 16), result.crcs[at])) {
+            state.status[index] = SLICE_INTACT;
+            state.intactBytes += real;
+            var nonZero = result.nonZero[index - run.first];
+            if (nonZero >= 0 && nonZero < real) state.nonZeroIntactBytes += real;
+          } else {
+            state.status[index] = SLICE_DAMAGED;
+            state.needs = Math.min(state.needs, start);
+          }
         }
       }
+      run.result = true; // judged: its arrays are no longer needed
     }
-    run.result = true; // judged: its arrays are no longer needed
+  } finally {
+    group.judging = false;
   }
 }
 
@@ -161,9 +160,10 @@ async function judgeInOrder(group, end, pace) {
  * The survey's tasks through a pool of workers made for it: runs of slices (`lanes` at a time) and the whole
  * file's MD5 in segments, one after another, until no candidate needs it further; all closed when it ends or
  * is stopped. With `single.parity`, the XOR of its intact slices is added to it. Resolves with the file's MD5
- * states: { states (Map: offset → saved state), reached, firstNonZero }.
+ * states: { segments ([{ marks, states, stateBytes }]: `stateOf`), reached, firstNonZero, sliceNonZero }.
  */
 async function runSurvey(source, groups, single, end, progress, pace) {
+  pace.check(); // Stop pressed already: no worker started
   var marks = [];
   var total = end;
   var runs = [];
@@ -182,6 +182,9 @@ async function runSurvey(source, groups, single, end, progress, pace) {
   });
   marks.sort(function (a, b) {
     return a - b;
+  });
+  marks = marks.filter(function (mark, i) {
+    return i === 0 || mark !== marks[i - 1];
   });
   runs.sort(function (a, b) {
     return a.first * a.group.sliceSize - b.first * b.group.sliceSize;
@@ -216,13 +219,18 @@ async function runSurvey(source, groups, single, end, progress, pace) {
         { kind: "survey-slices", sliceSize: group.sliceSize, first: run.first, last: run.last, end: end, lengths: group.lengths, parity: checksums },
         reader
       );
-      if (result.parity) await xorPaced(result.parity, single.parity, pace);
+      if (result.parity) {
+        await xorPaced(result.parity, single.parity, pace);
+        giveBack(result.parity); // a slice's size a run: large slices would wait for a collection (29-shared-reads.mjs)
+      }
       run.result = result;
+      for (var k = 0; k < result.nonZero.length; k++)
+        if (result.nonZero[k] >= 0) file.sliceNonZero = Math.min(file.sliceNonZero, (run.first + k) * group.sliceSize + result.nonZero[k]);
       await judgeRuns(group, end, pace);
     }
     if (reader) reader.close();
   };
-  var file = { states: new Map(), reached: 0, firstNonZero: -1 };
+  var file = { segments: [], reached: 0, firstNonZero: -1, sliceNonZero: Infinity };
   var needed = function () {
     var most = 0;
     groups.forEach(function (group) {
@@ -242,15 +250,15 @@ async function runSurvey(source, groups, single, end, progress, pace) {
       while (m < marks.length && marks[m] <= to) m++;
       var segmentMarks = marks.slice(from, m).concat([to]);
       var result = await task({ kind: "survey-file", start: at, state: state, end: to, marks: segmentMarks, window: RECOVERY_WINDOW }, reader);
-      for (var i = 0; i < segmentMarks.length; i++)
-        file.states.set(segmentMarks[i], result.states.subarray(i * result.stateBytes, (i + 1) * result.stateBytes));
-      state = file.states.get(to);
+      file.segments.push({ marks: segmentMarks, states: result.states, stateBytes: result.stateBytes });
+      state = result.states.slice((segmentMarks.length - 1) * result.stateBytes); // its own buffer: the next task is sent this alone
       file.reached = to;
       if (file.firstNonZero < 0 && result.firstNonZero >= 0) file.firstNonZero = result.firstNonZero;
       if (to === end) break;
     }
     if (reader) reader.close(); // the slices go on without waiting for it
     fileDone = true;
+    total -= end - file.reached; // the bytes it will not hash are not waited for (the progress only jumps ahead)
   };
   // A slice of the parity is in flight twice in a worker (the XOR, and the slice's bytes while it is open):
   // large ones one at a time.
@@ -282,6 +290,7 @@ async function runSurvey(source, groups, single, end, progress, pace) {
  * `end`. `onBytes(count)` as they are hashed.
  */
 export async function md5InWorker(blob, from, end, digest, onBytes, pace) {
+  pace.check();
   var pool = createWorkerPool({ size: 1 });
   var onAbort = function () {
     pool.close();
@@ -298,6 +307,23 @@ export async function md5InWorker(blob, from, end, digest, onBytes, pace) {
   }
   pace.check();
   return md5FromState(result.states);
+}
+
+/** The file's MD5 state saved at `offset` (a mark of a segment hashed), found by bisection. */
+function stateOf(file, offset) {
+  var segments = file.segments;
+  var low = 0;
+  var high = segments.length - 1;
+  while (low < high) {
+    var middle = (low + high) >> 1;
+    var marks = segments[middle].marks;
+    if (marks[marks.length - 1] < offset) low = middle + 1;
+    else high = middle;
+  }
+  var segment = segments[low];
+  var at = segment.marks.indexOf(offset);
+  if (at < 0) throw new Error("no state saved at " + offset);
+  return segment.states.subarray(at * segment.stateBytes, (at + 1) * segment.stateBytes);
 }
 
 /** target ^= source, in parts, yielding between them. */
