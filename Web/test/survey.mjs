@@ -224,9 +224,18 @@ function expectedSurvey(file, candidate, single) {
   return { status, intactBytes, nonZeroIntactBytes, resumeSlice, fileDigest, digestAtEnd, parity };
 }
 
-async function surveyOf(file, candidates, places) {
+/** `body()` with a pool of `places` (navigator.hardwareConcurrency, which Node 20 lacks). */
+async function withPlaces(places, body) {
   globalThis.navigator = { hardwareConcurrency: places };
   try {
+    return await body();
+  } finally {
+    delete globalThis.navigator;
+  }
+}
+
+async function surveyOf(file, candidates, places) {
+  return withPlaces(places, async () => {
     const recovery = { backupSource: blobSource(new Blob([file])), file: { firstNonZero: -2 } };
     let last = -1;
     let total = -1;
@@ -237,9 +246,7 @@ async function surveyOf(file, candidates, places) {
     }, pacer(undefined));
     equal(last, total, "the progress at its end");
     return { states, firstNonZero: recovery.file.firstNonZero };
-  } finally {
-    delete globalThis.navigator;
-  }
+  });
 }
 
 function compare(state, expected, label) {
@@ -313,9 +320,8 @@ async function surveyTests() {
     file[(3 << 20) + 5] ^= 1;
     const candidate = candidateOf(original, 1 << 20);
     for (const places of [1, 2, 3]) {
-      globalThis.navigator = { hardwareConcurrency: places };
       const recovery = { backupSource: blobSource(new Blob([file])), file: {} };
-      const states = await surveyBackup(recovery, [candidate], () => {}, pacer(undefined)).finally(() => delete globalThis.navigator);
+      const states = await withPlaces(places, () => surveyBackup(recovery, [candidate], () => {}, pacer(undefined)));
       compare(states[0], expectedSurvey(file, candidate, true), `${places} place(s)`);
       // The damage is judged when its run of 32 MiB is back; the MD5 is no more than 64 MiB ahead of it.
       assert(recovery.file.hashedTo <= 96 << 20, `${places} place(s): the file's MD5 went to ${recovery.file.hashedTo} for a damage at 3 MiB`);
@@ -356,14 +362,12 @@ async function surveyTests() {
       const count = Math.ceil(size / sliceSize);
       candidates.push({ description: { length: size }, sliceSize, sliceCount: count, checksums: randomBytes(20 * count), otherSliceCount: 0, exponents: [] });
     }
-    globalThis.navigator = { hardwareConcurrency: 1 };
     const monitor = monitorEventLoopDelay({ resolution: 5 });
     monitor.enable();
     try {
-      await surveyBackup({ backupSource: blobSource(new Blob([file])), file: {} }, candidates, () => {}, pacer(undefined));
+      await withPlaces(1, () => surveyBackup({ backupSource: blobSource(new Blob([file])), file: {} }, candidates, () => {}, pacer(undefined)));
     } finally {
       monitor.disable();
-      delete globalThis.navigator;
     }
     assert(monitor.max / 1e6 < 100, `the event loop was held ${(monitor.max / 1e6).toFixed(0)} ms`);
   });

@@ -103,17 +103,9 @@ async function digestsInLanes(slices, sliceSize, pace) {
   return lanes.digest();
 }
 
-/** parity ^= a slice given in parts, from its start. */
-async function xorParts(parts, parity, pace) {
-  for (var p = 0, within = 0; p < parts.length; within += parts[p].length, p++) {
-    if (pace.due()) await pace();
-    gf16MultiplyAdd(1, parts[p], parity.subarray(within));
-  }
-}
-
-/** Parts put into the parity taken out again (the XOR undone): [{ within, bytes }]. */
-function takeOut(parts, parity) {
-  for (var p = 0; p < parts.length; p++) gf16MultiplyAdd(1, parts[p].bytes, parity.subarray(parts[p].within));
+/** parity ^= a slice's first bytes, given in parts from its start: adds them, or takes them out again. */
+function xorParts(parts, parity) {
+  for (var p = 0, within = 0; p < parts.length; within += parts[p].length, p++) gf16MultiplyAdd(1, parts[p], parity.subarray(within));
 }
 
 /** Whether `md5` and `crc` are slice `index`'s in the checksums packet (MD5 16 bytes, CRC-32 u32le, per slice). */
@@ -168,19 +160,18 @@ export async function surveyFileTask(task, local, source, onProgress) {
  * for each length L past its start; at each such end not past `end` its MD5 and CRC-32, padded with zeros to
  * the slice size. Whole slices of at most LANES_SLICE_MOST bytes (all of them but a file's last, when one
  * candidate is surveyed) are hashed MD5_LANES at a time (Md5Lanes, 3-4 times one stream's speed), held
- * meanwhile. Result: { slices, ends (Float64Arrays), crcs (Uint32Array), digests (16 bytes each), one entry an
- * end; nonZero (Float64Array: each slice's first byte that is not zero, from the slice's start, or -1);
+ * meanwhile. Result: { ends (Float64Array), crcs (Uint32Array), digests (16 bytes each), one entry an end;
+ * nonZero (Float64Array: each slice's first byte that is not zero, from the slice's start, or -1);
  * parity (the XOR of the slices that match their checksums, or null) }.
  */
 export async function surveySlicesTask(task, local, source, onProgress) {
   var pace = pacer(local.signal);
   var sliceSize = task.sliceSize;
-  var out = { slices: [], ends: [], crcs: [], digests: [] };
+  var out = { ends: [], crcs: [], digests: [] };
   var nonZero = new Float64Array(task.last - task.first + 1).fill(-1);
   var parity = task.parity ? new Uint8Array(sliceSize) : null;
   /** Slice `index` ends at `end` with `sum` and `crc`: said, and whether it is intact (with `parity` only). */
   var record = function (index, end, crc, sum) {
-    out.slices.push(index);
     out.ends.push(end);
     out.crcs.push(crc);
     out.digests.push(sum);
@@ -190,8 +181,10 @@ export async function surveySlicesTask(task, local, source, onProgress) {
   var flush = async function () {
     if (batch.length === 0) return;
     var sums = await digestsInLanes(batch, sliceSize, pace);
-    for (var b = 0; b < batch.length; b++)
-      if (record(batch[b].index, batch[b].start + sliceSize, batch[b].crc, sums[b])) await xorParts(batch[b].parts, parity, pace);
+    for (var b = 0; b < batch.length; b++) {
+      if (pace.due()) await pace();
+      if (record(batch[b].index, batch[b].start + sliceSize, batch[b].crc, sums[b])) xorParts(batch[b].parts, parity);
+    }
     batch = [];
   };
   var slice = null;
@@ -208,8 +201,9 @@ export async function surveySlicesTask(task, local, source, onProgress) {
         return stop <= task.end && (i === 0 || stop !== all[i - 1]);
       });
     var whole = stops.length === 1 && stops[0] === start + sliceSize && sliceSize <= LANES_SLICE_MOST;
-    // A slice hashed alone goes into the parity as it is read, and out again if it fails.
-    slice = { index: index, start: start, stops: stops, whole: whole, parts: [], crc: 0, digest: whole ? null : new Md5(), inParity: [] };
+    // `parts`: a whole slice's, held for the lanes; or, with the parity, those of a slice hashed alone, which go
+    // into the parity as they are read and out again if it fails.
+    slice = { index: index, start: start, stops: stops, whole: whole, parts: [], crc: 0, digest: whole ? null : new Md5() };
   };
   var from = task.first * sliceSize;
   var end = Math.min((task.last + 1) * sliceSize, task.end);
@@ -220,7 +214,7 @@ export async function surveySlicesTask(task, local, source, onProgress) {
       if (pace.due()) await pace();
       var p = piece.offset + at;
       if (p === slice.start + sliceSize) {
-        if (parity) takeOut(slice.inParity, parity); // a slice not judged (cut short by the file's end)
+        if (parity && !slice.whole) xorParts(slice.parts, parity); // a slice not judged (cut short by the file's end)
         open(slice.index + 1);
       }
       var q = Math.min(piece.offset + bytes.length, p + SURVEY_PART, slice.start + sliceSize, slice.stops.length ? slice.stops[0] : Infinity);
@@ -231,15 +225,9 @@ export async function surveySlicesTask(task, local, source, onProgress) {
         if (z >= 0) nonZero[k] = p + z - slice.start;
       }
       slice.crc = crc32Update(slice.crc, part);
-      if (slice.whole) {
-        slice.parts.push(part);
-      } else {
-        slice.digest.update(part);
-        if (parity) {
-          gf16MultiplyAdd(1, part, parity.subarray(p - slice.start));
-          slice.inParity.push({ within: p - slice.start, bytes: part });
-        }
-      }
+      if (!slice.whole) slice.digest.update(part);
+      if (parity && !slice.whole) gf16MultiplyAdd(1, part, parity.subarray(p - slice.start));
+      if (slice.whole || parity) slice.parts.push(part);
       at += part.length;
       onProgress(part.length);
       if (slice.stops.length && q === slice.stops[0]) {
@@ -251,26 +239,25 @@ export async function surveySlicesTask(task, local, source, onProgress) {
         }
         var padded = slice.digest.clone();
         var paddedCrc = await zerosPaced(padded, slice.crc, slice.start + sliceSize - q, pace);
-        if (!record(slice.index, q, paddedCrc, padded.digest()) && parity) takeOut(slice.inParity, parity);
-        slice.inParity = [];
+        if (!record(slice.index, q, paddedCrc, padded.digest()) && parity) xorParts(slice.parts, parity);
+        slice.parts = [];
       }
     }
   }
-  if (parity) takeOut(slice.inParity, parity);
+  if (parity && !slice.whole) xorParts(slice.parts, parity);
   await flush();
   var digests = new Uint8Array(16 * out.digests.length);
   out.digests.forEach(function (sum, i) {
     digests.set(sum, 16 * i);
   });
   var result = {
-    slices: Float64Array.from(out.slices),
     ends: Float64Array.from(out.ends),
     crcs: Uint32Array.from(out.crcs),
     digests: digests,
     nonZero: nonZero,
     parity: parity,
   };
-  var transfer = [result.slices.buffer, result.ends.buffer, result.crcs.buffer, digests.buffer, nonZero.buffer];
+  var transfer = [result.ends.buffer, result.crcs.buffer, digests.buffer, nonZero.buffer];
   if (parity) transfer.push(parity.buffer);
   return { result: result, transfer: transfer };
 }

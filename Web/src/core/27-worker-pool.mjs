@@ -64,6 +64,14 @@ class WorkerPool {
     this.inThread = (options && options.inThread) === true || !canStartWorkers();
     if (!this.inThread) this.start();
     else for (var i = 0; i < size; i++) this.idle.push(null);
+    this.signal = (options && options.signal) || null;
+    if (this.signal) {
+      var pool = this;
+      this.onAbort = function () {
+        pool.close();
+      };
+      this.signal.addEventListener("abort", this.onAbort);
+    }
   }
 
   /** Starts the workers; each says it is ready, or fails (then the pool runs its tasks in this thread). */
@@ -228,6 +236,7 @@ class WorkerPool {
   close() {
     if (this.closed) return;
     this.closed = true;
+    if (this.signal) this.signal.removeEventListener("abort", this.onAbort);
     var stopped = this.waiting.splice(0);
     this.workers.forEach(function (slot) {
       if (slot.task !== null) stopped.push(slot.task);
@@ -244,7 +253,10 @@ function canStartWorkers() {
   return pageScriptText !== null && typeof Worker === "function" && typeof Blob === "function" && typeof URL === "function";
 }
 
-/** A pool for one piece of work: workers where they run, else places in this thread. */
+/**
+ * A pool for one piece of work: workers where they run, else places in this thread. `options`: { size,
+ * inThread, signal (Stop: the pool closes when it is aborted) }.
+ */
 export function createWorkerPool(options) {
   return new WorkerPool((options && options.size) || workerCount(), options);
 }

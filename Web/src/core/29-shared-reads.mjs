@@ -47,11 +47,10 @@ export class SharedReads {
     if (offset < reader.position) throw new GoshuinError("internal", "a shared read went back");
     reader.position = offset;
     this.moved();
-    if (offset + length > this.lowest + this.ahead) {
+    if (offset + length > this.lowest + this.ahead && !this.closed) {
       var shared = this;
       await new Promise(function (resume) {
         shared.waiting.push({ until: offset + length - shared.ahead, resume: resume });
-        shared.moved();
       });
     }
     if (this.closed) throw new GoshuinError("interrupted", "stopped");

@@ -189,7 +189,7 @@ async function runSurvey(source, groups, single, end, progress, pace) {
   runs.sort(function (a, b) {
     return a.first * a.group.sliceSize - b.first * b.group.sliceSize;
   });
-  var pool = createWorkerPool({ inThread: source.blob === undefined });
+  var pool = createWorkerPool({ inThread: source.blob === undefined, signal: pace.signal });
   // With two places or more, the file's MD5 and the slices run at once and read the file once between them.
   var shared = pool.size > 1 ? new SharedReads(source, { blockSize: WORKER_WINDOW, ahead: SHARED_AHEAD, readAhead: SHARED_READ_AHEAD }) : null;
   var done = 0;
@@ -263,11 +263,6 @@ async function runSurvey(source, groups, single, end, progress, pace) {
   // A slice of the parity is in flight twice in a worker (the XOR, and the slice's bytes while it is open):
   // large ones one at a time.
   var lanes = single && single.parity && single.candidate.sliceSize > SURVEY_RUN / 2 ? 1 : Math.max(1, pool.size - 1);
-  var close = function () {
-    pool.close();
-    if (shared) shared.close();
-  };
-  if (pace.signal) pace.signal.addEventListener("abort", close);
   try {
     var work = [fileLane().then(sliceLane)]; // its worker checks slices once the file's MD5 stops
     for (var l = 0; l < lanes; l++) work.push(sliceLane());
@@ -277,8 +272,8 @@ async function runSurvey(source, groups, single, end, progress, pace) {
       if (groups[g].judged !== groups[g].runs.length) throw new Error("a run of slices was not judged");
     }
   } finally {
-    if (pace.signal) pace.signal.removeEventListener("abort", close);
-    close();
+    pool.close();
+    if (shared) shared.close();
   }
   pace.check();
   return file;
@@ -291,18 +286,13 @@ async function runSurvey(source, groups, single, end, progress, pace) {
  */
 export async function md5InWorker(blob, from, end, digest, onBytes, pace) {
   pace.check();
-  var pool = createWorkerPool({ size: 1 });
-  var onAbort = function () {
-    pool.close();
-  };
-  if (pace.signal) pace.signal.addEventListener("abort", onAbort);
+  var pool = createWorkerPool({ size: 1, signal: pace.signal });
   try {
     var task = { kind: "survey-file", start: from, state: digest.saveState(), end: end, marks: [end], window: WORKER_WINDOW };
     if (pool.inThread) task.local = { signal: pace.signal, source: blobSource(blob) };
     else task.file = blob;
     var result = await pool.run(task, onBytes);
   } finally {
-    if (pace.signal) pace.signal.removeEventListener("abort", onAbort);
     pool.close();
   }
   pace.check();

@@ -370,7 +370,7 @@ export async function rebuildWithRecovery(check, options) {
 
   // The whole file's MD5, resumed where the check stopped, over what is handed out.
   var checkStarted = now();
-  var fileDigest = all ? new Md5() : check.fileDigest.clone();
+  var fileDigest = all ? new Md5() : check.fileDigest; // only its state is sent
   var from = all ? 0 : check.resumeSlice * sliceSize;
   progress("recovery-check", 0, length - from);
   var checked = 0;
