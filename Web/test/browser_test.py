@@ -25,6 +25,7 @@ import json
 import os
 import pathlib
 import random
+import re
 import shutil
 import struct
 import subprocess
@@ -1605,11 +1606,29 @@ def check_new_backup(ctx, data, passphrase, files, name, compare_folder=None):
     return manifest
 
 
+# The page's private files (82-private-file.mjs): their names, or null where the page has no private file system.
+PRIVATE_FILES = """async () => {
+  if (!navigator.storage || !navigator.storage.getDirectory) return null;
+  let directory;
+  try { directory = await navigator.storage.getDirectory(); } catch (error) { return null; }
+  const names = [];
+  for await (const name of directory.keys()) names.push(name);
+  return names.sort();
+}"""
+
+# Where a download is built: a private file in Firefox (the one engine here that gives a file:// page a private file
+# system with writable files), a Blob in the others.
+DOWNLOAD_VIA = {"chromium": "blob", "firefox": "private-file", "webkit": "blob"}
+
+
 def save_new_backup(page, name, timeout=120):
-    """Clicks #save-new-backup where the File System Access API is missing: the new backup is a download."""
+    """Clicks #save-new-backup where the File System Access API is missing: the new backup is a download,
+    built where this engine builds it."""
     page.evaluate("() => { delete Window.prototype.showSaveFilePicker; delete window.showSaveFilePicker; }")
     got = page.download(lambda: page.click("#save-new-backup"), [name], timeout=timeout)
     page.wait("() => document.getElementById('status-text').textContent.startsWith('Saved ')", timeout=timeout)
+    via = page.evaluate("() => document.body.dataset.newBackupVia")
+    assert via == DOWNLOAD_VIA[page.engine.name], via
     return got[name]
 
 
@@ -1742,6 +1761,52 @@ def case_new_backup_stop(ctx):
     data = save_new_backup(page, "small-fast.goshuin")
     files = {n: d for n, d in f.small_files.items() if n != "manifest.json"}
     check_new_backup(ctx, data, PASSPHRASE, files, "small-fast-after-stop.goshuin")
+    check_clean(page)
+
+
+def case_new_backup_private_file(ctx):
+    """Firefox: the new backup written into a private file, then downloaded; the file is kept while its
+    download may read it, removed on Stop, when the page is left, and, left by a page that was killed, by the
+    next save, unless a page holds it."""
+    f = ctx.fixtures
+    page = ctx.page()
+    assert page.evaluate(PRIVATE_FILES) == []
+    # What a killed page left (no page holds it), and one a live page holds (its Web Lock taken here).
+    page.evaluate("""async () => {
+      const directory = await navigator.storage.getDirectory();
+      for (const name of ['goshuin-new-backup-left.goshuin', 'goshuin-new-backup-held.goshuin', 'someone-else.bin']) {
+        const writable = await (await directory.getFileHandle(name, { create: true })).createWritable();
+        await writable.write(new Uint8Array(1000));
+        await writable.close();
+      }
+      window.holding = new Promise((held) => navigator.locks.request('goshuin-private-file:goshuin-new-backup-held.goshuin',
+        () => { held(); return new Promise((release) => { window.releaseHeld = release; }); }));
+      await window.holding;
+    }""")
+    assert open_backup(page, f.small_fast) == "opened", page.text("#error")
+    data = save_new_backup(page, "small-fast.goshuin")
+    files = {n: d for n, d in f.small_files.items() if n != "manifest.json"}
+    check_new_backup(ctx, data, PASSPHRASE, files, "small-fast-private.goshuin")
+    kept = page.evaluate(PRIVATE_FILES)
+    ours = [n for n in kept if n.startswith("goshuin-new-backup-") and n not in ("goshuin-new-backup-held.goshuin",)]
+    assert "goshuin-new-backup-left.goshuin" not in kept, kept
+    assert "goshuin-new-backup-held.goshuin" in kept and "someone-else.bin" in kept, kept
+    assert len(ours) == 1 and re.fullmatch(r"goshuin-new-backup-[0-9a-f]{24}\.goshuin", ours[0]), kept
+    # Stop while it is written: the private file goes with it.
+    page.evaluate("""() => {
+      const cancel = document.getElementById('cancel');
+      new MutationObserver((changes, observer) => {
+        if (!cancel.hidden) { observer.disconnect(); cancel.click(); }
+      }).observe(cancel, { attributes: true, attributeFilter: ['hidden'] });
+      document.getElementById('save-new-backup').click();
+    }""")
+    page.wait("() => document.getElementById('status-text').textContent.startsWith('Stopped.')", timeout=30)
+    page.wait("async () => JSON.stringify(await (%s)()) === JSON.stringify(%s)" % (PRIVATE_FILES, json.dumps(kept)), timeout=10)
+    # The page left: its private files go; the held one stays until its holder lets it go.
+    page.evaluate("() => { location.reload(); }")
+    page.wait("() => document.readyState === 'complete' && !!document.getElementById('open')", timeout=30)
+    page.install_recorders()
+    page.wait("async () => JSON.stringify(await (%s)()) === JSON.stringify(%s)" % (PRIVATE_FILES, json.dumps(["goshuin-new-backup-held.goshuin", "someone-else.bin"])), timeout=10)
     check_clean(page)
 
 
@@ -2907,6 +2972,7 @@ CASES = [
     ("issue 37: the new backup streamed into the Save picker's file (its stand-in)", CHROMIUM, case_new_backup_chromium_file),
     ("issue 37: a backup repaired with its recovery files, saved as a new backup", ALL, case_new_backup_repaired),
     ("issue 37: Stop while the new backup is sealed: nothing saved, the backup still shown", ALL, case_new_backup_stop),
+    ("issue 37: Firefox: the new backup's download built in a private file, removed once it is read", ("firefox",), case_new_backup_private_file),
     ("issue 37: a backup of 21 MiB saved as a new backup, sealed by the workers in runs", ALL, case_new_backup_runs),
     ("a cut backup: truncated; salvage in walk mode, the manifest lost and said", ALL, case_salvage_cut),
     ("the shared salvage corpus Tests/SalvageCorpus", ALL, case_salvage_corpus),

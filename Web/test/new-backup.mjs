@@ -135,6 +135,9 @@ await runner.test("an opened backup saved again is, byte for byte, the ZIP seal 
   equal(bytes.readUInt8(4), 1, "container version");
   equal(result.photos.length, 5, "photos");
   equal(bytes.length, result.fileSize, "file size");
+  // records.csv is deflated here: the room asked for before writing (82-private-file.mjs) is more than it takes.
+  const most = core.newBackup.sizeAtMost(backup);
+  assert(most > bytes.length && most - bytes.length <= 16 * 1024, "at most " + most + ", took " + bytes.length);
 });
 
 await runner.test("the defaults: 600,000 rounds, 4 MiB chunks, fresh salt and nonce each time", async () => {
@@ -182,6 +185,31 @@ await runner.test("several chunks, a chunk size of the caller's, progress and St
     code = error.code;
   }
   equal(code, "interrupted", "Stop");
+});
+
+await runner.test("the bytes handed to the output are its own: each given back once written, the backup is whole", async () => {
+  // As the page's private-file download does (82-private-file.mjs): it frees each record's memory at once.
+  // Here a buffer is detached as a transfer detaches it; the sealer must not use one again (the header, its AAD).
+  const backup = await core.openBackup(core.bytesSource(new Uint8Array(smallSealed)), encode(PASSPHRASE));
+  const key = await core.newBackup.passphraseKey(encode(PASSPHRASE));
+  for (const chunkSize of [4096, 1 << 20]) {
+    const pieces = [];
+    let detached = 0;
+    await core.newBackup.write(backup, key, {
+      iterations: 1000, chunkSize,
+      output: async (bytes) => {
+        pieces.push(Buffer.from(bytes));
+        if (bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength) {
+          structuredClone(bytes.buffer, { transfer: [bytes.buffer] });
+          detached++;
+        }
+      },
+    });
+    assert(detached === pieces.length, chunkSize + ": " + detached + " of " + pieces.length + " handed whole");
+    const bytes = Buffer.concat(pieces);
+    verifyWithTool(bytes, PASSPHRASE, "small-given-back.goshuin");
+    assert(openByReference(bytes, PASSPHRASE).equals(smallZip), chunkSize + ": the ZIP");
+  }
 });
 
 await runner.test("a photo whose bytes are not its CRC-32 stops the save, wherever its runs fall", async () => {
@@ -272,6 +300,7 @@ await runner.test("salvage (directory mode): the new backup holds exactly the in
   equal(manifest.photos.length, result.photos.length, "manifest photos");
   equal(manifest.createdAt, backup.createdAt, "createdAt kept");
   assert(zip.equals(salvagedFolderZip("salvaged-folder", backup)), "the ZIP differs from seal's of the salvaged folder");
+  assert(core.newBackup.sizeAtMost(backup) >= bytes.length, "at most " + core.newBackup.sizeAtMost(backup) + ", took " + bytes.length);
   await rescueCheck(path.join(scratch, "damaged.goshuin"), bytes, "damaged");
 });
 
@@ -286,6 +315,7 @@ await runner.test("salvage (walk mode, the file cut): createdAt the newest entry
   equal(result.createdAt, new Date(Math.max(...times) * 1000).toISOString().slice(0, 19) + "Z", "createdAt");
   const zip = openByReference(bytes, PASSPHRASE);
   assert(zip.equals(salvagedFolderZip("cut-folder", backup)), "the ZIP differs from seal's of the salvaged folder");
+  assert(core.newBackup.sizeAtMost(backup) >= bytes.length, "at most " + core.newBackup.sizeAtMost(backup) + ", took " + bytes.length);
   await rescueCheck(path.join(scratch, "cut.goshuin"), bytes, "cut");
 });
 
@@ -312,6 +342,8 @@ await runner.test("a large records.csv (over 16 MiB) is stored and streamed, as 
   const backup = await core.openBackup(core.bytesSource(new Uint8Array(sealed)), encode(PASSPHRASE));
   const { bytes } = await writeNew(backup, PASSPHRASE);
   assert(openByReference(bytes, PASSPHRASE).equals(openByReference(sealed, PASSPHRASE)), "the ZIP differs from seal's");
+  // records.csv stored, in several chunks: the most a new backup takes is exactly what it takes.
+  equal(core.newBackup.sizeAtMost(backup), bytes.length, "at most");
 });
 
 // The workers' runs (Spec/decisions/0056): borders, odd sizes, version 2, damage after opening, Stop.

@@ -63,7 +63,10 @@ export function headerV1(iterations, salt, nonceBase, chunkSize, plaintextLength
  * last one and checks that exactly `plaintextLength` bytes came.
  */
 export class SealerV1 {
-  /** `options`: { iterations, chunkSize, salt, nonceBase (tests only), output(bytes) → promise, signal }. */
+  /**
+   * `options`: { iterations, chunkSize, salt, nonceBase (tests only), output(bytes) → promise, signal }. The bytes
+   * handed to `output` are its own: the sealer keeps no reference to them, so it may give their memory back.
+   */
   static async create(baseKey, plaintextLength, options) {
     var iterations = options.iterations || SEAL_ITERATIONS;
     var chunkSize = options.chunkSize || SEAL_CHUNK_SIZE;
@@ -98,7 +101,7 @@ export class SealerV1 {
     this.received = 0;
     this.index = 0;
     this.pending = [];
-    this.written = this.output(header); // the header first
+    this.written = this.output(header.slice()); // the header first (a copy: it stays the chunks' AAD)
     this.sealedBytes = 45;
   }
 
@@ -190,6 +193,17 @@ export function newBackupEntries(backup, fileTime) {
     createdAt = timestamp(newest !== null ? newest : Math.floor(fileTime));
   }
   return { records: records, photos: photos, createdAt: createdAt };
+}
+
+/**
+ * At most how many bytes the new backup of `backup` takes: its layout with records.csv stored, sealed in chunks
+ * of SEAL_CHUNK_SIZE after the header (container-v1.md §3: chunkOffset). The room to ask for before writing.
+ */
+export function newBackupSizeAtMost(backup) {
+  var plan = newBackupEntries(backup, 0);
+  var records = plan.records;
+  var zipSize = backupLayout({ size: records.size, method: 0, compressedSize: records.size, modified: records.modified }, plan.photos, plan.createdAt).size;
+  return 45 + zipSize + Math.ceil(zipSize / SEAL_CHUNK_SIZE) * 20;
 }
 
 /**

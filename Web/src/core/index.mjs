@@ -26,14 +26,15 @@ import { CsvReader, parseCsv } from "./60-csv.mjs";
 import { imageInfo, photoTypeFromName } from "./65-images.mjs";
 import { buildZip, dosDateTime, splitForZips, zipPlan } from "./70-zipwriter.mjs";
 import { backupLayout, manifestBytes, recordsPlan } from "./72-backup-layout.mjs";
-import { checkNewPassphrase, passphraseKey, SealerV1, SHORT_PASSPHRASE, writeNewBackup } from "./73-backup-writer.mjs";
+import { checkNewPassphrase, newBackupSizeAtMost, passphraseKey, SealerV1, SHORT_PASSPHRASE, writeNewBackup } from "./73-backup-writer.mjs";
+import { giveBack } from "./29-shared-reads.mjs";
 import { readRecoverySet } from "./82-par2-verify.mjs";
 import { consecutiveRun, eliminate, invertConsecutive } from "./83-par2-solve.mjs";
 import { rebuildWithRecovery } from "./84-par2-rebuild.mjs";
 import { repairBackup, verifyWithRecovery } from "./85-par2-repair.mjs";
 
 export {
-  GoshuinError, advice, errorAdvice, asGoshuinError, blobSource, bytesSource, buildZip, splitForZips, zipPlan,
+  GoshuinError, advice, errorAdvice, asGoshuinError, giveBack, blobSource, bytesSource, buildZip, splitForZips, zipPlan,
   checkBinding, checkLocalHeader, ContainerReader, crc32Update, CsvReader, dosDateTime, formatSize, imageInfo,
   inflateRefusesTrailingBytes, isSafeEntryName, isValidPhotoName, limits, openBackup, salvageBackup,
   salvageContainer, salvageEntries, describeDamage, SalvageContainer, readBackup, readRecoverySet,
@@ -46,6 +47,7 @@ export {
 /** A new backup of what a backup shows (issue 37): 72-backup-layout.mjs, 73-backup-writer.mjs. */
 export const newBackup = {
   write: writeNewBackup,
+  sizeAtMost: newBackupSizeAtMost,
   checkPassphrase: checkNewPassphrase,
   passphraseKey: passphraseKey,
   SealerV1: SealerV1,

@@ -4,8 +4,9 @@
 // (core/72-backup-layout.mjs, core/73-backup-writer.mjs). Sealed with the passphrase typed to open the backup,
 // or a new one typed twice (#new-passphrase, #new-passphrase-again; the tool's rules: empty refused, the two
 // different refused, short warned about). Written chunk by chunk: into the file the Save picker gives where the
-// browser has the File System Access API, else into a Blob of sealed chunks that becomes a download; with
-// progress and Stop. Named NAME.rescued.goshuin after a salvage, NAME.goshuin otherwise.
+// browser has the File System Access API, else into a private file that becomes a download where the browser
+// has one (Firefox: 82-private-file.mjs), else into a Blob of sealed chunks that becomes one; with progress and
+// Stop. Named NAME.rescued.goshuin after a salvage, NAME.goshuin otherwise.
 
 import * as core from "../core/index.mjs";
 import { count, element } from "./00-basics.mjs";
@@ -14,6 +15,7 @@ import { clearStatus, setStatus } from "./10-status.mjs";
 import { clearError, fail, showError } from "./11-errors.mjs";
 import { endTask, startTask, whenAborted } from "./13-tasks.mjs";
 import { download } from "./80-saving.mjs";
+import { privateFileDestination } from "./82-private-file.mjs";
 
 /** The sentence every banner over a damaged backup ends with. */
 export var NEW_BACKUP_STEP =
@@ -117,8 +119,11 @@ async function sealingPassphrase() {
   return { key: key, isNew: true, warning: checked.short ? shortWarning(checked.characters) : "" };
 }
 
-/** Where the sealed chunks go: a file from the Save picker (null when the person closed it), or a Blob. */
-async function destination(name) {
+/**
+ * Where the sealed chunks go: a file from the Save picker (null when the person closed it), else a private file
+ * that becomes a download (82-private-file.mjs), else a Blob that becomes one. `sizeAtMost`: the new backup's most.
+ */
+async function destination(name, sizeAtMost) {
   if (typeof window.showSaveFilePicker === "function") {
     var handle;
     try {
@@ -145,16 +150,18 @@ async function destination(name) {
           return writable.abort().catch(function () {});
         },
         where: "",
+        via: "picker",
+        blobs: true,
       };
     }
   }
-  return blobDestination(name);
+  return (await privateFileDestination(name, sizeAtMost)) || blobDestination(name);
 }
 
 /**
  * A download built from the sealed chunks: Blobs made as they are sealed (by the workers), so the page holds none of
  * them (Chromium keeps Blobs in its blob store, which goes to disk when large; Firefox keeps them in the
- * content process's memory: there, only the File System Access API, which it lacks, would keep memory flat).
+ * content process's memory, and so writes a private file instead where it can: 82-private-file.mjs).
  * (A stream read by Response.blob() kept Firefox's renderer lower, 655 MiB for 1 GiB, but took twice as long,
  * and Chromium's download 2.5 times as long: Benchmarks/run-page --figures save, issue 37's closing note.)
  */
@@ -180,6 +187,8 @@ function blobDestination(name) {
       parts = [];
     },
     where: " (your browser's downloads)",
+    via: "blob",
+    blobs: true,
   };
 }
 
@@ -199,7 +208,7 @@ export async function saveNewBackup() {
     return;
   }
   if (note) note.textContent = sealing.warning;
-  var output = await destination(newBackupName(current.fileName, current.salvaged));
+  var output = await destination(newBackupName(current.fileName, current.salvaged), core.newBackup.sizeAtMost(backup));
   if (output === null) return;
   var signal = startTask();
   var began = Date.now();
@@ -209,7 +218,7 @@ export async function saveNewBackup() {
       fileTime: current.fileTime,
       signal: signal,
       output: output.write,
-      blobs: true, // both destinations take Blobs: the workers make them, not this thread
+      blobs: output.blobs, // Blobs where a destination keeps them: the workers make them, not this thread
       onKey: function () {
         if (!signal.aborted) setStatus("Sealing with the passphrase (600,000 rounds of PBKDF2)…", undefined, true);
       },
@@ -231,6 +240,7 @@ export async function saveNewBackup() {
       " (" + core.formatSize(written.fileSize) + ", in " + ((Date.now() - began) / 1000).toFixed(1) + " s.)";
     setStatus(message, null, true);
     document.body.dataset.newBackup = output.name; // for the tests: the name of the last new backup saved
+    document.body.dataset.newBackupVia = output.via; // and where it was written: picker, private-file or blob
   } catch (error) {
     await output.abort();
     clearStatus();
