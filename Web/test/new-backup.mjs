@@ -18,6 +18,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import * as reference from "../../Spec/reference/goshuin.mjs";
+import { sealsInWorkers } from "../src/core/71-sealing-runs.mjs";
 import { assert, equal, loadPageCore, testRunner } from "./page-harness.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -317,6 +318,46 @@ await runner.test("salvage (walk mode, the file cut): createdAt the newest entry
   assert(zip.equals(salvagedFolderZip("cut-folder", backup)), "the ZIP differs from seal's of the salvaged folder");
   assert(core.newBackup.sizeAtMost(backup) >= bytes.length, "at most " + core.newBackup.sizeAtMost(backup) + ", took " + bytes.length);
   await rescueCheck(path.join(scratch, "cut.goshuin"), bytes, "cut");
+});
+
+await runner.test("salvage: a whole version 1 file is sealed by the workers; a cut one, version 2, by this thread", async () => {
+  const whole = await core.salvageBackup(core.bytesSource(new Uint8Array(damaged)), encode(PASSPHRASE));
+  assert(sealsInWorkers(whole, []), "a damaged chunk in a whole file: the workers");
+  const cut = await core.salvageBackup(core.bytesSource(new Uint8Array(damagedSealed.subarray(0, damagedSealed.length - 2000))), encode(PASSPHRASE));
+  assert(!sealsInWorkers(cut, []), "a cut file: this thread (its header may claim 2^32 chunks)");
+  const v2 = path.join(scratch, "chunked-v2.goshuin");
+  equal(run(tool, ["seal", small.folder, "-o", v2, "--iterations", "1000", "--format", "2", "--chunk-size", String(chunk)], PASSPHRASE).status, 0, "seal --format 2");
+  const v2Damaged = Buffer.from(fs.readFileSync(v2));
+  const v2At = v2Damaged.length >> 1;
+  v2Damaged.fill(0x55, v2At, v2At + 64);
+  const v2Backup = await core.salvageBackup(core.bytesSource(new Uint8Array(v2Damaged)), encode(PASSPHRASE));
+  assert(v2Backup.salvage && !sealsInWorkers(v2Backup, []), "version 2: this thread");
+  const { bytes } = await writeNew(v2Backup, PASSPHRASE);
+  verifyWithTool(bytes, PASSPHRASE, "salvaged-v2-new.goshuin");
+});
+
+await runner.test("salvage sealed by the workers: an intact chunk altered after the salvage fails the save (io), never a wrong file", async () => {
+  const count = Math.ceil((damaged.length - 45) / (chunk + 20));
+  let failures = 0;
+  for (let index = 0; index < count; index++) {
+    if (index === damagedIndex) continue;
+    const bytes = new Uint8Array(damaged);
+    const backup = await core.salvageBackup(core.bytesSource(bytes), encode(PASSPHRASE));
+    bytes[45 + index * (chunk + 20) + 4 + 7] ^= 0x01;
+    let out = null;
+    let error = null;
+    try {
+      out = (await writeNew(backup, PASSPHRASE, { chunkSize: 4096 })).bytes;
+    } catch (caught) {
+      error = caught;
+    }
+    if (out) assert(openByReference(out, PASSPHRASE).equals(salvagedFolderZip("altered-" + index, backup)), `chunk ${index}: a wrong file written`);
+    else {
+      assert(error.code === "io" && /no longer does/.test(error.detail), `chunk ${index}: ${error.code}: ${error.detail}`);
+      failures++;
+    }
+  }
+  assert(failures >= 1, "no altered chunk was read again");
 });
 
 await runner.test("records.csv lost: no new backup (zip_malformed), as rescue writes none", async () => {

@@ -5,6 +5,7 @@
 import { GoshuinError } from "./01-errors.mjs";
 import { crc32Combine } from "./02-kernels.mjs";
 import { ContainerReader, readAheadBytes } from "./10-container.mjs";
+import { SalvageContainer } from "./12-salvage-container.mjs";
 import { createWorkerPool } from "./27-worker-pool.mjs";
 
 /** Where a piece of the payload ({ at, bytes } or { at, entry }) ends. */
@@ -14,11 +15,16 @@ function pieceEnd(piece) {
 
 /**
  * Whether the new backup can be sealed by the workers (writeInWorkers): the backup is read through a
- * ContainerReader (a strict open, or a repair's), and every entry streamed from it is stored, so that its bytes
- * in the new backup are its bytes in the old. Otherwise (a salvage, a deflated photo) this thread writes it.
+ * ContainerReader (a strict open, or a repair's) or is a salvage that a worker's ContainerReader reads as the
+ * salvage does, and every entry streamed from it is stored, so that its bytes in the new backup are its bytes in
+ * the old. Otherwise this thread writes it: a deflated photo; a salvage of version 2 (the salvage fixes its
+ * chunks' final flags by their lengths); a salvage of a cut file (its header may claim up to 2^32 chunks, which a
+ * ContainerReader would keep a bit for each).
  */
 export function sealsInWorkers(backup, pieces) {
-  if (!(backup.container instanceof ContainerReader)) return false;
+  var container = backup.container;
+  var whole = container instanceof SalvageContainer && container.header.version === 1 && container.presentCount === container.header.chunkCount;
+  if (!(container instanceof ContainerReader) && !whole) return false;
   return pieces.every(function (piece) {
     var entry = piece.entry;
     return !entry || (entry.method === 0 && entry.dataOffset != null && Number(entry.compressedSize) === Number(entry.uncompressedSize));
@@ -113,7 +119,10 @@ export async function writeInWorkers(backup, pieces, sealer, options) {
     }
   } catch (error) {
     if (signal && signal.aborted) throw new GoshuinError("interrupted", "stopped");
-    // A chunk a worker could not authenticate: the file's verdict, as opening gives it.
+    // A chunk a worker could not authenticate: the file's verdict, as opening gives it; a salvage's chunks
+    // were all intact (the workers read no other), as its own reader says.
+    if (error && error.unjudged && container instanceof SalvageContainer)
+      throw new GoshuinError("io", "chunk " + error.chunkIndex + " authenticated before and no longer does: the file changed while it was open");
     if (error && error.unjudged) throw await container.verdict(error.chunkIndex);
     throw error;
   } finally {
