@@ -2555,6 +2555,43 @@ def case_repair_ui_problems(ctx):
     check_clean(page)
 
 
+def case_repair_ui_wrong_md5(ctx):
+    """A set whose slices and parity are right but whose whole-file MD5 is not the file's: the repaired copy,
+    opened while its MD5 is checked, is dropped (repair_check_failed), and the damaged file said as it is."""
+    f = ctx.fixtures
+    f.make_recovery()
+    original = f.recovery_original.read_bytes()
+    backup, _ = f.recovery_small
+    slice_size = 4096
+    name = backup.name.encode()
+    first = hashlib.md5(original[:16384]).digest()
+    file_id = hashlib.md5(first + struct.pack("<Q", len(original)) + name).digest()
+    main = struct.pack("<QI", slice_size, 1) + file_id
+    set_id = hashlib.md5(main).digest()
+    wrong = bytearray(hashlib.md5(original).digest())
+    wrong[0] ^= 1
+    description = file_id + bytes(wrong) + first + struct.pack("<Q", len(original)) + name
+    checksums = [file_id]
+    parity = bytearray(slice_size)
+    for at in range(0, len(original), slice_size):
+        piece = original[at : at + slice_size].ljust(slice_size, b"\0")
+        checksums.append(hashlib.md5(piece).digest() + struct.pack("<I", zlib.crc32(piece)))
+        parity = bytearray(a ^ b for a, b in zip(parity, piece))
+    folder = pathlib.Path(tempfile.mkdtemp(prefix="wrong-md5-", dir=ctx.scratch))
+    index = folder / (backup.name + ".par2")
+    index.write_bytes(b"".join([par2_packet(set_id, b"PAR 2.0\0Main\0\0\0\0", main), par2_packet(set_id, b"PAR 2.0\0FileDesc", description),
+                                par2_packet(set_id, b"PAR 2.0\0IFSC\0\0\0\0", b"".join(checksums))]))
+    volume = folder / (backup.name + ".vol0+1.par2")
+    volume.write_bytes(par2_packet(set_id, b"PAR 2.0\0RecvSlic", struct.pack("<I", 0) + bytes(parity)))
+    page = ctx.page()
+    text = expect_repair_failure(page, backup, [index, volume], "repair_check_failed")
+    assert "MD5 is not the one the recovery set gives" in text, text
+    own = page.text("#backup-failure")
+    assert own.startswith("Opened without them, the backup does not open either: ") and own.endswith("(code chunk_damaged)"), own
+    assert page.evaluate("() => document.getElementById('salvage') !== null"), "salvage offered"
+    check_clean(page)
+
+
 DROP_MANY = """async ([items]) => {
   const transfer = new DataTransfer();
   for (const [name, base64] of items) transfer.items.add(new File([Uint8Array.from(atob(base64), (c) => c.charCodeAt(0))], name));
@@ -2990,6 +3027,7 @@ CASES = [
     ("axe-core: WCAG 2.2 A and AA, and AAA contrast (7:1)", CHROMIUM, case_axe),
     ("repair: a damaged record, its .par2 files picked (par2cmdline, par2cmdline-turbo): repaired, opened, saved", ALL, case_repair_ui),
     ("repair: intact confirmed; not_repairable in numbers, then salvage; mismatch, not found, invalid", ALL, case_repair_ui_problems),
+    ("repair: a set whose whole-file MD5 is wrong: the copy opened meanwhile dropped, repair_check_failed", ALL, case_repair_ui_wrong_md5),
     ("repair: the backup and its .par2 files dropped together, then Enter", ALL, case_repair_ui_drop),
     ("repair: recovery files picked by mistake, forgotten with #recovery-clear, then opened without", ALL, case_repair_ui_forget),
     ("repair: a set of an already damaged backup; salvage offered on the repaired copy", ALL, case_repair_then_salvage),

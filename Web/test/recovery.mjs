@@ -739,6 +739,33 @@ async function hostileTests() {
       assert(result.detail.includes("past what the page checks"), result.detail);
       assert((Date.now() - started) / 1000 < 10, `took ${(Date.now() - started) / 1000} s`);
     });
+    await test("a set whose file MD5 is not the file's: repair_check_failed; with checkLater, the copy handed out and `checked` rejects", async () => {
+      // Every slice's checksums right and the parity (exponent 0: the XOR of every slice) real; only the
+      // description's MD5 of the whole file is wrong, so the rebuilt slice passes and the whole file's MD5 fails.
+      const d = description(backup, "backup.goshuin");
+      d.body[16] ^= 1;
+      const main = mainBody(sliceSize, [d.fileId]);
+      const id = createHash("md5").update(main).digest();
+      const parity = Buffer.alloc(sliceSize);
+      for (let at = 0; at < backup.length; at += sliceSize) for (let i = 0; i < sliceSize && at + i < backup.length; i++) parity[i] ^= backup[at + i];
+      const files = {
+        "b.goshuin.par2": Buffer.concat([packet(id, TYPE.main, main), packet(id, TYPE.description, d.body), packet(id, TYPE.checksums, checksumsBody(d.fileId, backup, sliceSize))]),
+        "b.vol0+1.par2": packet(id, TYPE.recovery, Buffer.concat([u32(0), parity])),
+      };
+      const now = await repair(damaged, files);
+      equal(now.code, "repair_check_failed", now.detail);
+      assert(now.detail.includes("MD5 is not the one"), now.detail);
+      const later = await core.repairBackup(new Blob([damaged]), Object.values(files).map((b) => new Blob([b])), { checkLater: true });
+      equal(later.outcome, "repaired", "handed out before the check");
+      assert(Buffer.from(await later.blob.arrayBuffer()).equals(Buffer.from(backup)), "the rebuilt copy");
+      const failure = await later.checked.then(() => null, (error) => error);
+      equal(failure && failure.code, "repair_check_failed", failure && failure.detail);
+      // The same set with its right MD5: `checked` resolves.
+      const right = await core.repairBackup(new Blob([damaged]), Object.values(good.files).map((b) => new Blob([b])), { checkLater: true });
+      equal(right.outcome, "repaired", "repaired by the good set");
+      await right.checked;
+      assert(Buffer.from(await right.blob.arrayBuffer()).equals(Buffer.from(backup)), "the original");
+    });
     await test("hostile: forged recovery slices with right MD5s but wrong data: repair_check_failed, nothing handed out", async () => {
       const vol = Buffer.concat([0, 1, 2].map((e) => packet(setId, TYPE.recovery, Buffer.concat([u32(e), randomBytes(sliceSize)]))));
       const result = await repair(damaged, { "b.goshuin.par2": index, "b.vol.par2": vol });

@@ -88,3 +88,8 @@ export function concatBytes(pieces) {
   });
   return bytes;
 }
+
+/** `bytes`' whole buffer given back now where the engine can (it must not be used again), else left to a collection. */
+export function giveBack(bytes) {
+  if (typeof bytes.buffer.transfer === "function") bytes.buffer.transfer(0);
+}

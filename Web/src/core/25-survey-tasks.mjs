@@ -11,7 +11,7 @@
 //
 // What both read, in pieces, the next one read while the last is hashed, and the helpers the rebuild uses.
 
-import { bytesEqual, u32le } from "./00-bytes.mjs";
+import { bytesEqual, giveBack, u32le } from "./00-bytes.mjs";
 import { crc32Update, crc32Zeros, Md5, MD5_LANES, Md5Lanes, md5FromState } from "./02-kernels.mjs";
 import { gf16MultiplyAdd } from "./05-gf16.mjs";
 import { interrupted, pacer } from "./08-pacing.mjs";
@@ -116,7 +116,8 @@ export function sliceMatches(checksums, index, digest, crc) {
 
 /**
  * "survey-file": `task` = { start, state (an Md5's saveState() at `start`, or null at 0), end, marks (offsets in
- * [start, end], increasing), window (bytes a read) }. The MD5 of the file's bytes [start, end), its state saved
+ * [start, end], increasing), window (bytes a read), giveBack (each read's memory given back once hashed: the
+ * source's reads must be the task's own) }. The MD5 of the file's bytes [start, end), its state saved
  * at each mark. Result: { states (one Md5.saveState() after another, `stateBytes` each, in the order of the
  * marks), stateBytes, firstNonZero (the offset of the first byte read that is not zero, or -1) }.
  */
@@ -148,6 +149,7 @@ export async function surveyFileTask(task, local, source, onProgress) {
       saveUpTo(q);
       onProgress(part.length);
     }
+    if (task.giveBack) giveBack(bytes);
   }
   if (m !== marks.length) throw new Error("a mark past the end of the survey");
   return { result: { states: states, stateBytes: stateBytes, firstNonZero: nonZero }, transfer: [states.buffer] };

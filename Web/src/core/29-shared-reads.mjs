@@ -5,6 +5,7 @@
 // asks for (a worker is handed it, moved). A reader that runs ahead of the slowest by more than `ahead`
 // bytes waits for it, so the blocks kept stay few.
 
+import { giveBack } from "./00-bytes.mjs";
 import { GoshuinError } from "./01-errors.mjs";
 
 /** Reads of `source` shared among readers; `options`: { blockSize, ahead, readAhead } in bytes. */
@@ -130,9 +131,4 @@ function release(entry) {
   if (entry.users > 0 || entry.released) return;
   entry.released = true;
   entry.bytes.then(giveBack, function () {});
-}
-
-/** `bytes`' whole buffer given back now where the engine can (it must not be used again), else left to a collection. */
-export function giveBack(bytes) {
-  if (typeof bytes.buffer.transfer === "function") bytes.buffer.transfer(0);
 }

@@ -5,13 +5,14 @@
 // from there with the rebuilt bytes: `md5InWorker`), and goes to the end only for a file that may be intact.
 // The file is read once for all of them (29-shared-reads.mjs).
 
+import { giveBack } from "./00-bytes.mjs";
 import { Md5, md5FromState } from "./02-kernels.mjs";
 import { gf16MultiplyAdd } from "./05-gf16.mjs";
 import { blobSource } from "./05-sources.mjs";
 import { limits } from "./22-entry-data.mjs";
 import { firstNonZero, readPieces, RECOVERY_WINDOW, RECOVERY_WORK_PART, sliceMatches } from "./25-survey-tasks.mjs";
 import { createWorkerPool } from "./27-worker-pool.mjs";
-import { giveBack, SharedReads } from "./29-shared-reads.mjs";
+import { SharedReads } from "./29-shared-reads.mjs";
 import { SLICE_DAMAGED, SLICE_INTACT, SLICE_MISSING } from "./82-par2-verify.mjs";
 
 var WORKER_WINDOW = 16777216; // a worker reads a file 16 MiB at a time (faster than 4 in Chromium)
@@ -288,7 +289,9 @@ export async function md5InWorker(blob, from, end, digest, onBytes, pace) {
   pace.check();
   var pool = createWorkerPool({ size: 1, signal: pace.signal });
   try {
-    var task = { kind: "survey-file", start: from, state: digest.saveState(), end: end, marks: [end], window: WORKER_WINDOW };
+    // giveBack: each read is the task's own (a Blob's): given back once hashed, not left to a collection, while
+    // the opening of the repaired copy reads the same file (Spec/decisions/0059).
+    var task = { kind: "survey-file", start: from, state: digest.saveState(), end: end, marks: [end], window: WORKER_WINDOW, giveBack: true };
     if (pool.inThread) task.local = { signal: pace.signal, source: blobSource(blob) };
     else task.file = blob;
     var result = await pool.run(task, onBytes);

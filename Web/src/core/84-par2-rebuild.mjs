@@ -259,6 +259,9 @@ async function sliceDigests(bytes, pace) {
  * recovery slices), truncated (the same, for a file cut short, damaged elsewhere too or not), repair_check_failed
  * (what was rebuilt does not match the set's checksums: nothing is handed out), browser_limit (more to hold
  * or compute than the page allows), interrupted, io.
+ * With `options.checkLater`, a repaired backup is handed out before its MD5 is checked: `checked` is the promise
+ * of that check (rejected with repair_check_failed, interrupted or io), for a caller that opens it meanwhile and
+ * keeps nothing of it until the check passes (Spec/decisions/0059).
  */
 export async function rebuildWithRecovery(check, options) {
   options = options || {};
@@ -369,22 +372,24 @@ export async function rebuildWithRecovery(check, options) {
   if (repaired.size !== length) throw new GoshuinError("internal", "the repaired file has " + repaired.size + " bytes, not " + length);
 
   // The whole file's MD5, resumed where the check stopped, over what is handed out.
+  var result = Object.assign(base, { outcome: "repaired", blob: repaired, recoverySlicesUsed: used, rebuildMs: rebuildMs, checkMs: 0 });
   var checkStarted = now();
   var fileDigest = all ? new Md5() : check.fileDigest; // only its state is sent
   var from = all ? 0 : check.resumeSlice * sliceSize;
-  progress("recovery-check", 0, length - from);
-  var checked = 0;
-  fileDigest = await md5InWorker(repaired, from, length, fileDigest, function (count) {
-    checked += count;
-    progress("recovery-check", checked, length - from);
-  }, pace);
-  if (!bytesEqual(fileDigest.digest(), target.description.md5))
-    throw new GoshuinError("repair_check_failed", "the repaired file's MD5 is not the one the recovery set gives: nothing was repaired");
-  return Object.assign(base, {
-    outcome: "repaired",
-    blob: repaired,
-    recoverySlicesUsed: used,
-    rebuildMs: rebuildMs,
-    checkMs: now() - checkStarted,
+  var hashed = 0;
+  if (!options.checkLater) progress("recovery-check", 0, length - from);
+  var checked = md5InWorker(repaired, from, length, fileDigest, function (count) {
+    hashed += count;
+    if (!options.checkLater) progress("recovery-check", hashed, length - from);
+  }, pace).then(function (digest) {
+    if (!bytesEqual(digest.digest(), target.description.md5))
+      throw new GoshuinError("repair_check_failed", "the repaired file's MD5 is not the one the recovery set gives: nothing was repaired");
+    result.checkMs = now() - checkStarted;
   });
+  if (options.checkLater) {
+    checked.catch(function () {}); // its caller awaits it
+    return Object.assign(result, { checked: checked });
+  }
+  await checked;
+  return result;
 }

@@ -245,7 +245,8 @@ export function cutShort(check) {
  * (with damagedSlices, recoverySlices, neededSlices when the recovery slices are too few), truncated (a file
  * cut short that its recovery files cannot rebuild, with the same numbers), repair_check_failed,
  * browser_limit, interrupted, io.
- * `options`: { signal, onProgress(stage, done, total), onRecoverySet(summary), backupName } with the stages
+ * `options`: { signal, onProgress(stage, done, total), onRecoverySet(summary), backupName, checkLater (a repaired
+ * backup handed out with `checked`, the promise of its MD5's check: rebuildWithRecovery) } with the stages
  * "recovery-scan", "recovery-verify", "recovery-slices", "recovery-rebuild", "recovery-check"; onRecoverySet
  * gets recoverySetSummary's once the set is chosen (before the backup is checked when it describes the
  * backup's start and length).

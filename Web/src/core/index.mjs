@@ -1,7 +1,7 @@
 // The core's public face: what the page's interface (as `core`) and the tests use, and the page's script
 // gives as GoshuinCore.
 
-import { formatSize, toHex, utf8Bytes } from "./00-bytes.mjs";
+import { formatSize, giveBack, toHex, utf8Bytes } from "./00-bytes.mjs";
 import { advice, asGoshuinError, errorAdvice, GoshuinError } from "./01-errors.mjs";
 import { crc32Update, kernels, Md5, md5, Sha256, sha256, useKernels } from "./02-kernels.mjs";
 import {
@@ -27,7 +27,6 @@ import { imageInfo, photoTypeFromName } from "./65-images.mjs";
 import { buildZip, dosDateTime, splitForZips, zipPlan } from "./70-zipwriter.mjs";
 import { backupLayout, manifestBytes, recordsPlan } from "./72-backup-layout.mjs";
 import { checkNewPassphrase, newBackupSizeAtMost, passphraseKey, SealerV1, SHORT_PASSPHRASE, writeNewBackup } from "./73-backup-writer.mjs";
-import { giveBack } from "./29-shared-reads.mjs";
 import { readRecoverySet } from "./82-par2-verify.mjs";
 import { consecutiveRun, eliminate, invertConsecutive } from "./83-par2-solve.mjs";
 import { rebuildWithRecovery } from "./84-par2-rebuild.mjs";

@@ -219,18 +219,36 @@ function open() {
     options.describeDamage = true; // a damaged backup's error names the files the damage touches
     if (recoveryFiles.length === 0) return { backup: await core.openBackup(core.blobSource(file), secret, options), repair: null };
     var repair;
-    try {
-      repair = await repairWithRecoveryFiles(file, recoveryFiles, options);
-    } catch (error) {
+    var repairFailed = function (error) {
       var failure = core.asGoshuinError(error);
       failure.duringRepair = true;
       if (REPAIR_FINAL.indexOf(failure.code) >= 0) throw failure; // stopped, unreadable, or cut short (said by the set)
       return openDespite(file, secret, options, failure);
+    };
+    try {
+      repair = await repairWithRecoveryFiles(file, recoveryFiles, options);
+    } catch (error) {
+      return repairFailed(error);
     }
     if (repair.result.outcome === "intact") return { backup: await core.openBackup(core.blobSource(file), secret, options), repair: repair };
     options.salvageSource = repair.result.blob;
+    // The repaired copy is opened while its MD5 is checked (Spec/decisions/0059); nothing of it is shown until
+    // the check passes, and a copy that fails it is dropped: the opening stops, and the file is opened as it is.
+    var ending = new AbortController();
+    var opening = core.openBackup(
+      core.blobSource(repair.result.blob),
+      secret,
+      Object.assign({}, options, { signal: AbortSignal.any ? AbortSignal.any([options.signal, ending.signal]) : options.signal })
+    );
+    opening.catch(function () {});
     try {
-      return { backup: await core.openBackup(core.blobSource(repair.result.blob), secret, options), repair: repair };
+      await repair.result.checked;
+    } catch (error) {
+      ending.abort();
+      return repairFailed(error);
+    }
+    try {
+      return { backup: await opening, repair: repair };
     } catch (error) {
       var repairedFailure = core.asGoshuinError(error);
       if (repairedFailure.code === "interrupted") throw repairedFailure;

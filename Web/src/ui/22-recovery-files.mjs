@@ -87,11 +87,16 @@ export async function repairWithRecoveryFiles(file, files, options) {
     signal: options.signal,
     onProgress: options.onProgress,
     backupName: file.name,
+    checkLater: true, // the repaired copy's MD5 is checked while it is opened (20-opening.mjs)
     onRecoverySet: function (summary) {
       if (!options.signal.aborted) noteRecoverySet(summary);
     },
   });
   var repair = { result: report, name: file.name };
   lastRepair = { backup: file, files: files, repair: repair };
+  if (report.checked)
+    report.checked.catch(function () {
+      if (lastRepair && lastRepair.repair === repair) lastRepair = null; // stopped or failed: not kept for next time
+    });
   return repair;
 }
