@@ -1738,21 +1738,24 @@ def case_new_backup_runs(ctx):
     check_clean(page)
 
 
+# Save as a new backup pressed, and Stop as soon as it shows (the save of a small backup may take less than a
+# round trip of the driver): from the page itself, the moment the task starts.
+SAVE_AND_STOP = """() => {
+  const cancel = document.getElementById('cancel');
+  new MutationObserver((changes, observer) => {
+    if (!cancel.hidden) { observer.disconnect(); cancel.click(); }
+  }).observe(cancel, { attributes: true, attributeFilter: ['hidden'] });
+  document.getElementById('save-new-backup').click();
+}"""
+
+
 def case_new_backup_stop(ctx):
     """Stop while the new backup's key is derived: calm, nothing saved, the backup still shown; saved after."""
     f = ctx.fixtures
     page = ctx.page()
     assert open_backup(page, f.small_fast) == "opened", page.text("#error")
     page.evaluate("() => { delete Window.prototype.showSaveFilePicker; delete window.showSaveFilePicker; }")
-    # Stop pressed as soon as it shows (the save of this small backup may take less than a round trip of the
-    # driver): from the page itself, the moment the task starts.
-    page.evaluate("""() => {
-      const cancel = document.getElementById('cancel');
-      new MutationObserver((changes, observer) => {
-        if (!cancel.hidden) { observer.disconnect(); cancel.click(); }
-      }).observe(cancel, { attributes: true, attributeFilter: ['hidden'] });
-      document.getElementById('save-new-backup').click();
-    }""")
+    page.evaluate(SAVE_AND_STOP)
     page.wait("() => document.getElementById('status-text').textContent.startsWith('Stopped.')", timeout=30)
     assert page.text("#error") == "", page.text("#error")
     assert page.evaluate("() => !document.getElementById('result').hidden && !document.getElementById('save-new-backup').disabled")
@@ -1793,13 +1796,7 @@ def case_new_backup_private_file(ctx):
     assert "goshuin-new-backup-held.goshuin" in kept and "someone-else.bin" in kept, kept
     assert len(ours) == 1 and re.fullmatch(r"goshuin-new-backup-[0-9a-f]{24}\.goshuin", ours[0]), kept
     # Stop while it is written: the private file goes with it.
-    page.evaluate("""() => {
-      const cancel = document.getElementById('cancel');
-      new MutationObserver((changes, observer) => {
-        if (!cancel.hidden) { observer.disconnect(); cancel.click(); }
-      }).observe(cancel, { attributes: true, attributeFilter: ['hidden'] });
-      document.getElementById('save-new-backup').click();
-    }""")
+    page.evaluate(SAVE_AND_STOP)
     page.wait("() => document.getElementById('status-text').textContent.startsWith('Stopped.')", timeout=30)
     page.wait("async () => JSON.stringify(await (%s)()) === JSON.stringify(%s)" % (PRIVATE_FILES, json.dumps(kept)), timeout=10)
     # The page left: its private files go; the held one stays until its holder lets it go.
