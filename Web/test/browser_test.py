@@ -2586,6 +2586,10 @@ def case_repair_ui_wrong_md5(ctx):
     own = page.text("#backup-failure")
     assert own.startswith("Opened without them, the backup does not open either: ") and own.endswith("(code chunk_damaged)"), own
     assert page.evaluate("() => document.getElementById('salvage') !== null"), "salvage offered"
+    # Show what is intact salvages the file as picked, never the copy that failed its check.
+    salvaged = salvage(page)
+    assert salvaged["title"] == "This backup is damaged: only what is still intact is shown", salvaged
+    assert salvaged["lost"], salvaged
     check_clean(page)
 
 

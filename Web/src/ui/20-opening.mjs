@@ -231,9 +231,9 @@ function open() {
       return repairFailed(error);
     }
     if (repair.result.outcome === "intact") return { backup: await core.openBackup(core.blobSource(file), secret, options), repair: repair };
-    options.salvageSource = repair.result.blob;
     // The repaired copy is opened while its MD5 is checked (Spec/decisions/0059); nothing of it is shown until
-    // the check passes, and a copy that fails it is dropped: the opening stops, and the file is opened as it is.
+    // the check passes, and a copy that fails it is dropped: the opening stops, the file is opened as it is,
+    // and Show what is intact salvages the file as picked (salvageSource is set only once the check passed).
     var ending = new AbortController();
     var opening = core.openBackup(
       core.blobSource(repair.result.blob),
@@ -247,6 +247,7 @@ function open() {
       ending.abort();
       return repairFailed(error);
     }
+    options.salvageSource = repair.result.blob;
     try {
       return { backup: await opening, repair: repair };
     } catch (error) {
