@@ -1807,6 +1807,39 @@ def case_new_backup_private_file(ctx):
     check_clean(page)
 
 
+def case_new_backup_twice(ctx):
+    """Save as a new backup clicked twice in a row (a double click): one save, one download, while the page
+    finds where to write (a private file in Firefox: its checks take a while)."""
+    f = ctx.fixtures
+    page = ctx.page()
+    assert open_backup(page, f.small_fast) == "opened", page.text("#error")
+    page.evaluate("() => { delete Window.prototype.showSaveFilePicker; delete window.showSaveFilePicker; }")
+    page.evaluate("""() => {
+      window.downloadsStarted = 0;
+      const click = HTMLAnchorElement.prototype.click;
+      HTMLAnchorElement.prototype.click = function () {
+        if (this.hasAttribute('download')) window.downloadsStarted++;
+        return click.call(this);
+      };
+    }""")
+    name = "small-fast.goshuin"
+
+    def twice():
+        page.evaluate("""() => new Promise((done) => {
+          const button = document.getElementById('save-new-backup');
+          button.click();
+          setTimeout(() => { button.click(); done(); }, 40);  // a double click's second click, 40 ms on
+        })""")
+
+    got = page.download(twice, [name])
+    page.wait("() => document.getElementById('status-text').textContent.startsWith('Saved ')", timeout=60)
+    time.sleep(2)
+    assert page.evaluate("() => window.downloadsStarted") == 1, page.evaluate("() => window.downloadsStarted")
+    files = {n: d for n, d in f.small_files.items() if n != "manifest.json"}
+    check_new_backup(ctx, got[name], PASSPHRASE, files, "small-fast-twice.goshuin")
+    check_clean(page)
+
+
 def case_new_backup_chromium_file(ctx):
     """Chromium: the new backup streamed into the file the Save picker gives (its stand-in), with the
     passphrase typed to open the backup."""
@@ -3011,6 +3044,7 @@ CASES = [
     ("issue 37: a backup repaired with its recovery files, saved as a new backup", ALL, case_new_backup_repaired),
     ("issue 37: Stop while the new backup is sealed: nothing saved, the backup still shown", ALL, case_new_backup_stop),
     ("issue 37: Firefox: the new backup's download built in a private file, removed once it is read", ("firefox",), case_new_backup_private_file),
+    ("issue 37: Save as a new backup clicked twice in a row: one save, one download", ALL, case_new_backup_twice),
     ("issue 37: a backup of 21 MiB saved as a new backup, sealed by the workers in runs", ALL, case_new_backup_runs),
     ("a cut backup: truncated; salvage in walk mode, the manifest lost and said", ALL, case_salvage_cut),
     ("the shared salvage corpus Tests/SalvageCorpus", ALL, case_salvage_corpus),

@@ -208,11 +208,14 @@ export async function saveNewBackup() {
     return;
   }
   if (note) note.textContent = sealing.warning;
-  var output = await destination(newBackupName(current.fileName, current.salvaged), core.newBackup.sizeAtMost(backup));
-  if (output === null) return;
+  // The task starts before the destination is found: finding a private file takes a while (82-private-file.mjs),
+  // and a second click meanwhile (a double click) must not start a second save.
   var signal = startTask();
-  var began = Date.now();
+  var output = null;
   try {
+    output = await destination(newBackupName(current.fileName, current.salvaged), core.newBackup.sizeAtMost(backup));
+    if (output === null) return;
+    var began = Date.now();
     setStatus("Preparing the new backup…", undefined, true);
     var writing = core.newBackup.write(backup, sealing.key, {
       fileTime: current.fileTime,
@@ -242,7 +245,7 @@ export async function saveNewBackup() {
     document.body.dataset.newBackup = output.name; // for the tests: the name of the last new backup saved
     document.body.dataset.newBackupVia = output.via; // and where it was written: picker, private-file or blob
   } catch (error) {
-    await output.abort();
+    if (output) await output.abort();
     clearStatus();
     fail(error, "Could not save a new backup");
   } finally {
