@@ -603,6 +603,33 @@ await runner.test("runs: Stop at every step: interrupted, nothing written after,
   equal(unhandled.length, 0, "unhandled rejections: " + unhandled.map(String).join("; "));
 });
 
+await runner.test("Stop before the first record: the header's write, failed as an aborted file's does, is no unhandled rejection", async () => {
+  // The page's private file and the Save picker's file are aborted at Stop: a write under way then rejects.
+  // Stop during the key's derivation leaves only the header's write, which nothing else awaits.
+  const sealed = seal(odd.folder, path.join(scratch, "odd-h.goshuin"), 1024);
+  for (const source of [core.bytesSource(new Uint8Array(sealed)), core.blobSource(new Blob([sealed]))]) {
+    {
+      const backup = await core.openBackup(source, encode(PASSPHRASE));
+      const controller = new AbortController();
+      const key = await core.newBackup.passphraseKey(encode(PASSPHRASE));
+      const before = unhandled.length;
+      let code = null;
+      try {
+        await core.newBackup.write(backup, key, {
+          iterations: 1000, chunkSize: 1024, signal: controller.signal,
+          output: () => new Promise((resolve, reject) => setTimeout(() => reject(undefined), 5)),
+          onKey: () => controller.abort(),
+        });
+      } catch (error) {
+        code = error && error.code;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      equal(code, "interrupted", "the code");
+      equal(unhandled.length - before, 0, "unhandled rejections");
+    }
+  }
+});
+
 await runner.test("runs: a photo's CRC-32 wrong in every run position, chunks of 1 KiB", async () => {
   const sealed = seal(odd.folder, path.join(scratch, "odd-crc.goshuin"), 4096);
   for (const name of Object.keys(odd.files).filter((n) => n !== "records.csv" && odd.files[n].length > 0)) {

@@ -101,7 +101,10 @@ export class SealerV1 {
     this.received = 0;
     this.index = 0;
     this.pending = [];
-    this.written = this.output(header.slice()); // the header first (a copy: it stays the chunks' AAD)
+    this.written = Promise.resolve(this.output(header.slice())); // the header first (a copy: it stays the chunks' AAD)
+    // Awaited by the next record or finish(); a save stopped before either (its file aborted) must leave no
+    // unhandled rejection.
+    this.written.catch(function () {});
     this.sealedBytes = 45;
   }
 
