@@ -199,13 +199,17 @@ export function newBackupEntries(backup, fileTime) {
 }
 
 /**
- * At most how many bytes the new backup of `backup` takes: its layout with records.csv stored, sealed in chunks
- * of SEAL_CHUNK_SIZE after the header (container-v1.md §3: chunkOffset). The room to ask for before writing.
+ * At most how many bytes the new backup of `backup` takes: its layout with records.csv at its most, sealed in
+ * chunks of SEAL_CHUNK_SIZE after the header (container-v1.md §3: chunkOffset). The room to ask for before
+ * writing. records.csv over RECORDS_HELD is stored; a smaller one may be deflated, by the backup (its own data,
+ * kept: recordsKept, of any size a crafted file gives it) or by the browser's zlib (at most zlib's deflateBound).
  */
 export function newBackupSizeAtMost(backup) {
   var plan = newBackupEntries(backup, 0);
   var records = plan.records;
-  var zipSize = backupLayout({ size: records.size, method: 0, compressedSize: records.size, modified: records.modified }, plan.photos, plan.createdAt).size;
+  var size = records.size;
+  var most = size > RECORDS_HELD ? size : Math.max(size + (size >> 12) + (size >> 14) + (size >> 25) + 7, Number(backup.byName.get(RECORDS_NAME).compressedSize));
+  var zipSize = backupLayout({ size: size, method: 8, compressedSize: most, modified: records.modified }, plan.photos, plan.createdAt).size;
   return 45 + zipSize + Math.ceil(zipSize / SEAL_CHUNK_SIZE) * 20;
 }
 
