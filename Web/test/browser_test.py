@@ -1455,6 +1455,8 @@ def case_salvage_damaged(ctx):
     assert named == "Chunk %d holds the end of IMG_0003.png and the start of IMG_0004.png." % chunk, named
     ctx.shots.take(page, "damaged-offer")
     banner = salvage(page)
+    # Right after the failed opening, the passphrase untouched: the salvage goes on from its damage check.
+    assert page.evaluate("() => document.body.dataset.salvageReused") == "yes"
     assert banner["title"] == "This backup is damaged: only what is still intact is shown", banner
     assert [l["name"] for l in banner["lost"]] == f.salvage_damaged_lost, banner
     for lost in banner["lost"]:
@@ -1638,7 +1640,10 @@ def case_new_backup_salvage(ctx):
     f = ctx.fixtures
     page = ctx.page()
     expect_failure(page, f.salvage_damaged, "chunk_damaged")
+    # The passphrase typed again (the same): the salvage checks every chunk again under it, from the start.
+    page.fill("#passphrase", PASSPHRASE)
     banner = salvage(page)
+    assert page.evaluate("() => document.body.dataset.salvageReused") == "no"
     step = page.text("#salvage-new-backup")
     assert step.startswith("To bring what is intact into the app, save it as a new backup"), step
     assert page.evaluate("() => document.querySelector('#salvage-banner').lastElementChild.id") == "salvage-new-backup"

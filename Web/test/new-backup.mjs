@@ -320,6 +320,36 @@ await runner.test("salvage (walk mode, the file cut): createdAt the newest entry
   await rescueCheck(path.join(scratch, "cut.goshuin"), bytes, "cut");
 });
 
+await runner.test("a failed opening's damage check goes on into the salvage: what salvageBackup restores, and says", async () => {
+  let failure = null;
+  try {
+    await core.openBackup(core.bytesSource(new Uint8Array(damaged)), encode(PASSPHRASE), { describeDamage: true });
+  } catch (error) {
+    failure = error;
+  }
+  equal(failure && failure.code, "chunk_damaged", "the opening's verdict");
+  const container = failure.damage.container;
+  assert(container instanceof core.SalvageContainer && container.damagedCount === 1, "every chunk authenticated, one damaged");
+  assert(!JSON.stringify(failure.damage).includes("container"), "not part of what the error says");
+  const asText = (backup) => JSON.stringify({ salvage: backup.salvage, digests: [...backup.digests], photos: backup.photos, records: backup.records },
+    (key, value) => (typeof value === "bigint" ? value.toString() : value));
+  const goneOn = await core.salvageEntries(container, {});
+  const fresh = await core.salvageBackup(core.bytesSource(new Uint8Array(damaged)), encode(PASSPHRASE));
+  equal(asText(goneOn), asText(fresh), "the same salvage");
+  // Saved as a new backup, it is what a fresh salvage's is.
+  const { bytes } = await writeNew(goneOn, PASSPHRASE);
+  assert(openByReference(bytes, PASSPHRASE).equals(salvagedFolderZip("gone-on", fresh)), "the new backup");
+  // A wrong passphrase: no damage check, nothing to go on from.
+  let wrong = null;
+  try {
+    await core.openBackup(core.bytesSource(new Uint8Array(damaged)), encode(PASSPHRASE + "x"), { describeDamage: true });
+  } catch (error) {
+    wrong = error;
+  }
+  equal(wrong && wrong.code, "auth_failed", "wrong passphrase");
+  assert(!(wrong.damage && wrong.damage.container), "no container");
+});
+
 await runner.test("salvage: a whole version 1 file is sealed by the workers; a cut one, version 2, by this thread", async () => {
   const whole = await core.salvageBackup(core.bytesSource(new Uint8Array(damaged)), encode(PASSPHRASE));
   assert(sealsInWorkers(whole, []), "a damaged chunk in a whole file: the workers");

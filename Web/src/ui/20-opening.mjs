@@ -134,7 +134,8 @@ async function runOpening(file, task, shownState) {
         ? REPAIR_SALVAGEABLE.indexOf(failedCode) >= 0 || (failure.ownFailure !== undefined && SALVAGEABLE.indexOf(failure.ownFailure.code) >= 0)
         : SALVAGEABLE.indexOf(failedCode) >= 0;
       var salvageSource = (taskOptions && taskOptions.salvageSource) || file;
-      var offer = damaged && shownState === "opened" ? function () { salvage(salvageSource); } : null;
+      var checked = checkedForSalvage(failure, salvageSource);
+      var offer = damaged && shownState === "opened" ? function () { salvage(salvageSource, checked); } : null;
       showError(failure, null, repairing ? "Could not repair the backup" : null, offer, failureNotes(failure, repairing, damaged));
     }
   } finally {
@@ -266,12 +267,34 @@ function open() {
   }, "opened");
 }
 
+/** Edits of the passphrase field: a salvage goes on from an opening's checks only under the same passphrase. */
+var passphraseEdits = 0;
+passphrase.addEventListener("input", function () {
+  passphraseEdits++;
+});
+
+/**
+ * The container the failed opening's damage check authenticated (every present chunk, under the key of the
+ * passphrase typed: core describeDamage), when it is of `source`: { container, edits }, else null.
+ */
+function checkedForSalvage(failure, source) {
+  var damage = failure.damage || (failure.ownFailure && failure.ownFailure.damage); // the file's own, after a repair failed
+  var container = damage && damage.container;
+  if (!container || container.source.blob !== source) return null;
+  return { container: container, edits: passphraseEdits };
+}
+
 /**
  * Salvage (Spec/backup-v1.md §4.2) of the file that failed (the repaired copy, when a repair was made), with
- * the passphrase typed for it.
+ * the passphrase typed for it. Right after the opening failed, with the passphrase not touched since, it goes
+ * on from the chunks the opening's damage check authenticated (`checked`) instead of deriving the key and
+ * authenticating every chunk again; each chunk it reads is authenticated again as it is read.
  */
-function salvage(file) {
+function salvage(file, checked) {
   return runOpening(file, async function (secret, options) {
+    var reused = checked && checked.edits === passphraseEdits;
+    document.body.dataset.salvageReused = reused ? "yes" : "no"; // for the tests
+    if (reused) return { backup: await core.salvageEntries(checked.container, options), repair: null };
     return { backup: await core.salvageBackup(core.blobSource(file), secret, options), repair: null };
   }, "salvaged");
 }
