@@ -228,12 +228,20 @@ export class SalvageContainer {
     return this.damagedRuns(Number(firstBig), Number(lastBig));
   }
 
+  /**
+   * The verdict on intact chunk `index` failing when read again (here, or by a worker's reader of the same
+   * chunks: 71-sealing-runs.mjs): it authenticated before, so the file changed while it was open (`io`).
+   */
+  verdict(index) {
+    return new GoshuinError("io", "chunk " + index + " authenticated before and no longer does: the file changed while it was open");
+  }
+
   /** Chunk `index`'s plaintext (it is intact), authenticated again; the file changing since is `io`. */
   async chunk(index) {
     if (this.cached && this.cached.index === index) return this.cached.bytes;
     if (!this.isIntactChunk(index)) throw notIntact(index * this.header.chunkSize, (index + 1) * this.header.chunkSize, "not intact");
     var bytes = await this.tryDecrypt(index);
-    if (bytes === null) throw new GoshuinError("io", "chunk " + index + " authenticated before and no longer does: the file changed while it was open");
+    if (bytes === null) throw this.verdict(index);
     this.cached = { index: index, bytes: bytes };
     return bytes;
   }

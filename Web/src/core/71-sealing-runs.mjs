@@ -119,10 +119,8 @@ export async function writeInWorkers(backup, pieces, sealer, options) {
     }
   } catch (error) {
     if (signal && signal.aborted) throw new GoshuinError("interrupted", "stopped");
-    // A chunk a worker could not authenticate: the file's verdict, as opening gives it; a salvage's chunks
-    // were all intact (the workers read no other), as its own reader says.
-    if (error && error.unjudged && container instanceof SalvageContainer)
-      throw new GoshuinError("io", "chunk " + error.chunkIndex + " authenticated before and no longer does: the file changed while it was open");
+    // A chunk a worker could not authenticate: the verdict the backup's own reader gives (the file's, as
+    // opening gives it; a salvage's, whose chunks read here were all intact: io).
     if (error && error.unjudged) throw await container.verdict(error.chunkIndex);
     throw error;
   } finally {

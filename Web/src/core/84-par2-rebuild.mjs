@@ -377,10 +377,11 @@ export async function rebuildWithRecovery(check, options) {
   var fileDigest = all ? new Md5() : check.fileDigest; // only its state is sent
   var from = all ? 0 : check.resumeSlice * sliceSize;
   var hashed = 0;
-  if (!options.checkLater) progress("recovery-check", 0, length - from);
+  var checking = options.checkLater ? function () {} : progress; // checked later: the opening shows its own
+  checking("recovery-check", 0, length - from);
   var checked = md5InWorker(repaired, from, length, fileDigest, function (count) {
     hashed += count;
-    if (!options.checkLater) progress("recovery-check", hashed, length - from);
+    checking("recovery-check", hashed, length - from);
   }, pace).then(function (digest) {
     if (!bytesEqual(digest.digest(), target.description.md5))
       throw new GoshuinError("repair_check_failed", "the repaired file's MD5 is not the one the recovery set gives: nothing was repaired");
