@@ -350,6 +350,61 @@ await runner.test("a failed opening's damage check goes on into the salvage: wha
   assert(!(wrong.damage && wrong.damage.container), "no container");
 });
 
+await runner.test("salvage of a Blob: chunks and entries checked by the pool's tasks, the same salvage as from bytes", async () => {
+  // Many chunks: runs of several, reads of several records; damage among chunks 0–3 (checked first, here),
+  // at the edges of runs, two in a row, and the last chunk.
+  const many = makeFolder("many-chunks", Array.from({ length: 24 }, (_, i) => 180000 + i * 3001));
+  const sealed = seal(many.folder, path.join(scratch, "many-chunks.goshuin"), 4096);
+  const count = Math.ceil((sealed.length - 45) / (4096 + 20));
+  const asText = (backup) => JSON.stringify({ salvage: backup.salvage, digests: [...backup.digests], photos: backup.photos, records: backup.records },
+    (key, value) => (typeof value === "bigint" ? value.toString() : value));
+  for (const indices of [[1], [5, 6], [count >> 1, (count >> 1) + 7, count - 1], []]) {
+    const bytes = Buffer.from(sealed);
+    for (const index of indices) bytes[45 + index * (4096 + 20) + 4 + 99] ^= 0x40;
+    const fromBytes = await core.salvageBackup(core.bytesSource(new Uint8Array(bytes)), encode(PASSPHRASE));
+    const fromBlob = await core.salvageBackup(core.blobSource(new Blob([bytes])), encode(PASSPHRASE));
+    equal(fromBlob.container.damagedCount, indices.length, `damaged ${indices}`);
+    indices.forEach((index) => assert(!fromBlob.container.isIntactChunk(index), `chunk ${index} damaged`));
+    equal(asText(fromBlob), asText(fromBytes), `damaged ${indices}: the same salvage`);
+    if (indices.length === 0) continue;
+    // A failed opening of the Blob: its damage check skips what the opening authenticated, and finds the same.
+    let failure = null;
+    try {
+      await core.openBackup(core.blobSource(new Blob([bytes])), encode(PASSPHRASE), { describeDamage: true });
+    } catch (error) {
+      failure = error;
+    }
+    equal(failure && failure.code, "chunk_damaged", "the opening's verdict");
+    equal(failure.damage.container.damagedCount, indices.length, "the damage check's damaged chunks");
+    equal(asText(await core.salvageEntries(failure.damage.container, {})), asText(fromBytes), "gone on from the damage check");
+  }
+  // The task alone, over every chunk: several reads of records, each chunk's bit as the container says.
+  const { authenticateChunksTask } = await import("../src/core/13-chunk-runs.mjs");
+  const bytes = Buffer.from(sealed);
+  [3, 4, count - 2].forEach((index) => (bytes[45 + index * (4096 + 20) + 2] ^= 0x01)); // a wrong length prefix
+  const source = core.blobSource(new Blob([bytes]));
+  const whole = await core.salvageBackup(core.bytesSource(new Uint8Array(bytes)), encode(PASSPHRASE));
+  for (const [first, last] of [[0, count - 1], [4, 4], [count - 3, count - 1]]) {
+    const reads = [];
+    const counted = { blob: source.blob, size: source.size, read: (offset, length) => (reads.push(length), source.read(offset, length)) };
+    const { result } = await authenticateChunksTask({ first, last, header: whole.container.header, key: whole.container.key }, {}, counted);
+    for (let index = first; index <= last; index++) {
+      const bit = index - first;
+      equal((result.damaged[bit >> 3] >> (bit & 7)) & 1, [3, 4, count - 2].includes(index) ? 1 : 0, `chunk ${index}`);
+    }
+    assert(reads.every((length) => length <= 4194304), "reads of 4 MiB at most");
+    if ((last - first + 1) * (4096 + 20) > 4194304) assert(reads.length > 1, "several reads");
+    else equal(reads.length, 1, "one read");
+  }
+  let refused = null;
+  try {
+    await authenticateChunksTask({ first: 0, last: count, header: whole.container.header, key: whole.container.key }, {}, source);
+  } catch (error) {
+    refused = error;
+  }
+  equal(refused && refused.code, "internal", "a chunk past the file");
+});
+
 await runner.test("salvage: a whole version 1 file is sealed by the workers; a cut one, version 2, by this thread", async () => {
   const whole = await core.salvageBackup(core.bytesSource(new Uint8Array(damaged)), encode(PASSPHRASE));
   assert(sealsInWorkers(whole, []), "a damaged chunk in a whole file: the workers");

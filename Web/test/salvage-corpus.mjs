@@ -650,12 +650,17 @@ function write(directory) {
 // ---- --check: every case through the page's code
 
 
-/** What the page gives for a case: the strict verdict, and salvage's result in index.json's shape. */
-export async function pageResults(core, bytes, passphrase) {
+/**
+ * What the page gives for a case: the strict verdict, and salvage's result in index.json's shape. `asBlob`:
+ * the file read as a Blob, as the page reads a picked file (its salvage's chunks and entries then checked by
+ * the pool's tasks, in this thread under Node) rather than from bytes in memory.
+ */
+export async function pageResults(core, bytes, passphrase, asBlob) {
   const secret = () => new TextEncoder().encode(passphrase);
+  const source = () => (asBlob ? core.blobSource(new Blob([bytes])) : core.bytesSource(bytes));
   const out = {};
   try {
-    await core.openBackup(core.bytesSource(bytes), secret());
+    await core.openBackup(source(), secret());
     out.strict = "ok";
   } catch (error) {
     if (!(error instanceof core.GoshuinError)) throw error;
@@ -664,7 +669,7 @@ export async function pageResults(core, bytes, passphrase) {
   }
   let salvaged;
   try {
-    salvaged = await core.salvageBackup(core.bytesSource(bytes), secret());
+    salvaged = await core.salvageBackup(source(), secret());
   } catch (error) {
     if (!(error instanceof core.GoshuinError)) throw error;
     return { ...out, salvage: error.code };
@@ -689,9 +694,10 @@ export async function pageResults(core, bytes, passphrase) {
 }
 
 /** The entries a strict reader's error names for a damaged backup (openBackup with describeDamage). */
-async function damageNamed(core, bytes, passphrase) {
+async function damageNamed(core, bytes, passphrase, asBlob) {
+  const source = asBlob ? core.blobSource(new Blob([bytes])) : core.bytesSource(bytes);
   try {
-    await core.openBackup(core.bytesSource(bytes), new TextEncoder().encode(passphrase), { describeDamage: true });
+    await core.openBackup(source, new TextEncoder().encode(passphrase), { describeDamage: true });
   } catch (error) {
     if (!error.damage || !error.damage.named) return "";
     return [...new Set(error.damage.runs.flatMap((run) => run.entries.map((e) => e.name)))].sort().join(",");
@@ -714,7 +720,12 @@ async function check(directory) {
   }
   const seen = new Set(index.cases.map((c) => c.name));
   for (const file of readdirSync(directory)) if (file.endsWith(".goshuin") && !seen.has(file.slice(0, -8))) problems.push(`${file} is not in index.json`);
+  // A file read as a Blob is salvaged by the pool's tasks: in Web Workers imitated here (fake-workers.mjs,
+  // imported before the core: messages cloned), and in this thread, as where no worker starts.
+  const workers = await import("./fake-workers.mjs");
   const core = await loadPageCore();
+  workers.setServe((await import("../src/core/28-worker-tasks.mjs")).serveWorker);
+  const ImitatedWorker = globalThis.Worker;
   const bufferedDigest = core.limits.bufferedDigest;
   for (const c of index.cases) {
     const path = join(directory, `${c.name}.goshuin`);
@@ -726,19 +737,24 @@ async function check(directory) {
     const { name, comment, ...rest } = c;
     const expected = JSON.stringify(rest);
     let wrong = null;
-    for (const digest of [bufferedDigest, 0]) {
-      core.limits.bufferedDigest = digest;
-      const got = JSON.stringify(await pageResults(core, bytes, index.passphrase));
-      if (got !== expected) wrong = `${c.name}: the page gives\n    ${got}\n  the corpus says\n    ${expected}`;
-    }
-    // A strict reader's error names the entries the damage touches (§4.2): in directory mode, exactly the
-    // entries salvage loses to damaged chunks.
-    if (!wrong && c.strict === "chunk_damaged" && c.mode === "directory") {
-      const named = await damageNamed(core, bytes, index.passphrase);
-      const lostToDamage = c.lost.filter((l) => l.reason === "damaged").map((l) => l.name).sort().join(",");
-      if (named !== lostToDamage) wrong = `${c.name}: the strict error names ${named || "nothing"}, salvage loses ${lostToDamage} to damage`;
+    for (const read of ["", " (read as a Blob, by workers)", " (read as a Blob, in this thread)"]) {
+      const asBlob = read !== "";
+      globalThis.Worker = read.includes("this thread") ? undefined : ImitatedWorker;
+      for (const digest of [bufferedDigest, 0]) {
+        core.limits.bufferedDigest = digest;
+        const got = JSON.stringify(await pageResults(core, bytes, index.passphrase, asBlob));
+        if (got !== expected) wrong = `${c.name}${read}: the page gives\n    ${got}\n  the corpus says\n    ${expected}`;
+      }
+      // A strict reader's error names the entries the damage touches (§4.2): in directory mode, exactly the
+      // entries salvage loses to damaged chunks.
+      if (!wrong && c.strict === "chunk_damaged" && c.mode === "directory") {
+        const named = await damageNamed(core, bytes, index.passphrase, asBlob);
+        const lostToDamage = c.lost.filter((l) => l.reason === "damaged").map((l) => l.name).sort().join(",");
+        if (named !== lostToDamage) wrong = `${c.name}${read}: the strict error names ${named || "nothing"}, salvage loses ${lostToDamage} to damage`;
+      }
     }
     core.limits.bufferedDigest = bufferedDigest;
+    globalThis.Worker = ImitatedWorker;
     if (wrong) problems.push(wrong);
     else passed++;
   }

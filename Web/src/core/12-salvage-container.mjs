@@ -118,34 +118,54 @@ export class SalvageContainer {
     return BigInt(index) === this.chunkCountKnown - 1n;
   }
 
-  /** The chunk's plaintext, or null when it does not authenticate (a wrong length prefix included). */
-  async tryDecrypt(index) {
+  /** Where chunk `index`'s record lies in the file (it is present): { offset, length }, its length prefix included. */
+  recordSpan(index) {
     var header = this.header;
-    var plain = this.chunkLength(index);
-    var record = await this.source.read(chunkOffset(header, index), header.prefixSize + plain + TAG_SIZE);
-    if (header.prefixSize && u32be(record, 0) !== plain + TAG_SIZE) return null; // §7.4 step 3
+    return { offset: chunkOffset(header, index), length: header.prefixSize + this.chunkLength(index) + TAG_SIZE };
+  }
+
+  /** The plaintext of chunk `index` from its record as read, or null when it does not authenticate (a wrong length prefix included). */
+  openRead(index, record) {
+    var header = this.header;
+    if (header.prefixSize && u32be(record, 0) !== this.chunkLength(index) + TAG_SIZE) return Promise.resolve(null); // §7.4 step 3
     return openRecord(this.key, header, index, this.isFinal(index), record.subarray(header.prefixSize));
   }
 
+  /** The chunk's plaintext, or null when it does not authenticate. */
+  async tryDecrypt(index) {
+    var span = this.recordSpan(index);
+    return this.openRead(index, await this.source.read(span.offset, span.length));
+  }
+
+  /** Chunk `index` (present) does not authenticate. */
+  markDamaged(index) {
+    this.damagedBits[index >> 3] |= 1 << (index & 7);
+    this.damagedCount++;
+  }
+
   /**
-   * Step 4: every present chunk authenticated once, in index order, each dropped at once. Version 1, step 5:
-   * when the lowest lost chunk is 0 and none of chunks 1–3 authenticates, `auth_failed` (found first, before
-   * the rest is read). `onChunk(index, count)` follows it; `signal` stops between chunks.
+   * Step 4: every present chunk authenticated once, each dropped at once. Version 1, step 5: when the lowest
+   * lost chunk is 0 and none of chunks 1–3 authenticates, `auth_failed` (found first, before the rest is
+   * read). `onChunk(done, count)` follows it; `signal` stops between chunks. `options`: `rest(container,
+   * from, known, signal, onChunk)`, which authenticates the chunks after the first four elsewhere and marks
+   * the damaged ones (13-chunk-runs.mjs: by the page's workers); `known(index)`, chunk `index` authenticated
+   * under the same key by a reader of this file already (a strict reader's, whose verdict this salvage
+   * follows): not read again.
    */
-  async authenticateAll(signal, onChunk) {
+  async authenticateAll(signal, onChunk, options) {
     var count = this.presentCount;
-    var order = [];
-    for (var i = 0; i < count; i++) order.push(i);
-    for (var k = 0; k < count; k++) {
-      var index = order[k];
+    var rest = (options && options.rest) || null;
+    var known = (options && options.known) || function () {
+      return false;
+    };
+    var here = rest ? Math.min(count, 4) : count;
+    for (var index = 0; index < here; index++) {
       if (signal && signal.aborted) throw new GoshuinError("interrupted", "stopped");
-      if (onChunk) onChunk(k, count);
-      if ((await this.tryDecrypt(index)) === null) {
-        this.damagedBits[index >> 3] |= 1 << (index & 7);
-        this.damagedCount++;
-      }
-      if (this.header.version === 1 && k === Math.min(3, count - 1)) this.decidePassphrase();
+      if (onChunk) onChunk(index, count);
+      if (!known(index) && (await this.tryDecrypt(index)) === null) this.markDamaged(index);
+      if (this.header.version === 1 && index === Math.min(3, count - 1)) this.decidePassphrase();
     }
+    if (here < count) await rest(this, here, known, signal, onChunk);
     if (this.header.version === 1) this.decidePassphrase();
     if (this.header.version === 2 && this.finalCandidate >= 0 && this.isIntactChunk(this.finalCandidate)) {
       this.chunkCountKnown = BigInt(this.presentCount);
@@ -339,7 +359,8 @@ export class SalvageContainer {
 
 /**
  * §7.4 on `source` with the passphrase: checks 1–7 of the file's version, the key (version 2: and its header
- * MAC), every present chunk authenticated, the passphrase decided. Returns the SalvageContainer.
+ * MAC), every present chunk authenticated (`options.rest` as authenticateAll's), the passphrase decided.
+ * Returns the SalvageContainer.
  * `options.onProgress(stage, done, total, header)` as openBackup's ("key", then "salvage").
  */
 export async function salvageContainer(source, passphraseBytes, options) {
@@ -367,6 +388,6 @@ export async function salvageContainer(source, passphraseBytes, options) {
   var salvage = new SalvageContainer(source, header, key);
   await salvage.authenticateAll(options.signal, function (done, total) {
     progress("salvage", done, total);
-  });
+  }, { rest: options.rest });
   return salvage;
 }

@@ -8,6 +8,7 @@ import { GoshuinError } from "./01-errors.mjs";
 import { kernels, useKernels } from "./02-kernels.mjs";
 import { blobSource } from "./05-sources.mjs";
 import { ContainerReader } from "./10-container.mjs";
+import { authenticateChunksTask } from "./13-chunk-runs.mjs";
 import { checkLocalHeader } from "./20-zip.mjs";
 import { limits, readEntryData } from "./22-entry-data.mjs";
 import { surveyFileTask, surveySlicesTask } from "./25-survey-tasks.mjs";
@@ -104,8 +105,14 @@ function surveyTask(handler) {
   };
 }
 
+/** "authenticate-chunks" (13-chunk-runs.mjs): a salvage's run of chunks, read as the others read. */
+function authenticateChunks(task, local) {
+  return authenticateChunksTask(task, local, local.source || workerFileSource(task.file, local.readThroughPage));
+}
+
 var WORKER_TASKS = {
   "verify-entries": verifyEntriesTask,
+  "authenticate-chunks": authenticateChunks,
   "seal-chunks": sealChunks,
   "survey-file": surveyTask(surveyFileTask),
   "survey-slices": surveyTask(surveySlicesTask),

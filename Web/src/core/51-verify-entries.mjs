@@ -20,7 +20,7 @@ import { checkListedDigest, listedFiles } from "./40-manifest.mjs";
  * left over twice the workers (guided self-scheduling), at most limits.verifyRun and at least a sixteenth of
  * it, so that the runs taken last are short and no worker waits long for another at the end.
  */
-function entryRuns(ordered, workers) {
+export function entryRuns(ordered, workers) {
   var left = 0;
   ordered.forEach(function (entry) {
     left += entryBytes(entry);

@@ -11,14 +11,19 @@
 
 import { toHex } from "./00-bytes.mjs";
 import { GoshuinError, PAYLOAD_FAULTS } from "./01-errors.mjs";
+import { interrupted } from "./08-pacing.mjs";
+import { readAheadBytes } from "./10-container.mjs";
 import { salvageContainer, SalvageContainer } from "./12-salvage-container.mjs";
+import { chunkRunsIn } from "./13-chunk-runs.mjs";
 import {
   checkLocalHeader, inFileOrder, MANIFEST_NAME, RECORDS_NAME, scanCentralDirectory, zipMalformed,
 } from "./20-zip.mjs";
-import { readEntryData } from "./22-entry-data.mjs";
+import { limits, readEntryData } from "./22-entry-data.mjs";
+import { createWorkerPool } from "./27-worker-pool.mjs";
 import { checkBinding, checkListedDigest, listedFiles } from "./40-manifest.mjs";
 import { CheckedEntries } from "./45-checked-entries.mjs";
 import { readManifest } from "./50-backup.mjs";
+import { entryRuns } from "./51-verify-entries.mjs";
 import { salvageByWalk } from "./56-salvage-walk.mjs";
 
 /** Runs of damaged chunks a salvage report keeps (a file damaged every other chunk has millions). */
@@ -68,30 +73,35 @@ export function entryFaultCode(error) {
 
 /**
  * Directory mode: the central directory's entries in file order, each lost when a byte of its span is not
- * intact (its state is the reason) or when a check of step 5 fails on it (its code), else restored.
+ * intact (its state is the reason) or when a check of step 5 fails on it (its code), else restored. With
+ * `options.pool`, every entry whose span is intact is first checked by the workers (checkInWorkers); an entry
+ * they could not pass is checked here again, so that its reason is the one this thread gives.
  */
 async function salvageByDirectory(container, found, options) {
   var listed = listedFiles(found.manifest);
   var directoryOffset = found.directory.directoryOffset;
   var spans = entrySpans(found.directory);
+  var passed = options.pool ? await checkInWorkers(container, spans, directoryOffset, options) : null;
   var restored = [];
   var lost = [];
   for (var i = 0; i < spans.length; i++) {
     var span = spans[i];
     var entry = span.entry;
-    if (options.onEntry) options.onEntry(i, spans.length);
+    if (options.onEntry && !passed) options.onEntry(i, spans.length);
     if (entry.name === MANIFEST_NAME) continue; // it lists what the backup held: neither restored nor written
     var state = container.stateOf(span.start, span.end);
     if (state === "damaged" || state === "missing") {
       lost.push(lostEntry(container, entry.name, state, span.start, span.end));
       continue;
     }
+    var checked = passed ? passed.get(entry) : undefined;
     try {
       if (span.end < span.start) throw zipMalformed(entry.name + "'s local header is outside the archive's entries");
-      await checkLocalHeader(container, entry, directoryOffset);
+      if (checked) entry.dataOffset = checked.dataOffset;
+      else await checkLocalHeader(container, entry, directoryOffset);
       if (BigInt(entry.dataOffset) + entry.compressedSize !== span.end)
         throw zipMalformed(entry.name + "'s data does not end where the next entry starts");
-      var digest = toHex(await readEntryData(container, entry, null, { signal: options.signal }));
+      var digest = checked ? checked.digest : toHex(await readEntryData(container, entry, null, { signal: options.signal }));
       checkListedDigest(listed, entry.name, digest);
       restored.push({ name: entry.name, sha256: digest, entry: entry });
     } catch (error) {
@@ -99,12 +109,61 @@ async function salvageByDirectory(container, found, options) {
       lost.push(lostEntry(container, entry.name, entryFaultCode(error), span.start, span.end));
     }
   }
+  if (options.onEntry && passed) options.onEntry(spans.length, spans.length);
   return { restored: restored, lost: lost };
 }
 
 /**
+ * Whether a salvage's entries can be checked by the page's workers: a Blob's whole version 1 file, which a
+ * worker's ContainerReader reads as the salvage does (as 71-sealing-runs.mjs's sealsInWorkers says).
+ */
+function checksInWorkers(container) {
+  return container.source.blob !== undefined && container.header.version === 1 && container.presentCount === container.header.chunkCount;
+}
+
+/**
+ * Step 5 for every entry whose span is intact, by the workers ("verify-entries", as an opening's: local
+ * header, size, CRC-32 and SHA-256, every chunk read authenticated). Returns a Map: entry → { dataOffset,
+ * digest } for each entry that passed; an entry that failed, and the rest of its run, are not in it. A chunk
+ * that no longer authenticates only leaves its entries to this thread, whose reads judge them.
+ */
+async function checkInWorkers(container, spans, directoryOffset, options) {
+  var pool = options.pool;
+  var intact = spans
+    .filter(function (span) {
+      return span.entry.name !== MANIFEST_NAME && span.end >= span.start && container.stateOf(span.start, span.end) === "intact";
+    })
+    .map(function (span) {
+      return span.entry;
+    });
+  var inWorkers = !pool.inThread;
+  var passed = new Map();
+  var done = 0;
+  await Promise.all(
+    entryRuns(intact, pool.size).map(function (run) {
+      var task = {
+        kind: "verify-entries", entries: run, directoryOffset: directoryOffset,
+        limits: { bufferedDigest: limits.bufferedDigest }, readAheadBytes: readAheadBytes(pool.size),
+        header: container.header, key: container.key, file: inWorkers ? container.source.blob : undefined,
+        local: inWorkers ? undefined : { signal: options.signal, payload: null, source: container.source },
+      };
+      return pool.run(task).then(function (outcome) {
+        outcome.entries.forEach(function (checked, i) {
+          passed.set(run[i], checked);
+        });
+        done += run.length;
+        if (options.onEntry) options.onEntry(done, intact.length);
+      });
+    })
+  );
+  if (options.signal && options.signal.aborted) throw interrupted();
+  return passed;
+}
+
+/**
  * §4.2 on a salvaged container: directory mode when it can, else walk mode. Returns a SalvagedBackup.
- * `options.onProgress(stage, done, total)`: "salvage-directory", then "salvage-entries".
+ * `options.onProgress(stage, done, total)`: "salvage-directory", then "salvage-entries"; `options.pool`, a
+ * pool of the page's workers to use (else one is made when checksInWorkers).
  */
 export async function salvageEntries(container, options) {
   options = options || {};
@@ -113,12 +172,18 @@ export async function salvageEntries(container, options) {
   var found = await salvageDirectory(container, options.signal);
   var result;
   if (found) {
-    result = await salvageByDirectory(container, found, {
-      signal: options.signal,
-      onEntry: function (index, total) {
-        progress("salvage-entries", index, total);
-      },
-    });
+    var pool = checksInWorkers(container) ? options.pool || createWorkerPool({ signal: options.signal }) : null;
+    try {
+      result = await salvageByDirectory(container, found, {
+        signal: options.signal,
+        pool: pool,
+        onEntry: function (index, total) {
+          progress("salvage-entries", index, total);
+        },
+      });
+    } finally {
+      if (pool && pool !== options.pool) pool.close();
+    }
   } else {
     result = await salvageByWalk(container, {
       signal: options.signal,
@@ -130,11 +195,20 @@ export async function salvageEntries(container, options) {
   return new SalvagedBackup(container, found, result);
 }
 
-/** §7.4 and §4.2 on `source`: the container salvaged, then its entries. */
+/**
+ * §7.4 and §4.2 on `source`: the container salvaged, then its entries; a Blob's by the page's workers (its
+ * chunks, and its entries when salvageEntries can).
+ */
 export async function salvageBackup(source, passphraseBytes, options) {
   options = options || {};
-  var container = await salvageContainer(source, passphraseBytes, options);
-  return salvageEntries(container, options);
+  var pool = source.blob !== undefined ? createWorkerPool({ signal: options.signal }) : null;
+  try {
+    var inPool = Object.assign({}, options, { pool: pool, rest: pool ? chunkRunsIn(pool) : null });
+    var container = await salvageContainer(source, passphraseBytes, inPool);
+    return await salvageEntries(container, inPool);
+  } finally {
+    if (pool) pool.close();
+  }
 }
 
 function byteOrder(a, b) {
@@ -205,11 +279,15 @@ class SalvagedBackup extends CheckedEntries {
  */
 export async function describeDamage(reader, signal, onProgress) {
   var container = new SalvageContainer(reader.source, reader.header, reader.key);
+  var pool = reader.source.blob !== undefined ? createWorkerPool({ signal: signal }) : null;
   try {
-    await container.authenticateAll(signal, onProgress);
+    // The chunks the strict reader authenticated are intact here too: the same key, header and records.
+    await container.authenticateAll(signal, onProgress, { rest: pool ? chunkRunsIn(pool) : null, known: reader.isAuthenticated.bind(reader) });
   } catch (error) {
     if (error instanceof GoshuinError && error.code === "auth_failed") return null;
     throw error;
+  } finally {
+    if (pool) pool.close();
   }
   var found = await salvageDirectory(container, signal);
   var chunkSize = BigInt(container.header.chunkSize);
