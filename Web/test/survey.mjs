@@ -17,6 +17,8 @@
 //    the cut, those over 8 MiB), with pools of 1 to 4 places (navigator.hardwareConcurrency).
 //
 // 3. md5InWorker (the repaired file's MD5, taken up where the survey left it) against node:crypto.
+// 4. blobSource, which every reader of a picked file uses: reads of 1 MiB or more streamed, one after the
+//    other, from a byte stream kept open; slices where a Blob's stream is not a byte stream (WebKitGTK).
 //
 // The last line is "web-survey: N passed, N failed".
 import { createHash, randomBytes } from "node:crypto";
@@ -428,6 +430,100 @@ async function md5InWorkerTests() {
   });
 }
 
+/**
+ * A Blob imitated over `bytes`: its slices' streams give chunks of `chunk` bytes, as byte streams, or as plain
+ * streams with `plain` (WebKitGTK's); the file cut short after `cutAt` bytes when given; `streams` counts them.
+ */
+function chunkedBlob(bytes, chunk, cutAt, plain) {
+  const blob = {
+    size: bytes.length,
+    streams: 0,
+    stream: () => blob.slice(0, bytes.length).stream(),
+    slice(start, end) {
+      const part = bytes.subarray(start, Math.min(end, cutAt === undefined ? bytes.length : cutAt));
+      return {
+        arrayBuffer: async () => new Uint8Array(part).buffer,
+        stream() {
+          blob.streams++;
+          let at = 0;
+          return new ReadableStream({
+            type: plain ? undefined : "bytes",
+            pull(controller) {
+              if (at >= part.length) {
+                controller.close();
+                if (controller.byobRequest) controller.byobRequest.respond(0); // a byte stream's read waiting ends, done
+                return;
+              }
+              controller.enqueue(new Uint8Array(part.subarray(at, at + chunk)));
+              at += chunk;
+            },
+          });
+        },
+      };
+    },
+  };
+  return blob;
+}
+
+async function blobSourceTests() {
+  const bytes = randomBytes((9 << 20) + 777);
+  const blobs = {
+    "a Blob (a byte stream)": () => new Blob([bytes]),
+    "chunks of 100,003 bytes": () => chunkedBlob(bytes, 100003),
+    "chunks of 5 MiB": () => chunkedBlob(bytes, 5 << 20),
+    "no byte stream (slices)": () => chunkedBlob(bytes, 65536, undefined, true),
+  };
+  for (const [kind, make] of Object.entries(blobs)) {
+    await test(`blobSource, ${kind}: every read its bytes, in any order, at once or not`, async () => {
+      const blob = make();
+      const source = blobSource(blob);
+      const reads = [];
+      for (let i = 0; i < 40; i++) {
+        const length = randomInt(4) === 0 ? randomInt(70000) : (1 << 20) + randomInt(3 << 20);
+        reads.push([randomInt(bytes.length - length + 1), length]);
+      }
+      let at = 0;
+      for (let i = 0; i < 8; i++) { // reads that follow on from each other
+        const length = Math.min(bytes.length - at, (1 << 20) + randomInt(1 << 20));
+        reads.push([at, length]);
+        at += length;
+      }
+      for (const [offset, length] of reads) equal(hex(await source.read(offset, length)), hex(bytes.subarray(offset, offset + length)), `read ${offset} ${length}`);
+      const together = await Promise.all(reads.map(([offset, length]) => source.read(offset, length)));
+      together.forEach((got, i) => equal(hex(got), hex(bytes.subarray(reads[i][0], reads[i][0] + reads[i][1])), `together ${reads[i]}`));
+      for (const [offset, length] of [[bytes.length - 1000, 2 << 20], [bytes.length + 5, 1 << 20]]) {
+        let error = null;
+        await source.read(offset, length).catch((e) => (error = e));
+        equal(error && error.code, "io", `past the end: ${offset} ${length}`);
+      }
+      equal(hex(await source.read(3, 1 << 20)), hex(bytes.subarray(3, 3 + (1 << 20))), "a read after a failed one");
+    });
+  }
+  await test("blobSource: reads that follow on from each other share one stream; a read elsewhere starts another", async () => {
+    const blob = chunkedBlob(bytes, 65536);
+    const source = blobSource(blob);
+    for (let at = 0; at + (1 << 20) <= 8 << 20; at += 1 << 20) await source.read(at, 1 << 20);
+    equal(blob.streams, 1, "eight reads in a row, one stream");
+    await source.read(100, 4096); // a small read: a slice, the stream kept
+    await source.read(8 << 20, 1 << 20);
+    equal(blob.streams, 1, "the ninth, after a small read elsewhere");
+    await source.read(0, 1 << 20);
+    equal(blob.streams, 2, "a read back: a new stream");
+    const plain = chunkedBlob(bytes, 65536, undefined, true);
+    const sliced = blobSource(plain);
+    for (let at = 0; at + (1 << 20) <= 4 << 20; at += 1 << 20) equal(hex(await sliced.read(at, 1 << 20)), hex(bytes.subarray(at, at + (1 << 20))), `plain ${at}`);
+    equal(plain.streams, 1, "no byte stream: one tried, then slices");
+  });
+  await test("blobSource: a file cut while it is read is io (the file changed), never short bytes", async () => {
+    const source = blobSource(chunkedBlob(bytes, 300000, 5 << 20));
+    equal(hex(await source.read(0, 2 << 20)), hex(bytes.subarray(0, 2 << 20)), "before the cut");
+    let error = null;
+    await source.read(2 << 20, 4 << 20).catch((e) => (error = e));
+    equal(error && error.code, "io", "across the cut");
+  });
+}
+
+await blobSourceTests();
 await sharedReadsTests();
 await md5InWorkerTests();
 await surveyTests();

@@ -4,22 +4,87 @@
 import { asGoshuinError, GoshuinError } from "./01-errors.mjs";
 
 /**
- * A random-access source over a Blob or File: only the bytes asked for are read (`File.slice`). `blob` is
- * what a worker is sent to read the same file (a File is sent by reference, never copied).
+ * Reads of at least STREAMED_READ bytes go through a byte stream of the Blob (`Blob.stream`, read into our own
+ * buffer), kept open for the read that follows on where this one ends: reading 1 GiB so took Chromium and
+ * Firefox ESR a quarter to a third less time than reads of slices (`File.slice().arrayBuffer()`,
+ * Spec/decisions/0062). A stream covers STREAM_SPAN bytes at most from where it starts (or the read, when
+ * longer), so that one left behind holds little. Where a Blob's stream is not a byte stream (WebKitGTK), every
+ * read is of a slice: its streams made the page slower there.
+ */
+var STREAMED_READ = 1048576;
+var STREAM_SPAN = 33554432;
+
+/**
+ * A random-access source over a Blob or File: only the bytes asked for are read. `blob` is what a worker is
+ * sent to read the same file (a File is sent by reference, never copied). Reads of STREAMED_READ bytes or more
+ * are served one after the other, in the order asked, from a byte stream of the Blob where there is one.
  */
 export function blobSource(blob) {
+  var streams = typeof blob.stream === "function";
+  var stream = null; // { reader, position, end }
+  var queue = Promise.resolve();
+  var fileChanged = function () {
+    return new GoshuinError("io", "the file changed while it was open");
+  };
+  var sliceRead = async function (offset, length) {
+    var buffer;
+    try {
+      buffer = await blob.slice(offset, offset + length).arrayBuffer();
+    } catch (error) {
+      throw asGoshuinError(error);
+    }
+    if (buffer.byteLength !== length) throw fileChanged();
+    return new Uint8Array(buffer);
+  };
+  var endStream = function () {
+    if (stream === null) return;
+    stream.reader.cancel().catch(function () {});
+    stream = null;
+  };
+  /** A byte stream from `offset`, or null (and slices from now on) where the Blob has none. */
+  var startStream = function (offset, length) {
+    var end = Math.min(blob.size, offset + Math.max(length, STREAM_SPAN));
+    var readable = blob.slice(offset, end).stream();
+    try {
+      return { reader: readable.getReader({ mode: "byob" }), position: offset, end: end };
+    } catch (error) {
+      readable.cancel().catch(function () {});
+      streams = false;
+      return null;
+    }
+  };
+  var streamRead = async function (offset, length) {
+    if (stream !== null && (stream.position !== offset || offset + length > stream.end)) endStream();
+    if (stream === null) stream = startStream(offset, length);
+    if (stream === null) return sliceRead(offset, length);
+    var current = stream;
+    var buffer = new ArrayBuffer(length);
+    var filled = 0;
+    try {
+      while (filled < length) {
+        var step = await current.reader.read(new Uint8Array(buffer, filled, length - filled));
+        if (step.done) throw fileChanged();
+        buffer = step.value.buffer; // the view's buffer was moved into the read and comes back with it
+        filled += step.value.length;
+      }
+    } catch (error) {
+      if (stream === current) endStream();
+      throw asGoshuinError(error);
+    }
+    current.position = offset + length;
+    if (current.position >= current.end) endStream();
+    return new Uint8Array(buffer);
+  };
   return {
     blob: blob,
     size: blob.size,
-    read: async function (offset, length) {
-      var buffer;
-      try {
-        buffer = await blob.slice(offset, offset + length).arrayBuffer();
-      } catch (error) {
-        throw asGoshuinError(error);
-      }
-      if (buffer.byteLength !== length) throw new GoshuinError("io", "the file changed while it was open");
-      return new Uint8Array(buffer);
+    read: function (offset, length) {
+      if (length < STREAMED_READ || !streams) return sliceRead(offset, length);
+      var reading = queue.then(function () {
+        return streamRead(offset, length);
+      });
+      queue = reading.catch(function () {});
+      return reading;
     },
   };
 }

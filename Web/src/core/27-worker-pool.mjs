@@ -203,10 +203,12 @@ class WorkerPool {
 
   /**
    * Bytes of the file a worker asked for (it cannot read the file itself, or its task reads through the page:
-   * `job.read`), handed over without a copy.
+   * `job.read`), handed over without a copy. One source a task: its reads follow on from each other, and a
+   * source streams such reads (05-sources.mjs).
    */
   readFor(slot, job, request) {
-    (job.read || blobSource(job.task.file).read)(request.offset, request.length)
+    if (!job.read && !job.source) job.source = blobSource(job.task.file);
+    (job.read || job.source.read)(request.offset, request.length)
       .then(
         function (bytes) {
           slot.worker.postMessage({ readReply: { id: request.id, buffer: bytes.buffer } }, [bytes.buffer]);
