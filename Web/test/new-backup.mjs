@@ -362,7 +362,12 @@ await runner.test("salvage of a Blob: chunks and entries checked by the pool's t
     const bytes = Buffer.from(sealed);
     for (const index of indices) bytes[45 + index * (4096 + 20) + 4 + 99] ^= 0x40;
     const fromBytes = await core.salvageBackup(core.bytesSource(new Uint8Array(bytes)), encode(PASSPHRASE));
-    const fromBlob = await core.salvageBackup(core.blobSource(new Blob([bytes])), encode(PASSPHRASE));
+    // The entries' progress is the index of the one under way, below its total (the page says "done + 1 of total").
+    const entriesProgress = [];
+    const fromBlob = await core.salvageBackup(core.blobSource(new Blob([bytes])), encode(PASSPHRASE), {
+      onProgress: (stage, done, total) => stage === "salvage-entries" && entriesProgress.push([done, total]),
+    });
+    assert(entriesProgress.every(([done, total]) => done >= 0 && done < total), `damaged ${indices}: entries' progress ${JSON.stringify(entriesProgress)}`);
     equal(fromBlob.container.damagedCount, indices.length, `damaged ${indices}`);
     indices.forEach((index) => assert(!fromBlob.container.isIntactChunk(index), `chunk ${index} damaged`));
     equal(asText(fromBlob), asText(fromBytes), `damaged ${indices}: the same salvage`);

@@ -109,7 +109,7 @@ async function salvageByDirectory(container, found, options) {
       lost.push(lostEntry(container, entry.name, entryFaultCode(error), span.start, span.end));
     }
   }
-  if (options.onEntry && passed) options.onEntry(spans.length, spans.length);
+  if (options.onEntry && passed && spans.length > 0) options.onEntry(spans.length - 1, spans.length);
   return { restored: restored, lost: lost };
 }
 
@@ -152,7 +152,8 @@ async function checkInWorkers(container, spans, directoryOffset, options) {
           passed.set(run[i], checked);
         });
         done += run.length;
-        if (options.onEntry) options.onEntry(done, intact.length);
+        // As this thread's: the index of the entry under way (the page says "done + 1 of total").
+        if (options.onEntry) options.onEntry(Math.min(done, intact.length - 1), intact.length);
       });
     })
   );
