@@ -4,8 +4,11 @@
 // before the page's core: the pool takes its script from `document.currentScript` when it loads.
 globalThis.document = { currentScript: { textContent: "// the page's script" } };
 
-/** Which workers (by index) fail to start, and how many were started. */
-export const workerControl = { failing: new Set(), started: 0 };
+/**
+ * Which workers (by index) fail to start, how many were started, how many run (started, not terminated), and
+ * the most that ran at once since `mostRunning` was last set.
+ */
+export const workerControl = { failing: new Set(), started: 0, running: 0, mostRunning: 0 };
 
 let serveWorker = null;
 
@@ -18,6 +21,8 @@ globalThis.Worker = class ImitatedWorker {
   constructor(url, options) {
     const index = Number(String(options && options.name).split("-")[1]);
     workerControl.started++;
+    workerControl.running++;
+    workerControl.mostRunning = Math.max(workerControl.mostRunning, workerControl.running);
     this.onmessage = null;
     this.onerror = null;
     this.terminated = false;
@@ -50,6 +55,7 @@ globalThis.Worker = class ImitatedWorker {
   }
 
   terminate() {
+    if (!this.terminated) workerControl.running--;
     this.terminated = true;
   }
 };

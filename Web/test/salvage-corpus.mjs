@@ -748,9 +748,14 @@ async function check(directory) {
       // A strict reader's error names the entries the damage touches (§4.2): in directory mode, exactly the
       // entries salvage loses to damaged chunks.
       if (!wrong && c.strict === "chunk_damaged" && c.mode === "directory") {
+        workers.workerControl.mostRunning = workers.workerControl.running;
         const named = await damageNamed(core, bytes, index.passphrase, asBlob);
         const lostToDamage = c.lost.filter((l) => l.reason === "damaged").map((l) => l.name).sort().join(",");
         if (named !== lostToDamage) wrong = `${c.name}${read}: the strict error names ${named || "nothing"}, salvage loses ${lostToDamage} to damage`;
+        // The opening's workers are stopped before its damage check starts its own: one pool's at a time.
+        const poolSize = core.createWorkerPool({ inThread: true }).size; // no worker started
+        if (workers.workerControl.mostRunning > poolSize)
+          wrong = `${c.name}${read}: ${workers.workerControl.mostRunning} workers ran at once, a pool has ${poolSize}`;
       }
     }
     core.limits.bufferedDigest = bufferedDigest;

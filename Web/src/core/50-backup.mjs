@@ -60,6 +60,9 @@ async function openBackupWith(pool, source, passphraseBytes, options) {
     // §4.2: a damaged backup's error names what the damage touches (every chunk authenticated, from an
     // intact central directory); the verdict stays the container's.
     if (options.describeDamage && error instanceof GoshuinError && error.code === "chunk_damaged") {
+      // The opening's workers are done (a failed run closed them, or every run ended): stopped before the
+      // damage check starts its own, so that one pool's run at a time.
+      if (pool) pool.close();
       try {
         error.damage = await describeDamage(container, options.signal, function (index, count) {
           progress("survey", index, count);
