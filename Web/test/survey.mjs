@@ -438,6 +438,7 @@ function chunkedBlob(bytes, chunk, cutAt, plain) {
   const blob = {
     size: bytes.length,
     streams: 0,
+    cancelled: 0,
     stream: () => blob.slice(0, bytes.length).stream(),
     slice(start, end) {
       const part = bytes.subarray(start, Math.min(end, cutAt === undefined ? bytes.length : cutAt));
@@ -448,6 +449,9 @@ function chunkedBlob(bytes, chunk, cutAt, plain) {
           let at = 0;
           return new ReadableStream({
             type: plain ? undefined : "bytes",
+            cancel() {
+              blob.cancelled++;
+            },
             pull(controller) {
               if (at >= part.length) {
                 controller.close();
@@ -509,6 +513,11 @@ async function blobSourceTests() {
     equal(blob.streams, 1, "the ninth, after a small read elsewhere");
     await source.read(0, 1 << 20);
     equal(blob.streams, 2, "a read back: a new stream");
+    equal(blob.cancelled, 1, "the first stream ended");
+    source.close(); // as a task's end does
+    await source.read(1 << 20, 1 << 20);
+    equal(blob.cancelled, 2, "closed: the stream kept open ended");
+    equal(blob.streams, 3, "the next read after close: a new stream");
     const plain = chunkedBlob(bytes, 65536, undefined, true);
     const sliced = blobSource(plain);
     for (let at = 0; at + (1 << 20) <= 4 << 20; at += 1 << 20) equal(hex(await sliced.read(at, 1 << 20)), hex(bytes.subarray(at, at + (1 << 20))), `plain ${at}`);
@@ -520,6 +529,28 @@ async function blobSourceTests() {
     let error = null;
     await source.read(2 << 20, 4 << 20).catch((e) => (error = e));
     equal(error && error.code, "io", "across the cut");
+    // Chromium fails a stream of a file changed on disk with "TypeError: network error" (a slice: NotReadableError).
+    const failing = {
+      size: bytes.length,
+      stream: () => failing.slice(0, bytes.length).stream(),
+      slice: (start, end) => ({
+        arrayBuffer: async () => new Uint8Array(bytes.subarray(start, end)).buffer,
+        stream: () => {
+          let sent = false;
+          return new ReadableStream({
+            type: "bytes",
+            pull(controller) {
+              if (sent) return controller.error(new TypeError("network error"));
+              sent = true;
+              controller.enqueue(new Uint8Array(bytes.subarray(start, start + 65536)));
+            },
+          });
+        },
+      }),
+    };
+    error = null;
+    await blobSource(failing).read(0, 2 << 20).catch((e) => (error = e));
+    equal(error && error.code, "io", "a stream that fails as a TypeError");
   });
 }
 

@@ -53,6 +53,13 @@ export function blobSource(blob) {
       return null;
     }
   };
+  /** One read of a stream: an engine that fails it as a TypeError (a file gone or changed) gives `io`, as a slice's NotReadableError does. */
+  var readStep = function (reader, view) {
+    return reader.read(view).catch(function (error) {
+      if (error && error.name === "TypeError") throw new GoshuinError("io", "the file could not be read (" + String(error.message || error) + ")");
+      throw error;
+    });
+  };
   var streamRead = async function (offset, length) {
     if (stream !== null && (stream.position !== offset || offset + length > stream.end)) endStream();
     if (stream === null) stream = startStream(offset, length);
@@ -62,7 +69,7 @@ export function blobSource(blob) {
     var filled = 0;
     try {
       while (filled < length) {
-        var step = await current.reader.read(new Uint8Array(buffer, filled, length - filled));
+        var step = await readStep(current.reader, new Uint8Array(buffer, filled, length - filled));
         if (step.done) throw fileChanged();
         buffer = step.value.buffer; // the view's buffer was moved into the read and comes back with it
         filled += step.value.length;
@@ -78,6 +85,10 @@ export function blobSource(blob) {
   return {
     blob: blob,
     size: blob.size,
+    /** Ends the stream kept open, if any (its reader's next long read starts another). */
+    close: function () {
+      queue = queue.then(endStream);
+    },
     read: function (offset, length) {
       if (length < STREAMED_READ || !streams) return sliceRead(offset, length);
       var reading = queue.then(function () {

@@ -196,6 +196,7 @@ class WorkerPool {
     }
     slot.task = null;
     this.idle.push(slot);
+    if (job.source) job.source.close();
     if (message.error) job.reject(errorFromRecord(message.error));
     else job.resolve(message.result);
     this.dispatch();

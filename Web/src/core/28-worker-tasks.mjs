@@ -24,7 +24,7 @@ import { errorFromRecord, errorRecord } from "./27-worker-pool.mjs";
  */
 async function verifyEntriesTask(task, local, onProgress) {
   Object.assign(limits, task.limits);
-  var payload = local.payload || runReader(local.source || workerFileSource(task.file, local.readThroughPage), task);
+  var payload = local.payload || runReader(local.source || taskFile(task, local), task);
   var entries = [];
   var error = null;
   for (var i = 0; i < task.entries.length && error === null; i++) {
@@ -57,6 +57,7 @@ function workerFileSource(file, readThroughPage) {
   return {
     blob: file,
     size: file.size,
+    close: direct.close,
     read: async function (offset, length) {
       if (!workerReadsThroughPage || !readThroughPage) {
         try {
@@ -69,6 +70,13 @@ function workerFileSource(file, readThroughPage) {
       return readThroughPage(offset, length);
     },
   };
+}
+
+/** The file of `task` as this worker reads it (workerFileSource), closed when the task ends (runWorkerTask). */
+function taskFile(task, local) {
+  var source = workerFileSource(task.file, local.readThroughPage);
+  local.opened.push(source);
+  return source;
 }
 
 /**
@@ -88,7 +96,7 @@ var PROGRESS_MS = 50;
 /** "seal-chunks" (26-sealing-task.mjs): the opened backup read as "verify-entries" reads it. */
 function sealChunks(task, local) {
   return sealChunksTask(task, local, function () {
-    return local.source || workerFileSource(task.file, local.readThroughPage);
+    return local.source || taskFile(task, local);
   });
 }
 
@@ -101,13 +109,13 @@ function surveyTask(handler) {
   return function (task, local, onProgress) {
     var source = local.source;
     if (!source && task.readsThroughPage) source = { blob: task.file, size: task.file.size, read: local.readThroughPage };
-    return handler(task, local, source || workerFileSource(task.file, local.readThroughPage), onProgress);
+    return handler(task, local, source || taskFile(task, local), onProgress);
   };
 }
 
 /** "authenticate-chunks" (13-chunk-runs.mjs): a salvage's run of chunks, read as the others read. */
 function authenticateChunks(task, local) {
-  return authenticateChunksTask(task, local, local.source || workerFileSource(task.file, local.readThroughPage));
+  return authenticateChunksTask(task, local, local.source || taskFile(task, local));
 }
 
 var WORKER_TASKS = {
@@ -118,11 +126,22 @@ var WORKER_TASKS = {
   "survey-slices": surveyTask(surveySlicesTask),
 };
 
-/** Runs `task` by its kind; `local` is what only a task run in the page's thread is given. */
+/**
+ * Runs `task` by its kind; `local` is what only a task run in the page's thread is given. The file sources it
+ * opened are closed when it ends: a stream of the file left open would hold the browser's reader until a
+ * collection.
+ */
 export async function runWorkerTask(task, local, onProgress) {
   var handler = WORKER_TASKS[task.kind];
   if (handler === undefined) throw new GoshuinError("internal", "no worker task " + task.kind);
-  return handler(task, local, onProgress);
+  var own = Object.assign({}, local, { opened: [] });
+  try {
+    return await handler(task, own, onProgress);
+  } finally {
+    own.opened.forEach(function (source) {
+      source.close();
+    });
+  }
 }
 
 /**
