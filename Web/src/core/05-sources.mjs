@@ -31,6 +31,8 @@ export function blobSource(blob) {
     try {
       buffer = await blob.slice(offset, offset + length).arrayBuffer();
     } catch (error) {
+      // Nothing here aborts a read: Firefox ESR fails one of a file deleted since it was picked with AbortError.
+      if (error && error.name === "AbortError") throw new GoshuinError("io", "the file could not be read (AbortError)");
       throw asGoshuinError(error);
     }
     if (buffer.byteLength !== length) throw fileChanged();
