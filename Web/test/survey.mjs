@@ -17,8 +17,9 @@
 //    the cut, those over 8 MiB), with pools of 1 to 4 places (navigator.hardwareConcurrency).
 //
 // 3. md5InWorker (the repaired file's MD5, taken up where the survey left it) against node:crypto.
-// 4. blobSource, which every reader of a picked file uses: reads of 1 MiB or more streamed, one after the
-//    other, from a byte stream kept open; slices where a Blob's stream is not a byte stream (WebKitGTK).
+// 4. blobSource, which every reader of a picked file uses: in a worker's task (`streamed`), reads of 1 MiB or
+//    more streamed, one after the other, from a byte stream kept open until close(); slices where a Blob's
+//    stream is not a byte stream (WebKitGTK), and in the page's thread.
 //
 // The last line is "web-survey: N passed, N failed".
 import { createHash, randomBytes } from "node:crypto";
@@ -480,7 +481,7 @@ async function blobSourceTests() {
   for (const [kind, make] of Object.entries(blobs)) {
     await test(`blobSource, ${kind}: every read its bytes, in any order, at once or not`, async () => {
       const blob = make();
-      const source = blobSource(blob);
+      const source = blobSource(blob, { streamed: true });
       const reads = [];
       for (let i = 0; i < 40; i++) {
         const length = randomInt(4) === 0 ? randomInt(70000) : (1 << 20) + randomInt(3 << 20);
@@ -505,7 +506,7 @@ async function blobSourceTests() {
   }
   await test("blobSource: reads that follow on from each other share one stream; a read elsewhere starts another", async () => {
     const blob = chunkedBlob(bytes, 65536);
-    const source = blobSource(blob);
+    const source = blobSource(blob, { streamed: true });
     for (let at = 0; at + (1 << 20) <= 8 << 20; at += 1 << 20) await source.read(at, 1 << 20);
     equal(blob.streams, 1, "eight reads in a row, one stream");
     await source.read(100, 4096); // a small read: a slice, the stream kept
@@ -518,13 +519,18 @@ async function blobSourceTests() {
     await source.read(1 << 20, 1 << 20);
     equal(blob.cancelled, 2, "closed: the stream kept open ended");
     equal(blob.streams, 3, "the next read after close: a new stream");
+    // Without `streamed` (the page's thread, whose sources nothing closes): slices only.
+    const page = chunkedBlob(bytes, 65536);
+    const unstreamed = blobSource(page);
+    for (let at = 0; at + (1 << 20) <= 4 << 20; at += 1 << 20) equal(hex(await unstreamed.read(at, 1 << 20)), hex(bytes.subarray(at, at + (1 << 20))), `unstreamed ${at}`);
+    equal(page.streams, 0, "no stream");
     const plain = chunkedBlob(bytes, 65536, undefined, true);
-    const sliced = blobSource(plain);
+    const sliced = blobSource(plain, { streamed: true });
     for (let at = 0; at + (1 << 20) <= 4 << 20; at += 1 << 20) equal(hex(await sliced.read(at, 1 << 20)), hex(bytes.subarray(at, at + (1 << 20))), `plain ${at}`);
     equal(plain.streams, 1, "no byte stream: one tried, then slices");
   });
   await test("blobSource: a file cut while it is read is io (the file changed), never short bytes", async () => {
-    const source = blobSource(chunkedBlob(bytes, 300000, 5 << 20));
+    const source = blobSource(chunkedBlob(bytes, 300000, 5 << 20), { streamed: true });
     equal(hex(await source.read(0, 2 << 20)), hex(bytes.subarray(0, 2 << 20)), "before the cut");
     let error = null;
     await source.read(2 << 20, 4 << 20).catch((e) => (error = e));
@@ -549,7 +555,7 @@ async function blobSourceTests() {
       }),
     };
     error = null;
-    await blobSource(failing).read(0, 2 << 20).catch((e) => (error = e));
+    await blobSource(failing, { streamed: true }).read(0, 2 << 20).catch((e) => (error = e));
     equal(error && error.code, "io", "a stream that fails as a TypeError");
     // Firefox ESR fails a slice of a file deleted since it was picked with AbortError: io, not "stopped".
     const deleted = { size: bytes.length, slice: () => ({ arrayBuffer: async () => { throw new DOMException("The operation was aborted.", "AbortError"); } }) };

@@ -4,23 +4,25 @@
 import { asGoshuinError, GoshuinError } from "./01-errors.mjs";
 
 /**
- * Reads of at least STREAMED_READ bytes go through a byte stream of the Blob (`Blob.stream`, read into our own
- * buffer), kept open for the read that follows on where this one ends: reading 1 GiB so took Chromium and
- * Firefox ESR a quarter to a third less time than reads of slices (`File.slice().arrayBuffer()`,
+ * With `streamed`, reads of at least STREAMED_READ bytes go through a byte stream of the Blob (`Blob.stream`,
+ * read into our own buffer), kept open for the read that follows on where this one ends: reading 1 GiB so took
+ * Chromium and Firefox ESR a quarter to a third less time than reads of slices (`File.slice().arrayBuffer()`,
  * Spec/decisions/0062). A stream covers STREAM_SPAN bytes at most from where it starts (or the read, when
- * longer), so that one left behind holds little. Where a Blob's stream is not a byte stream (WebKitGTK), every
- * read is of a slice: its streams made the page slower there.
+ * longer). Only a worker's task streams, and it closes its sources when it ends: streams left open in the
+ * page's thread (a reader that jumps, a file read in part) hung Chromium's reads of other files. Where a Blob's
+ * stream is not a byte stream (WebKitGTK), every read is of a slice: its streams made the page slower there.
  */
 var STREAMED_READ = 1048576;
 var STREAM_SPAN = 33554432;
 
 /**
  * A random-access source over a Blob or File: only the bytes asked for are read. `blob` is what a worker is
- * sent to read the same file (a File is sent by reference, never copied). Reads of STREAMED_READ bytes or more
- * are served one after the other, in the order asked, from a byte stream of the Blob where there is one.
+ * sent to read the same file (a File is sent by reference, never copied). With `options.streamed`, reads of
+ * STREAMED_READ bytes or more are served one after the other, in the order asked, from a byte stream of the Blob
+ * where there is one, until `close()`.
  */
-export function blobSource(blob) {
-  var streams = typeof blob.stream === "function";
+export function blobSource(blob, options) {
+  var streams = !!(options && options.streamed) && typeof blob.stream === "function";
   var stream = null; // { reader, position, end }
   var queue = Promise.resolve();
   var fileChanged = function () {

@@ -196,7 +196,6 @@ class WorkerPool {
     }
     slot.task = null;
     this.idle.push(slot);
-    if (job.source) job.source.close();
     if (message.error) job.reject(errorFromRecord(message.error));
     else job.resolve(message.result);
     this.dispatch();
@@ -204,12 +203,10 @@ class WorkerPool {
 
   /**
    * Bytes of the file a worker asked for (it cannot read the file itself, or its task reads through the page:
-   * `job.read`), handed over without a copy. One source a task: its reads follow on from each other, and a
-   * source streams such reads (05-sources.mjs).
+   * `job.read`), handed over without a copy.
    */
   readFor(slot, job, request) {
-    if (!job.read && !job.source) job.source = blobSource(job.task.file);
-    (job.read || job.source.read)(request.offset, request.length)
+    (job.read || blobSource(job.task.file).read)(request.offset, request.length)
       .then(
         function (bytes) {
           slot.worker.postMessage({ readReply: { id: request.id, buffer: bytes.buffer } }, [bytes.buffer]);

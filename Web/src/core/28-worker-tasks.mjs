@@ -53,7 +53,7 @@ async function verifyEntriesTask(task, local, onProgress) {
 var workerReadsThroughPage = false;
 
 function workerFileSource(file, readThroughPage) {
-  var direct = blobSource(file);
+  var direct = blobSource(file, { streamed: true }); // closed when the task ends (runWorkerTask)
   return {
     blob: file,
     size: file.size,
