@@ -5,7 +5,10 @@
 // marks the damaged ones. What a chunk's verdict is stays in SalvageContainer (12-salvage-container.mjs).
 
 import { GoshuinError } from "./01-errors.mjs";
+import { TAG_SIZE } from "./06-header.mjs";
+import { interrupted } from "./08-pacing.mjs";
 import { SalvageContainer } from "./12-salvage-container.mjs";
+import { readPieces } from "./25-survey-tasks.mjs";
 
 /** The bytes of records a worker authenticates in one task, and in one read. */
 var RUN_BYTES = 16777216;
@@ -60,45 +63,33 @@ async function authenticateRuns(pool, container, from, known, signal, onChunk) {
       });
     })
   );
-  if (signal && signal.aborted) throw new GoshuinError("interrupted", "stopped");
+  if (signal && signal.aborted) throw interrupted();
 }
 
 /**
  * "authenticate-chunks": `task` = { first, last (present chunks), header, key } of a SalvageContainer of
- * `source` (the same file); the run's records read a few at a time (the next read under way while these are
- * authenticated), each authenticated as §7.4 steps 3 and 4 say and dropped. Result: { damaged: a bit a
- * chunk from `first` on, set when it does not authenticate }.
+ * `source` (the same file); the run's records read a few at a time (readPieces: the next read under way while
+ * these are authenticated), each authenticated as §7.4 steps 3 and 4 say and dropped. Result: { damaged: a bit
+ * a chunk from `first` on, set when it does not authenticate }.
  */
 export async function authenticateChunksTask(task, local, source) {
   var container = new SalvageContainer(source, task.header, task.key);
   if (!(task.first >= 0 && task.first <= task.last && task.last < container.presentCount))
     throw new GoshuinError("internal", "chunks " + task.first + "–" + task.last + " are not all present in this file");
   var damaged = new Uint8Array(Math.ceil((task.last - task.first + 1) / 8));
-  var recordEnd = function (index) {
-    var span = container.recordSpan(index);
-    return span.offset + span.length;
-  };
-  var readFrom = function (first) {
-    var start = container.recordSpan(first).offset;
-    var last = first;
-    while (last < task.last && recordEnd(last + 1) - start <= READ_BYTES) last++;
-    var reading = source.read(start, recordEnd(last) - start);
-    reading.catch(function () {}); // awaited below, unless the task ends first
-    return { first: first, last: last, start: start, bytes: reading };
-  };
-  var next = readFrom(task.first);
-  while (next !== null) {
-    var batch = next;
-    var bytes = await batch.bytes;
-    next = batch.last < task.last ? readFrom(batch.last + 1) : null;
-    for (var index = batch.first; index <= batch.last; index++) {
-      if (local.signal && local.signal.aborted) throw new GoshuinError("interrupted", "stopped");
-      var span = container.recordSpan(index);
-      var at = span.offset - batch.start;
-      if ((await container.openRead(index, bytes.subarray(at, at + span.length))) === null) {
+  // Records follow each other, all of one length but the file's last: reads of whole records.
+  var stride = task.header.prefixSize + task.header.chunkSize + TAG_SIZE;
+  var last = container.recordSpan(task.last);
+  var index = task.first;
+  var pieces = readPieces(source, container.recordSpan(task.first).offset, last.offset + last.length, stride * Math.max(1, Math.floor(READ_BYTES / stride)), local.signal);
+  for await (var piece of pieces) {
+    for (var at = 0; at < piece.bytes.length; index++) {
+      var length = container.recordSpan(index).length;
+      if ((await container.openRead(index, piece.bytes.subarray(at, at + length))) === null) {
         var bit = index - task.first;
         damaged[bit >> 3] |= 1 << (bit & 7);
       }
+      at += length;
     }
   }
   return { result: { damaged: damaged }, transfer: [damaged.buffer] };

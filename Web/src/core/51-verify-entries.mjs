@@ -98,11 +98,27 @@ export async function verifyEntries(container, directory, manifest, options) {
 }
 
 /**
+ * The "verify-entries" task of `run` (28-worker-tasks.mjs), in `pool`: the worker reads the file of
+ * `container` (a ContainerReader, or a salvage's whole version 1 file: 55-salvage-backup.mjs) through a reader
+ * of its own; a payload in memory (the tests) is read as it is, in this thread.
+ */
+export function entryRunTask(container, pool, run, directoryOffset, signal) {
+  var ofFile = container.key !== undefined;
+  var inWorkers = !pool.inThread;
+  return {
+    kind: "verify-entries", entries: run, directoryOffset: directoryOffset,
+    limits: { bufferedDigest: limits.bufferedDigest }, readAheadBytes: readAheadBytes(pool.size),
+    header: ofFile ? container.header : undefined, key: ofFile ? container.key : undefined,
+    file: ofFile && inWorkers ? container.source.blob : undefined,
+    local: inWorkers ? undefined : { signal: signal, payload: ofFile ? null : container, source: container.source }, // never sent to a worker
+  };
+}
+
+/**
  * Every run through the pool, all at once (the pool keeps each worker busy with one); resolves with their
  * outcomes in file order. Stop ends it; so does a chunk that fails, with the file's verdict.
  */
 async function runEntryRuns(container, pool, runs, directoryOffset, signal, onBytes) {
-  var inWorkers = !pool.inThread;
   var failedChunk = -1;
   var stopEarly;
   var stoppedEarly = new Promise(function (resolve) {
@@ -114,20 +130,7 @@ async function runEntryRuns(container, pool, runs, directoryOffset, signal, onBy
   if (signal) signal.addEventListener("abort", onAbort);
   var runsDone = Promise.all(
     runs.map(function (run) {
-      var task = {
-        kind: "verify-entries",
-        entries: run,
-        directoryOffset: directoryOffset,
-        limits: { bufferedDigest: limits.bufferedDigest },
-        readAheadBytes: readAheadBytes(pool.size),
-        local: inWorkers ? undefined : { signal: signal, payload: container instanceof ContainerReader ? null : container, source: container.source },
-      };
-      if (container instanceof ContainerReader) {
-        task.file = inWorkers ? container.source.blob : undefined;
-        task.header = container.header;
-        task.key = container.key;
-      }
-      return pool.run(task, onBytes).then(function (outcome) {
+      return pool.run(entryRunTask(container, pool, run, directoryOffset, signal), onBytes).then(function (outcome) {
         if (outcome.authenticated) container.addAuthenticated(outcome.authenticated);
         if (outcome.error && outcome.error.unjudged) {
           if (failedChunk < 0 || outcome.error.chunkIndex < failedChunk) failedChunk = outcome.error.chunkIndex;

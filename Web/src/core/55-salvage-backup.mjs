@@ -12,18 +12,17 @@
 import { toHex } from "./00-bytes.mjs";
 import { GoshuinError, PAYLOAD_FAULTS } from "./01-errors.mjs";
 import { interrupted } from "./08-pacing.mjs";
-import { readAheadBytes } from "./10-container.mjs";
 import { salvageContainer, SalvageContainer } from "./12-salvage-container.mjs";
 import { chunkRunsIn } from "./13-chunk-runs.mjs";
 import {
   checkLocalHeader, inFileOrder, MANIFEST_NAME, RECORDS_NAME, scanCentralDirectory, zipMalformed,
 } from "./20-zip.mjs";
-import { limits, readEntryData } from "./22-entry-data.mjs";
+import { readEntryData } from "./22-entry-data.mjs";
 import { createWorkerPool } from "./27-worker-pool.mjs";
 import { checkBinding, checkListedDigest, listedFiles } from "./40-manifest.mjs";
 import { CheckedEntries } from "./45-checked-entries.mjs";
 import { readManifest } from "./50-backup.mjs";
-import { entryRuns } from "./51-verify-entries.mjs";
+import { entryRunTask, entryRuns } from "./51-verify-entries.mjs";
 import { salvageByWalk } from "./56-salvage-walk.mjs";
 
 /** Runs of damaged chunks a salvage report keeps (a file damaged every other chunk has millions). */
@@ -136,18 +135,11 @@ async function checkInWorkers(container, spans, directoryOffset, options) {
     .map(function (span) {
       return span.entry;
     });
-  var inWorkers = !pool.inThread;
   var passed = new Map();
   var done = 0;
   await Promise.all(
     entryRuns(intact, pool.size).map(function (run) {
-      var task = {
-        kind: "verify-entries", entries: run, directoryOffset: directoryOffset,
-        limits: { bufferedDigest: limits.bufferedDigest }, readAheadBytes: readAheadBytes(pool.size),
-        header: container.header, key: container.key, file: inWorkers ? container.source.blob : undefined,
-        local: inWorkers ? undefined : { signal: options.signal, payload: null, source: container.source },
-      };
-      return pool.run(task).then(function (outcome) {
+      return pool.run(entryRunTask(container, pool, run, directoryOffset, options.signal)).then(function (outcome) {
         outcome.entries.forEach(function (checked, i) {
           passed.set(run[i], checked);
         });
