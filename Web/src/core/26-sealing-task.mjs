@@ -15,12 +15,20 @@ import { chunkNonce, ContainerReader } from "./10-container.mjs";
  * `key` with the nonce nonceBase ‖ u32be(index) and the 45-byte header as additional data.
  */
 export async function sealedRecord(key, header, nonceBase, index, plaintext) {
-  var nonce = chunkNonce({ version: 1, nonceBase: nonceBase }, index, false);
-  var sealed = new Uint8Array(await crypto.subtle.encrypt({ name: "AES-GCM", iv: nonce, additionalData: header, tagLength: 128 }, key, plaintext));
-  var record = new Uint8Array(4 + sealed.length);
-  new DataView(record.buffer).setUint32(0, sealed.length);
-  record.set(sealed, 4);
+  var parts = await sealedParts(key, header, nonceBase, index, plaintext);
+  var record = new Uint8Array(4 + parts.sealed.byteLength);
+  record.set(parts.prefix, 0);
+  record.set(new Uint8Array(parts.sealed), 4);
   return record;
+}
+
+/** sealedRecord's two parts, not put together: { prefix (its 4 bytes), sealed (an ArrayBuffer) }. */
+async function sealedParts(key, header, nonceBase, index, plaintext) {
+  var nonce = chunkNonce({ version: 1, nonceBase: nonceBase }, index, false);
+  var sealed = await crypto.subtle.encrypt({ name: "AES-GCM", iv: nonce, additionalData: header, tagLength: 128 }, key, plaintext);
+  var prefix = new Uint8Array(4);
+  new DataView(prefix.buffer).setUint32(0, sealed.byteLength);
+  return { prefix: prefix, sealed: sealed };
 }
 
 /**
@@ -61,12 +69,18 @@ export async function sealChunksTask(task, local, readSource) {
   for (var index = task.first; index <= task.last; index++) {
     var offset = (index - task.first) * sealing.chunkSize;
     var chunk = plaintext.subarray(offset, Math.min(plaintext.length, offset + sealing.chunkSize));
-    sealingAll.push(sealedRecord(sealing.key, sealing.header, sealing.nonceBase, index, chunk));
+    var seal = sealing.blobs ? sealedParts : sealedRecord;
+    sealingAll.push(seal(sealing.key, sealing.header, sealing.nonceBase, index, chunk));
   }
   var records = await Promise.all(sealingAll);
   if (sealing.blobs) {
     // One Blob of the run, made here: the copy into the browser's blob store costs this thread, not the page's.
-    return { result: { records: [new Blob(records)], parts: parts }, transfer: [] };
+    // Each record's prefix and sealed bytes go in as they are, not first copied into one buffer.
+    var pieces = [];
+    records.forEach(function (record) {
+      pieces.push(record.prefix, record.sealed);
+    });
+    return { result: { records: [new Blob(pieces)], parts: parts }, transfer: [] };
   }
   var buffers = records.map(function (record) {
     return record.buffer;
