@@ -2156,12 +2156,28 @@ TILE_LOOK = """() => [...document.querySelectorAll('#photos li')].map((li) => {
 })"""
 
 
+def case_many_hidden(ctx):
+    """60 photos in a page that is hidden (no animation frame ever comes): the tiles after the first ones, added a
+    frame at a time where the page is seen (Spec/decisions/0066), are all added at once, and the backup shown."""
+    page = ctx.page(1100, 900)
+    page.evaluate(
+        "() => { Object.defineProperty(document, 'visibilityState', { get: () => 'hidden', configurable: true });"
+        " window.requestAnimationFrame = () => 0; return null; }"
+    )
+    assert open_backup(page, ctx.fixtures.many) == "opened", page.text("#error")
+    names = page.evaluate("() => [...document.querySelectorAll('#photos li img')].map((img) => img.alt)")
+    assert len(names) == 60 and names == sorted(names), names[:40]
+    check_clean(page)
+
+
 def case_many(ctx):
     """60 photos: a photo far from the screen is loading, and looks it, unlike one that has no preview."""
     page = ctx.page(1100, 900)
     assert open_backup(page, ctx.fixtures.many) == "opened", page.text("#error")
     page.wait("() => document.querySelector('#photos li:first-child').dataset.state === 'shown'", timeout=30)
     tiles = page.evaluate(TILE_LOOK)
+    names = [t["name"] for t in tiles]
+    assert len(names) == 60 and names == sorted(names), "every tile, in order, once shown: %r" % names[:40]
     waiting = [t for t in tiles if t["state"] in ("waiting", "loading")]
     assert len(waiting) > 20, "the photos far below the screen were loaded: %r" % [t["state"] for t in tiles]
     for tile in waiting:
@@ -3059,6 +3075,7 @@ CASES = [
     ("four photos of 20,000 x 20,000 pixels: not decoded, memory flat", ALL, case_pixel_bomb),
     ("the table at 1280 and 390 px: no word broken, sideways scroll, sticky first column", ALL, case_table),
     ("60 photos: loading tiles until near the screen, unlike the no-preview tile", ALL, case_many),
+    ("60 photos in a hidden page: every tile added at once, the backup shown", ALL, case_many_hidden),
     ("HTML in records is text", ALL, case_html_in_records),
     ("photo extensions in upper and mixed case (IMG_0001.JPG): opened, shown", ALL, case_upper_case),
     ("opening a bad backup after a good one leaves nothing of the first", ALL, case_reopen),

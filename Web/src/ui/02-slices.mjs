@@ -32,3 +32,23 @@ export function slicer() {
     },
   };
 }
+
+/**
+ * Resolves once the browser has had a chance to draw a frame (an animation frame, then a task after it), or at
+ * once where the page is hidden: no frame comes there, and nothing is drawn either.
+ */
+export async function afterNextFrame(signal) {
+  if (document.visibilityState !== "hidden" && typeof requestAnimationFrame === "function") {
+    await new Promise(function (resolve) {
+      function drawn() {
+        document.removeEventListener("visibilitychange", drawn);
+        resolve();
+      }
+      document.addEventListener("visibilitychange", drawn);
+      requestAnimationFrame(function () {
+        yieldToBrowser().then(drawn);
+      });
+    });
+  }
+  if (signal && signal.aborted) throw new core.GoshuinError("interrupted", "stopped");
+}

@@ -47,7 +47,8 @@ var REPAIR_SALVAGEABLE = ["not_repairable", "repair_check_failed", "browser_limi
 
 /**
  * Shows an opened, repaired or salvaged backup: its records read in slices, the table's first page, the
- * photos; `repair` ({ result, name }) when it was opened with its recovery files, else null.
+ * photos' tiles a frame at a time; `repair` ({ result, name }) when it was opened with its recovery files, else
+ * null.
  */
 async function present(backup, repair, signal) {
   setStatus("Reading the records…", undefined, true);
@@ -59,9 +60,10 @@ async function present(backup, repair, signal) {
     records = await readRecords(text, backup.photos, signal);
   }
   if (signal.aborted) throw new core.GoshuinError("interrupted", "stopped");
-  showBackup(backup, records, repair);
+  var addTiles = showBackup(backup, records, repair);
   document.body.dataset.checkedBy = backup.checkedBy || ""; // where its entries were checked, for the tests
   await showRecordsPage(0, signal);
+  await addTiles(signal);
   if (signal.aborted) throw new core.GoshuinError("interrupted", "stopped");
 }
 

@@ -5,6 +5,7 @@
 import * as core from "../core/index.mjs";
 import { count, element } from "./00-basics.mjs";
 import { app, result } from "./01-page-state.mjs";
+import { afterNextFrame } from "./02-slices.mjs";
 import { lostPhotoKeys, photoKey } from "./30-records.mjs";
 import { salvageBanner } from "./40-salvage-banner.mjs";
 import { repairBanner } from "./42-repair-banner.mjs";
@@ -13,11 +14,20 @@ import { openViewer } from "./70-viewer.mjs";
 import { saveAsZip, saveOne, saveToFolder } from "./80-saving.mjs";
 import { newBackupSection } from "./81-save-new-backup.mjs";
 
+// The photo tiles in the document at first, then added a frame at a time: WebKitGTK held the page's thread 90 ms
+// and more laying out 256 tiles in the frame that shows a backup (Spec/decisions/0066).
+var TILES_FIRST = 32;
+var TILES_A_FRAME = 64;
+
 function backupTitle(createdAt) {
   return createdAt.slice(0, 10) + " " + createdAt.slice(11, 16) + " UTC";
 }
 
-/** Shows `backup` with its `records` (30-records.mjs), under the repair's banner when `repair` is not null. */
+/**
+ * Shows `backup` with its `records` (30-records.mjs), under the repair's banner when `repair` is not null, with
+ * its first photo tiles; returns `addTiles(signal)`, which adds the others a frame at a time. Every photo is in
+ * the session at once.
+ */
 export function showBackup(backup, records, repair) {
   var salvaged = !!backup.salvage;
   app.session = {
@@ -75,6 +85,7 @@ export function showBackup(backup, records, repair) {
 
   var photosHeading = element("h3", { id: "photos-heading" }, "Photos");
   var list = element("ul", { id: "photos", "aria-labelledby": "photos-heading" });
+  var items = [];
   backup.photos.forEach(function (photo, index) {
     var item = element("li", { "data-state": "waiting" });
     var figure = element("figure");
@@ -101,7 +112,7 @@ export function showBackup(backup, records, repair) {
     caption.append(element("span", { class: "name" }, photo.name), element("span", { class: "size" }, core.formatSize(photo.size)), save);
     figure.append(frame, caption);
     item.append(figure);
-    list.append(item);
+    items.push(item);
     app.session.photos.push({
       index: index, name: photo.name, size: photo.size, date: date, details: records ? records.photoDetails.get(photoKey(photo.name)) : undefined,
       item: item, frame: frame, img: img, note: note,
@@ -111,8 +122,15 @@ export function showBackup(backup, records, repair) {
 
   result.append(photosHeading);
   if (backup.photos.length === 0) result.append(element("p", { class: "empty" }, salvaged ? "No photo is intact." : "This backup has no photos."));
+  list.append.apply(list, items.splice(0, TILES_FIRST));
   result.append(list);
   // Last, after the photos (so that nothing above moves): a new backup of what is shown (issue 37).
   if (backup.files.length > 0) result.append(newBackupSection(backup));
   result.hidden = false;
+  return async function addTiles(signal) {
+    while (items.length > 0) {
+      await afterNextFrame(signal);
+      list.append.apply(list, items.splice(0, TILES_A_FRAME));
+    }
+  };
 }
