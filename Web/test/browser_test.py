@@ -2170,6 +2170,25 @@ def case_many_hidden(ctx):
     check_clean(page)
 
 
+def case_many_no_frame(ctx):
+    """60 photos in a page seen but given no animation frame: the opening waits for one before its last tiles
+    (Spec/decisions/0066). A tile clicked meanwhile opens nothing (the opening still runs), and Stop ends it."""
+    page = ctx.page(1100, 900)
+    page.evaluate("() => { window.requestAnimationFrame = () => 0; return null; }")
+    page.set_files("#backup-file", ctx.fixtures.many)
+    page.fill("#passphrase", PASSPHRASE)
+    page.click("#open")
+    page.wait("() => document.querySelectorAll('#photos li').length === 32", timeout=120)
+    time.sleep(0.3)
+    assert page.evaluate("() => document.body.dataset.state") == "opening"
+    page.evaluate("() => document.querySelector('#photos li .frame').click()")
+    assert page.evaluate("() => document.getElementById('viewer').open") is False, "the viewer opened while the backup was being shown"
+    page.click("#cancel")
+    page.wait("() => document.body.dataset.state === 'stopped'", timeout=5, message="Stop did not end the wait for a frame")
+    assert page.evaluate("() => document.querySelectorAll('#photos li').length") == 0, "the result was not cleared"
+    check_clean(page)
+
+
 def case_many(ctx):
     """60 photos: a photo far from the screen is loading, and looks it, unlike one that has no preview."""
     page = ctx.page(1100, 900)
@@ -3076,6 +3095,7 @@ CASES = [
     ("the table at 1280 and 390 px: no word broken, sideways scroll, sticky first column", ALL, case_table),
     ("60 photos: loading tiles until near the screen, unlike the no-preview tile", ALL, case_many),
     ("60 photos in a hidden page: every tile added at once, the backup shown", ALL, case_many_hidden),
+    ("60 photos, no animation frame: a tile opens nothing, Stop ends the wait", ALL, case_many_no_frame),
     ("HTML in records is text", ALL, case_html_in_records),
     ("photo extensions in upper and mixed case (IMG_0001.JPG): opened, shown", ALL, case_upper_case),
     ("opening a bad backup after a good one leaves nothing of the first", ALL, case_reopen),

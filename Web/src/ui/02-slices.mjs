@@ -35,16 +35,19 @@ export function slicer() {
 
 /**
  * Resolves once the browser has had a chance to draw a frame (an animation frame, then a task after it), or at
- * once where the page is hidden: no frame comes there, and nothing is drawn either.
+ * once where the page is hidden: no frame comes there, and nothing is drawn either. Stop ends the wait at once.
  */
 export async function afterNextFrame(signal) {
+  if (signal && signal.aborted) throw new core.GoshuinError("interrupted", "stopped");
   if (document.visibilityState !== "hidden" && typeof requestAnimationFrame === "function") {
     await new Promise(function (resolve) {
       function drawn() {
         document.removeEventListener("visibilitychange", drawn);
+        if (signal) signal.removeEventListener("abort", drawn);
         resolve();
       }
       document.addEventListener("visibilitychange", drawn);
+      if (signal) signal.addEventListener("abort", drawn);
       requestAnimationFrame(function () {
         yieldToBrowser().then(drawn);
       });

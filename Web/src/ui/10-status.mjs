@@ -21,6 +21,11 @@ export function setStatus(text, fraction, force) {
   }
 }
 
+/** The next status is shown whenever it comes (a new stage's first words are never held back). */
+export function showNextStatus() {
+  lastPaint = 0;
+}
+
 export function clearStatus() {
   setStatus("", null, true);
 }

@@ -3,7 +3,7 @@
 
 import * as core from "../core/index.mjs";
 import { now } from "./00-basics.mjs";
-import { setStatus } from "./10-status.mjs";
+import { setStatus, showNextStatus } from "./10-status.mjs";
 
 var STAGE_TEXT = {
   directory: "Reading the backup's list of contents…",
@@ -25,7 +25,13 @@ function timeLeft(stage, done, total) {
   return left < 60 ? "; about " + left + " s left" : "; about " + Math.round(left / 60).toLocaleString("en-US") + " min left";
 }
 
+var stageShown = null; // the stage whose words the status line has shown
+
 export function onProgress(stage, done, total, header) {
+  if (stage !== stageShown) {
+    stageShown = stage;
+    showNextStatus();
+  }
   if (stage === "key") {
     if (header) {
       onProgress.rounds = header.iterations;

@@ -19,6 +19,8 @@ var viewerMessage = byId("viewer-message");
 
 export function openViewer(index) {
   if (!app.session || app.session.photos.length === 0) return;
+  // Not while the backup is still being shown (its last tiles come a frame at a time): its opening still runs.
+  if (document.body.dataset.state === "opening") return;
   if (!viewer.open) {
     if (typeof viewer.showModal === "function") viewer.showModal();
     else viewer.setAttribute("open", "");
