@@ -66,10 +66,10 @@ export async function sealChunksTask(task, local, readSource) {
   }
   if (local.signal && local.signal.aborted) throw new GoshuinError("interrupted", "stopped");
   var sealingAll = [];
+  var seal = sealing.blobs ? sealedParts : sealedRecord; // a Blob takes the parts as they are
   for (var index = task.first; index <= task.last; index++) {
     var offset = (index - task.first) * sealing.chunkSize;
     var chunk = plaintext.subarray(offset, Math.min(plaintext.length, offset + sealing.chunkSize));
-    var seal = sealing.blobs ? sealedParts : sealedRecord;
     sealingAll.push(seal(sealing.key, sealing.header, sealing.nonceBase, index, chunk));
   }
   var records = await Promise.all(sealingAll);
