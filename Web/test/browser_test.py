@@ -2152,6 +2152,7 @@ TILE_LOOK = """() => [...document.querySelectorAll('#photos li')].map((li) => {
   const frame = li.querySelector('.frame');
   return { name: li.querySelector('img').alt, state: li.dataset.state, note: li.querySelector('.tile-note').textContent,
            icon: getComputedStyle(frame, '::before').content, animation: getComputedStyle(frame).animationName,
+           playing: getComputedStyle(frame).animationPlayState, near: li.dataset.near !== undefined,
            noteShown: getComputedStyle(li.querySelector('.tile-note')).display !== 'none' };
 })"""
 
@@ -2202,6 +2203,18 @@ def case_many(ctx):
     for tile in waiting:
         assert tile["note"] == "Loading preview…" and tile["noteShown"] and tile["icon"] in ("none", "normal"), tile
         assert tile["animation"] == "pulse", tile
+        # Still while far from the screen: a pulse off the screen is still a frame drawn, 60 a second
+        # (Spec/decisions/0067).
+        assert tile["playing"] == ("running" if tile["near"] else "paused"), tile
+    # Once the tiles near the screen are shown, nothing on the page moves: no frame is drawn while it waits.
+    try:
+        page.wait("() => document.getAnimations().every((a) => a.playState !== 'running')", timeout=30)
+    except AssertionError:
+        running = page.evaluate(
+            "() => document.getAnimations().filter((a) => a.playState === 'running')"
+            ".map((a) => a.animationName + ' on ' + a.effect.target.closest('li').dataset.state)"
+        )
+        raise AssertionError("animations still run with the tiles near the screen shown: %r" % running[:10])
     # A look at tiles far below, the moment they come into view (loading; they take a moment to show).
     page.evaluate("() => document.querySelector('#photos li:nth-child(41)').scrollIntoView({ block: 'start' })")
     ctx.shots.take(page, "many-loading")
