@@ -2212,7 +2212,8 @@ def case_many(ctx):
     except AssertionError:
         running = page.evaluate(
             "() => document.getAnimations().filter((a) => a.playState === 'running')"
-            ".map((a) => a.animationName + ' on ' + a.effect.target.closest('li').dataset.state)"
+            ".map((a) => { const li = a.effect && a.effect.target && a.effect.target.closest('li');"
+            " return a.animationName + ' on ' + (li ? 'a tile ' + li.dataset.state : 'no tile'); })"
         )
         raise AssertionError("animations still run with the tiles near the screen shown: %r" % running[:10])
     # A look at tiles far below, the moment they come into view (loading; they take a moment to show).

@@ -102,8 +102,7 @@ export function observePhotos(current) {
       changes.forEach(function (change) {
         var photo = byItem.get(change.target);
         photo.visible = change.isIntersecting;
-        // Only a tile near the screen pulses while it waits (style.css): a browser draws a frame for every
-        // step of a pulse it renders, even one off the screen (Spec/decisions/0067).
+        // `data-near` lets only the tiles near the screen pulse (style.css, Spec/decisions/0067).
         if (photo.visible) photo.item.dataset.near = "";
         else delete photo.item.dataset.near;
         if (photo.visible && photo.state === "waiting") {
