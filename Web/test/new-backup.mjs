@@ -934,5 +934,32 @@ await runner.test("runs: SealerV1.putSealed with a run's records as one Blob, th
   assert(openByReference(Buffer.concat(out), PASSPHRASE).equals(payload), "the payload");
 });
 
+await runner.test("runs: a run's buffer used again holds the last run's bytes: a run whose pieces leave a gap fails (internal)", async () => {
+  const { sealChunksTask } = await import("../src/core/26-sealing-task.mjs");
+  const key = await globalThis.crypto.subtle.importKey("raw", crypto.randomBytes(32), "AES-GCM", false, ["encrypt", "decrypt"]);
+  const header = new Uint8Array(45);
+  const nonceBase = new Uint8Array(8);
+  const sealing = { key, header, nonceBase, chunkSize: 1024, plaintextLength: 4096, blobs: false };
+  const run = (first, pieces) => sealChunksTask({ first, last: first + 1, sealing, pieces }, {}, null);
+  const opened = async (record, index) => {
+    const nonce = new Uint8Array(12);
+    new DataView(nonce.buffer).setUint32(8, index);
+    return Buffer.from(await globalThis.crypto.subtle.decrypt({ name: "AES-GCM", iv: nonce, additionalData: header, tagLength: 128 }, key, new Uint8Array(record, 4)));
+  };
+  const first = crypto.randomBytes(2048);
+  const sealed = await run(0, [{ at: 0, bytes: first }]);
+  assert((await opened(sealed.result.records[1], 1)).equals(first.subarray(1024)), "the first run");
+  // The second run's buffer is the first's (this thread keeps it): 16 bytes left unwritten would be the first
+  // run's, sealed into the new backup.
+  const code = await run(2, [{ at: 2048, bytes: crypto.randomBytes(1000) }, { at: 3064, bytes: crypto.randomBytes(1032) }]).then(
+    () => null,
+    (error) => error.code
+  );
+  equal(code, "internal", "a run with a gap");
+  const second = crypto.randomBytes(2048);
+  const again = await run(2, [{ at: 2048, bytes: second.subarray(0, 1000) }, { at: 3048, bytes: second.subarray(1000) }]);
+  assert((await opened(again.result.records[0], 2)).equals(second.subarray(0, 1024)), "the second run, whole");
+});
+
 fs.rmSync(scratch, { recursive: true, force: true });
 runner.finish("web-new-backup");

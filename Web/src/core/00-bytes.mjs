@@ -93,3 +93,34 @@ export function concatBytes(pieces) {
 export function giveBack(bytes) {
   if (typeof bytes.buffer.transfer === "function") bytes.buffer.transfer(0);
 }
+
+/**
+ * Large buffers used again by one thread instead of new ones: a new buffer of megabytes costs the faults and
+ * the zeroing of its pages, which in the page's workers took more CPU than the work done with its bytes
+ * (Spec/decisions/0068). `take(size)` is a view of `size` bytes at the start of a kept buffer of `size` bytes
+ * or less than `roundTo` more, or of a new one of `size` rounded up to `roundTo` (1: exactly `size`);
+ * `keep(bytes)` keeps the buffer of a view no one uses any more, at most `count` of them (the oldest goes). A
+ * kept buffer's bytes are what they were: a taker writes every byte it uses.
+ */
+export class SpareBuffers {
+  constructor(count, roundTo) {
+    this.count = count;
+    this.roundTo = roundTo;
+    this.kept = [];
+  }
+
+  take(size) {
+    for (var i = 0; i < this.kept.length; i++) {
+      var length = this.kept[i].byteLength;
+      if (length >= size && length - size < this.roundTo) return new Uint8Array(this.kept.splice(i, 1)[0], 0, size);
+    }
+    return new Uint8Array(new ArrayBuffer(Math.ceil(size / this.roundTo) * this.roundTo), 0, size);
+  }
+
+  keep(bytes) {
+    var buffer = bytes.buffer;
+    if (buffer.byteLength === 0 || this.kept.indexOf(buffer) >= 0) return; // moved elsewhere, or kept already
+    if (this.kept.length >= this.count) this.kept.shift();
+    this.kept.push(buffer);
+  }
+}

@@ -1,6 +1,7 @@
 // Sources: what the readers read a file, or bytes in memory, through: `size` and `read(offset, length)`
 // (and, for a decrypted payload in memory, `stream` as the container's reader gives it).
 
+import { SpareBuffers } from "./00-bytes.mjs";
 import { asGoshuinError, GoshuinError } from "./01-errors.mjs";
 
 /**
@@ -14,6 +15,15 @@ import { asGoshuinError, GoshuinError } from "./01-errors.mjs";
  */
 var STREAMED_READ = 1048576;
 var STREAM_SPAN = 33554432;
+
+/**
+ * The buffers streamed reads fill, used again by this thread's later reads (Spec/decisions/0068): each of a
+ * worker's readers reads ahead a group of chunks at a time, and gives the group's bytes back once every chunk
+ * in it is being decrypted (10-container.mjs). Each exactly the read's size: Chromium's byte stream of a Blob
+ * now and then never answered a read into a view that ends before its buffer does.
+ */
+var spareReads = new SpareBuffers(4, 1);
+var streamedBuffers = new WeakSet(); // only these are kept: a buffer no stream of this thread fills would only take room
 
 /**
  * A random-access source over a Blob or File: only the bytes asked for are read. `blob` is what a worker is
@@ -69,7 +79,7 @@ export function blobSource(blob, options) {
     if (stream === null) stream = startStream(offset, length);
     if (stream === null) return sliceRead(offset, length);
     var current = stream;
-    var buffer = new ArrayBuffer(length);
+    var buffer = spareReads.take(length).buffer;
     var filled = 0;
     try {
       while (filled < length) {
@@ -84,11 +94,19 @@ export function blobSource(blob, options) {
     }
     current.position = offset + length;
     if (current.position >= current.end) endStream();
-    return new Uint8Array(buffer);
+    streamedBuffers.add(buffer);
+    return new Uint8Array(buffer, 0, length);
   };
   return {
     blob: blob,
     size: blob.size,
+    /**
+     * Takes back the bytes of a read that no one uses any more, for a later read of this thread to fill again
+     * (only a stream reads into a buffer of ours).
+     */
+    keep: function (bytes) {
+      if (streamedBuffers.has(bytes.buffer)) spareReads.keep(bytes);
+    },
     /** Ends the stream kept open, if any (its reader's next long read starts another). */
     close: function () {
       queue = queue.then(endStream);

@@ -3,7 +3,7 @@
 // byte of it is used and gives one verdict per file for damage or a wrong passphrase (v1 §7.1, v2 §7.1:
 // "one verdict per file").
 
-import { u32be } from "./00-bytes.mjs";
+import { giveBack, u32be } from "./00-bytes.mjs";
 import { asGoshuinError, GoshuinError } from "./01-errors.mjs";
 import {
   checkLengthPrefixes, chunkOffset, chunkPlaintextLength, HEADER_SIZE, HEADER_SIZE_V2, parseHeader, TAG_SIZE,
@@ -176,6 +176,12 @@ export class ContainerReader {
       opened.catch(function () {}); // asked for later, or never (its error then belongs to no one)
       this.pending.set(i, opened);
     }
+    // Run after every chunk's opening above has called WebCrypto, which copied its record: the bytes read can
+    // be filled again (a source that reads into buffers of its own takes them back).
+    var source = this.source;
+    if (typeof source.keep === "function") records.then(function (bytes) {
+      source.keep(bytes);
+    }, function () {});
   }
 
   /** Chunk `index`'s plaintext, authenticated; throws the file's verdict when it does not authenticate. */
@@ -193,7 +199,26 @@ export class ContainerReader {
     this.cache.push({ index: index, bytes: bytes });
     var total = 0;
     for (var i = 0; i < this.cache.length; i++) total += this.cache[i].bytes.length;
-    while (this.cache.length > 1 && total > this.cacheLimit) total -= this.cache.shift().bytes.length;
+    while (this.cache.length > 1 && total > this.cacheLimit) {
+      var dropped = this.cache.shift().bytes;
+      total -= dropped.length;
+      if (this.givesBack) giveBack(dropped);
+    }
+  }
+
+  /**
+   * From now on, a chunk dropped from the cache is given back at once (00-bytes.mjs `giveBack`), not left to a
+   * collection: for a reader whose user copies what it streams and never goes back further than the chunk
+   * before (a run of a new backup, 26-sealing-task.mjs). `release()` gives back the ones still cached.
+   */
+  giveBackDropped() {
+    this.givesBack = true;
+  }
+
+  release() {
+    this.cache.splice(0).forEach(function (cached) {
+      giveBack(cached.bytes);
+    });
   }
 
   /**

@@ -2,6 +2,7 @@
 // DecompressionStream when it is deflated, checked as it streams against its declared size and CRC-32 and
 // that deflate data ends exactly at its compressed size, and its SHA-256.
 
+import { SpareBuffers } from "./00-bytes.mjs";
 import { GoshuinError } from "./01-errors.mjs";
 import { crc32Update, Sha256 } from "./02-kernels.mjs";
 
@@ -95,7 +96,7 @@ export async function readEntryData(payload, entry, sink, options) {
   var compressedSize = Number(entry.compressedSize);
   // SHA-256: WebCrypto's (fast, but whole input at once) for entries up to limits.bufferedDigest bytes,
   // held while they stream; this page's incremental one beyond, so no entry is ever held whole.
-  var buffer = expected <= limits.bufferedDigest ? takeDigestBuffer(expected) : null;
+  var buffer = expected <= limits.bufferedDigest ? spareDigestBuffers.take(expected) : null;
   var hash = buffer ? null : new Sha256();
   var crc = 0;
   var count = 0;
@@ -140,21 +141,13 @@ export async function readEntryData(payload, entry, sink, options) {
   if (crc !== entry.crc32) throw new GoshuinError("entry_corrupt", name + " fails its CRC-32");
   if (hash) return hash.digest();
   var digesting = crypto.subtle.digest("SHA-256", buffer); // WebCrypto copies the bytes as it is called
-  if (spareDigestBuffers.length < SPARE_DIGEST_BUFFERS) spareDigestBuffers.push(buffer.buffer);
+  spareDigestBuffers.keep(buffer);
   return new Uint8Array(await digesting);
 }
 
 /**
- * Buffers that entries are held in for WebCrypto's digest, used again (at most SPARE_DIGEST_BUFFERS kept):
- * a new buffer of megabytes costs the faults of its pages, for each of the thousands of photos opened.
- * Sizes are rounded up to a MiB so that photos of about one size share them.
+ * Buffers that entries are held in for WebCrypto's digest, used again: a new buffer of megabytes costs the
+ * faults of its pages, for each of the thousands of photos opened. Sizes are rounded up to a MiB so that
+ * photos of about one size share them.
  */
-var spareDigestBuffers = [];
-var SPARE_DIGEST_BUFFERS = 2;
-
-function takeDigestBuffer(size) {
-  for (var i = 0; i < spareDigestBuffers.length; i++)
-    if (spareDigestBuffers[i].byteLength >= size) return new Uint8Array(spareDigestBuffers.splice(i, 1)[0], 0, size);
-  spareDigestBuffers.shift(); // too small: one the size of today's photos replaces it
-  return new Uint8Array(new ArrayBuffer(Math.ceil(size / 1048576) * 1048576), 0, size);
-}
+var spareDigestBuffers = new SpareBuffers(2, 1048576);

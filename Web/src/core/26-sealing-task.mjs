@@ -6,6 +6,7 @@
 // back with its CRC-32, for the page to check the whole photo's (Spec/decisions/0056). Each chunk is then
 // sealed as container-v1.md §5 says, and the records go back moved, not copied (or as a Blob made here).
 
+import { SpareBuffers } from "./00-bytes.mjs";
 import { GoshuinError } from "./01-errors.mjs";
 import { crc32Update } from "./02-kernels.mjs";
 import { chunkNonce, ContainerReader } from "./10-container.mjs";
@@ -42,13 +43,15 @@ export async function sealChunksTask(task, local, readSource) {
   var sealing = task.sealing;
   var start = task.first * sealing.chunkSize;
   var end = Math.min(sealing.plaintextLength, (task.last + 1) * sealing.chunkSize);
-  var plaintext = new Uint8Array(end - start);
+  var plaintext = spareRuns.take(end - start);
+  var filled = 0; // the run's bytes written: its pieces follow each other, so all of them once it is the run's length
   var payload = null;
   var parts = [];
   for (var i = 0; i < task.pieces.length; i++) {
     var piece = task.pieces[i];
     if (piece.bytes) {
       plaintext.set(piece.bytes, piece.at - start);
+      filled += piece.bytes.length;
       continue;
     }
     if (payload === null) payload = sourceReader(readSource(), task, end);
@@ -62,8 +65,12 @@ export async function sealChunksTask(task, local, readSource) {
       crc = crc32Update(crc, bytes);
     }
     if (at !== piece.at + from - start + length) throw new GoshuinError("internal", piece.entry.name + " came out short");
+    filled += length;
     parts.push({ name: piece.entry.name, from: from, length: length, crc32: crc });
   }
+  if (payload !== null) payload.release();
+  // A buffer used again holds an earlier run's bytes wherever this one wrote none.
+  if (filled !== end - start) throw new GoshuinError("internal", "a run's pieces came out " + filled + " bytes, not " + (end - start));
   if (local.signal && local.signal.aborted) throw new GoshuinError("interrupted", "stopped");
   var sealingAll = [];
   var seal = sealing.blobs ? sealedParts : sealedRecord; // a Blob takes the parts as they are
@@ -72,6 +79,8 @@ export async function sealChunksTask(task, local, readSource) {
     var chunk = plaintext.subarray(offset, Math.min(plaintext.length, offset + sealing.chunkSize));
     sealingAll.push(seal(sealing.key, sealing.header, sealing.nonceBase, index, chunk));
   }
+  // WebCrypto copied each chunk's bytes as it was called: the run's buffer serves the next run.
+  spareRuns.keep(plaintext);
   var records = await Promise.all(sealingAll);
   if (sealing.blobs) {
     // One Blob of the run, made here: the copy into the browser's blob store costs this thread, not the page's.
@@ -88,6 +97,9 @@ export async function sealChunksTask(task, local, readSource) {
   return { result: { records: buffers, parts: parts }, transfer: buffers };
 }
 
+/** The buffers of this thread's runs, used again (Spec/decisions/0068): two runs of each worker are under way. */
+var spareRuns = new SpareBuffers(2, 1048576);
+
 /**
  * The opened backup read by this run alone (it ends at payload offset `end`): it judges nothing (a chunk that
  * fails is said, `unjudged`), and reads ahead no further than the last byte the run needs.
@@ -99,5 +111,6 @@ function sourceReader(source, task, end) {
     if (piece.entry) last = Math.max(last, piece.entry.dataOffset + Math.min(Number(piece.entry.uncompressedSize), end - piece.at));
   });
   reader.readLimit = Math.min(reader.readLimit, Math.floor(Math.max(0, last - 1) / task.header.chunkSize));
+  reader.giveBackDropped(); // the run copies each piece as it comes
   return reader;
 }

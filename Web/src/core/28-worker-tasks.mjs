@@ -58,6 +58,7 @@ function workerFileSource(file, readThroughPage) {
     blob: file,
     size: file.size,
     close: direct.close,
+    keep: direct.keep,
     read: async function (offset, length) {
       if (!workerReadsThroughPage || !readThroughPage) {
         try {
