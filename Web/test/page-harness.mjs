@@ -14,9 +14,11 @@ export async function loadPageCore() {
 /**
  * A runner: `await runner.test(name, body)` runs one test (its name after `runner.prefix`), a failure
  * printed with its stack; with `verbose`, each pass with its time. `runner.finish(label)` prints the
- * failures' names and the count, and ends the process (status 1 when a test failed).
+ * failures' names and the count, and ends the process (status 1 when a test failed). A test still running
+ * after `limitSeconds` is a hang: the process says what it waits for and ends with status 1 (a stuck test
+ * would otherwise hold CI until its own limit, and say nothing).
  */
-export function testRunner({ verbose = false } = {}) {
+export function testRunner({ verbose = false, limitSeconds = 600 } = {}) {
   const runner = {
     passed: 0,
     failed: 0,
@@ -25,6 +27,9 @@ export function testRunner({ verbose = false } = {}) {
     async test(name, body) {
       name = runner.prefix + name;
       const began = Date.now();
+      // Unreferenced: it never keeps the process alive, and it fires only while something else does.
+      const watchdog = setTimeout(() => runner.hung(name, limitSeconds), limitSeconds * 1000);
+      watchdog.unref();
       try {
         await body();
         runner.passed++;
@@ -33,7 +38,14 @@ export function testRunner({ verbose = false } = {}) {
         runner.failed++;
         runner.failures.push(name);
         console.log(`FAIL ${name}: ${error && error.stack ? error.stack : error}`);
+      } finally {
+        clearTimeout(watchdog);
       }
+    },
+    hung(name, seconds) {
+      const waiting = process.getActiveResourcesInfo().join(", ") || "nothing";
+      console.log(`FAIL ${name}: still running after ${seconds} s (a hang), the process waiting for: ${waiting}`);
+      process.exit(1);
     },
     finish(label) {
       if (runner.failures.length) console.log(`failed: ${runner.failures.join("; ")}`);
