@@ -1743,6 +1743,27 @@ def case_new_backup_runs(ctx):
     check_clean(page)
 
 
+def case_new_backup_large_chunks(ctx):
+    """A backup of 130 MiB in chunks of 7 MiB saved as a new backup: a run spans three of them, and the reader's
+    cache (12 MiB) then holds only the chunk a run is copying and the next, which must not be given back
+    (transferred away) before the run has copied it. The download verifies and is the ZIP seal writes."""
+    f = ctx.fixtures
+    files = {}
+    lines = ["date,shrine,photo"]
+    for i, size in enumerate([70 * 1048576 + 5, 60 * 1048576]):
+        name = "IMG_%04d.jpg" % (i + 1)
+        files[name] = f.jpegs[i % 2] + os.urandom(size - len(f.jpegs[i % 2]))
+        lines.append("2026-10-%02d,Shrine %d,%s" % (i + 1, i + 1, name))
+    files["records.csv"] = ("\n".join(lines) + "\n").encode()
+    name = "chunks-7mib-%s" % ctx.engine.name
+    sealed = f.seal(f.folder(name, files), name + ".goshuin", "--iterations", "1000", "--chunk-size", "7MiB")
+    page = ctx.page()
+    assert open_backup(page, sealed) == "opened", page.text("#error")
+    data = save_new_backup(page, name + ".goshuin")
+    check_new_backup(ctx, data, PASSPHRASE, files, name + "-new.goshuin", (files, {n: FOLDER_MTIME for n in files}, None))
+    check_clean(page)
+
+
 # Save as a new backup pressed, and Stop as soon as it shows (the save of a small backup may take less than a
 # round trip of the driver): from the page itself, the moment the task starts.
 SAVE_AND_STOP = """() => {
@@ -3100,6 +3121,7 @@ CASES = [
     ("issue 37: Firefox: the new backup's download built in a private file, removed once it is read", ("firefox",), case_new_backup_private_file),
     ("issue 37: Save as a new backup clicked twice in a row: one save, one download", ALL, case_new_backup_twice),
     ("issue 37: a backup of 21 MiB saved as a new backup, sealed by the workers in runs", ALL, case_new_backup_runs),
+    ("issue 37: a backup of 7 MiB chunks saved as a new backup: a chunk is given back only once a run copied it", ALL, case_new_backup_large_chunks),
     ("a cut backup: truncated; salvage in walk mode, the manifest lost and said", ALL, case_salvage_cut),
     ("the shared salvage corpus Tests/SalvageCorpus", ALL, case_salvage_corpus),
     ("Stop while the passphrase is checked: calm, nothing kept, focus on Stop then Open", ALL, case_stop),

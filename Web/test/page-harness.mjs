@@ -43,7 +43,8 @@ export function testRunner({ verbose = false, limitSeconds = 600 } = {}) {
       }
     },
     hung(name, seconds) {
-      const waiting = process.getActiveResourcesInfo().join(", ") || "nothing";
+      // Work on Node's thread pool (WebCrypto, zlib) is not listed: "nothing listed" means that, or a stall.
+      const waiting = process.getActiveResourcesInfo().join(", ") || "nothing listed (its thread pool's work, if any)";
       console.log(`FAIL ${name}: still running after ${seconds} s (a hang), the process waiting for: ${waiting}`);
       process.exit(1);
     },

@@ -200,16 +200,19 @@ export class ContainerReader {
     var total = 0;
     for (var i = 0; i < this.cache.length; i++) total += this.cache[i].bytes.length;
     while (this.cache.length > 1 && total > this.cacheLimit) {
-      var dropped = this.cache.shift().bytes;
-      total -= dropped.length;
-      if (this.givesBack) giveBack(dropped);
+      var dropped = this.cache.shift();
+      total -= dropped.bytes.length;
+      // Not the chunk just before this one: `stream` yields a chunk while it reads the next, so its user may
+      // still be copying it (chunks over a third of the cache leave room for only two).
+      if (this.givesBack && dropped.index < index - 1) giveBack(dropped.bytes);
     }
   }
 
   /**
    * From now on, a chunk dropped from the cache is given back at once (00-bytes.mjs `giveBack`), not left to a
-   * collection: for a reader whose user copies what it streams and never goes back further than the chunk
-   * before (a run of a new backup, 26-sealing-task.mjs). `release()` gives back the ones still cached.
+   * collection, unless it is the chunk just before the newest: for a reader whose user copies what it streams
+   * and never goes back further than the chunk before (a run of a new backup, 26-sealing-task.mjs).
+   * `release()` gives back the ones still cached.
    */
   giveBackDropped() {
     this.givesBack = true;
