@@ -961,6 +961,32 @@ await runner.test("runs: a run's buffer used again holds the last run's bytes: a
   assert((await opened(again.result.records[0], 2)).equals(second.subarray(0, 1024)), "the second run, whole");
 });
 
+await runner.test("SpareBuffers: a kept buffer serves sizes within its slack, each taken by one taker at a time", async () => {
+  const { SpareBuffers } = await import("../src/core/00-bytes.mjs");
+  const mib = 1048576;
+  const runs = new SpareBuffers(2, mib);
+  const first = runs.take(3 * mib + 5);
+  equal(first.buffer.byteLength, 4 * mib, "rounded up to a MiB");
+  runs.keep(first);
+  runs.keep(first);
+  equal(runs.kept.length, 1, "kept once");
+  equal(runs.take(2 * mib).buffer === first.buffer, false, "a buffer 2 MiB larger serves no run (slack under a MiB)");
+  const again = runs.take(3 * mib + 100);
+  equal(again.buffer, first.buffer, "the kept buffer, for a size within its slack");
+  equal(again.length, 3 * mib + 100, "a view of the size asked");
+  equal(runs.take(3 * mib + 100).buffer === first.buffer, false, "taken: not handed out twice");
+  const digests = new SpareBuffers(2, mib, Infinity);
+  const large = digests.take(6 * mib);
+  digests.keep(large);
+  equal(digests.take(100).buffer, large.buffer, "a digest buffer serves any photo it can hold");
+  const reads = new SpareBuffers(4, 1);
+  const read = reads.take(1000);
+  equal(read.buffer.byteLength, 1000, "reads: exactly their size");
+  reads.keep(read);
+  equal(reads.take(999).buffer === read.buffer, false, "reads: never a larger buffer");
+  equal(reads.take(1000).buffer, read.buffer, "reads: the same size");
+});
+
 await runner.test("runs: source chunks of 4, 6 and 7 MiB, a chunk given back once used (ArrayBuffer transfer), as browsers do", async () => {
   // Browsers detach a chunk given back (transfer(0)); Node 20 has no transfer, so one that detaches stands in.
   const native = ArrayBuffer.prototype.transfer;

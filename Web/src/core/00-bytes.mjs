@@ -98,21 +98,23 @@ export function giveBack(bytes) {
  * Large buffers used again by one thread instead of new ones: a new buffer of megabytes costs the faults and
  * the zeroing of its pages, which in the page's workers took more CPU than the work done with its bytes
  * (Spec/decisions/0068). `take(size)` is a view of `size` bytes at the start of a kept buffer of `size` bytes
- * or less than `roundTo` more, or of a new one of `size` rounded up to `roundTo` (1: exactly `size`);
- * `keep(bytes)` keeps the buffer of a view no one uses any more, at most `count` of them (the oldest goes). A
- * kept buffer's bytes are what they were: a taker writes every byte it uses.
+ * or at most `slack` more (default: less than `roundTo` more), or of a new one of `size` rounded up to
+ * `roundTo` (1: exactly `size`); `keep(bytes)` keeps the buffer of a view no one uses any more, at most
+ * `count` of them (the oldest goes). A kept buffer's bytes are what they were: a taker writes every byte it
+ * uses.
  */
 export class SpareBuffers {
-  constructor(count, roundTo) {
+  constructor(count, roundTo, slack) {
     this.count = count;
     this.roundTo = roundTo;
+    this.slack = slack === undefined ? roundTo - 1 : slack;
     this.kept = [];
   }
 
   take(size) {
     for (var i = 0; i < this.kept.length; i++) {
       var length = this.kept[i].byteLength;
-      if (length >= size && length - size < this.roundTo) return new Uint8Array(this.kept.splice(i, 1)[0], 0, size);
+      if (length >= size && length - size <= this.slack) return new Uint8Array(this.kept.splice(i, 1)[0], 0, size);
     }
     return new Uint8Array(new ArrayBuffer(Math.ceil(size / this.roundTo) * this.roundTo), 0, size);
   }

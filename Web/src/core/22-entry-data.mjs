@@ -147,7 +147,7 @@ export async function readEntryData(payload, entry, sink, options) {
 
 /**
  * Buffers that entries are held in for WebCrypto's digest, used again: a new buffer of megabytes costs the
- * faults of its pages, for each of the thousands of photos opened. Sizes are rounded up to a MiB so that
- * photos of about one size share them.
+ * faults of its pages, for each of the thousands of photos opened. Any kept buffer serves a photo it can
+ * hold, as photos of a library differ in size by megabytes; new ones are rounded up to a MiB.
  */
-var spareDigestBuffers = new SpareBuffers(2, 1048576);
+var spareDigestBuffers = new SpareBuffers(2, 1048576, Infinity);
