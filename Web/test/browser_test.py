@@ -1721,11 +1721,10 @@ def case_new_backup_passphrase(ctx):
     check_clean(page)
 
 
-def case_new_backup_runs(ctx):
-    """An intact backup of 21 MiB saved as a new backup: sealed by the page's workers in runs of chunks, its
-    photos running across runs; the download verifies and is, byte for byte, the ZIP seal writes."""
+def save_library_again(ctx, label, sizes, *seal_options):
+    """An intact backup of photos of `sizes` (and records.csv), sealed with `seal_options`, opened and saved as a
+    new backup: the download verifies and is, byte for byte, the ZIP seal writes."""
     f = ctx.fixtures
-    sizes = [3 * 1048576 + 17, 5 * 1048576 + 1000, 700 * 1024, 6 * 1048576 + 5, 2 * 1048576 + 333, 4 * 1048576]
     files = {}
     lines = ["date,shrine,photo"]
     for i, size in enumerate(sizes):
@@ -1734,34 +1733,26 @@ def case_new_backup_runs(ctx):
         files[name] = head + os.urandom(size - len(head))
         lines.append("2026-10-%02d,Shrine %d,%s" % (i + 1, i + 1, name))
     files["records.csv"] = ("\n".join(lines) + "\n").encode()
-    name = "runs-%s" % ctx.engine.name
-    sealed = f.seal(f.folder(name, files), name + ".goshuin", "--iterations", "1000")
+    name = "%s-%s" % (label, ctx.engine.name)
+    sealed = f.seal(f.folder(name, files), name + ".goshuin", "--iterations", "1000", *seal_options)
     page = ctx.page()
     assert open_backup(page, sealed) == "opened", page.text("#error")
     data = save_new_backup(page, name + ".goshuin")
     check_new_backup(ctx, data, PASSPHRASE, files, name + "-new.goshuin", (files, {n: FOLDER_MTIME for n in files}, None))
     check_clean(page)
+
+
+def case_new_backup_runs(ctx):
+    """An intact backup of 21 MiB saved as a new backup: sealed by the page's workers in runs of chunks, its
+    photos running across runs."""
+    save_library_again(ctx, "runs", [3 * 1048576 + 17, 5 * 1048576 + 1000, 700 * 1024, 6 * 1048576 + 5, 2 * 1048576 + 333, 4 * 1048576])
 
 
 def case_new_backup_large_chunks(ctx):
     """A backup of 130 MiB in chunks of 7 MiB saved as a new backup: a run spans three of them, and the reader's
     cache (12 MiB) then holds only the chunk a run is copying and the next, which must not be given back
-    (transferred away) before the run has copied it. The download verifies and is the ZIP seal writes."""
-    f = ctx.fixtures
-    files = {}
-    lines = ["date,shrine,photo"]
-    for i, size in enumerate([70 * 1048576 + 5, 60 * 1048576]):
-        name = "IMG_%04d.jpg" % (i + 1)
-        files[name] = f.jpegs[i % 2] + os.urandom(size - len(f.jpegs[i % 2]))
-        lines.append("2026-10-%02d,Shrine %d,%s" % (i + 1, i + 1, name))
-    files["records.csv"] = ("\n".join(lines) + "\n").encode()
-    name = "chunks-7mib-%s" % ctx.engine.name
-    sealed = f.seal(f.folder(name, files), name + ".goshuin", "--iterations", "1000", "--chunk-size", "7MiB")
-    page = ctx.page()
-    assert open_backup(page, sealed) == "opened", page.text("#error")
-    data = save_new_backup(page, name + ".goshuin")
-    check_new_backup(ctx, data, PASSPHRASE, files, name + "-new.goshuin", (files, {n: FOLDER_MTIME for n in files}, None))
-    check_clean(page)
+    (transferred away) before the run has copied it."""
+    save_library_again(ctx, "chunks-7mib", [70 * 1048576 + 5, 60 * 1048576], "--chunk-size", "7MiB")
 
 
 # Save as a new backup pressed, and Stop as soon as it shows (the save of a small backup may take less than a
