@@ -9,30 +9,36 @@ import { now } from "./07-keys.mjs";
 export var PACE_MS = 20; // work between two yields; a yield costs well under a millisecond
 
 var paceChannel = null;
-var paceWaiting = [];
+var paceWaiting = []; // the resolvers of the yields not yet resumed, first come first resumed
+var paceScheduled = false; // whether a turn of the event loop has been asked for them
+
+// One waiter resumes a turn of the event loop, so that tasks sharing the thread (a pool's tasks in this thread)
+// hold it PACE_MS between them, not PACE_MS each: a message is one task of the browser; of Node's
+// immediates, all those queued before a turn run in it, so the next is asked for only once one has run.
+function resumeOne() {
+  paceScheduled = false;
+  var resolve = paceWaiting.shift();
+  if (paceWaiting.length > 0) scheduleTurn();
+  if (resolve) resolve();
+}
+
+function scheduleTurn() {
+  paceScheduled = true;
+  if (typeof setImmediate === "function") setImmediate(resumeOne);
+  else if (typeof MessageChannel === "function") {
+    if (paceChannel === null) {
+      paceChannel = new MessageChannel();
+      paceChannel.port1.onmessage = resumeOne;
+    }
+    paceChannel.port2.postMessage(0);
+  } else setTimeout(resumeOne, 0);
+}
 
 /** A promise resolved once the event loop has run other tasks. */
 function yieldToEventLoop() {
-  if (typeof setImmediate === "function") {
-    return new Promise(function (resolve) {
-      setImmediate(resolve);
-    });
-  }
-  if (typeof MessageChannel === "function") {
-    if (paceChannel === null) {
-      paceChannel = new MessageChannel();
-      paceChannel.port1.onmessage = function () {
-        var resolve = paceWaiting.shift();
-        if (resolve) resolve();
-      };
-    }
-    return new Promise(function (resolve) {
-      paceWaiting.push(resolve);
-      paceChannel.port2.postMessage(0);
-    });
-  }
   return new Promise(function (resolve) {
-    setTimeout(resolve, 0);
+    paceWaiting.push(resolve);
+    if (!paceScheduled) scheduleTurn();
   });
 }
 

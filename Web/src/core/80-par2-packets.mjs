@@ -23,6 +23,7 @@ import { GoshuinError } from "./01-errors.mjs";
 import { md5 } from "./02-kernels.mjs";
 import { PAR2_MAX_INPUT_SLICES } from "./05-gf16.mjs";
 import { limits } from "./22-entry-data.mjs";
+import { printable, trailingZerosTrimmed } from "./80-par2-text.mjs";
 
 var PAR2_HEADER_SIZE = 64;
 export var PAR2_PEEK = 68; // a header and the first word of its body (a recovery slice's exponent; a file ID's first)
@@ -91,33 +92,6 @@ function findMagic(bytes, from, last) {
     if (k === 8) return i;
   }
   return -1;
-}
-
-/**
- * A name or a creator's text for a message: UTF-8 (bytes that are not, as U+FFFD), control characters as \xHH,
- * at most `limit` characters. It only ever reaches the page as text.
- */
-function printable(bytes, limit) {
-  var text = new TextDecoder("utf-8").decode(bytes);
-  var shown = Array.from(text);
-  var out = shown
-    .slice(0, limit)
-    .map(function (ch) {
-      var code = ch.codePointAt(0);
-      if (code < 0x20 || (code >= 0x7f && code < 0xa0)) return "\\x" + (code < 16 ? "0" : "") + code.toString(16);
-      // Marks that reorder or hide the text around them (bidirectional controls, line and paragraph separators).
-      if (code === 0x200e || code === 0x200f || (code >= 0x2028 && code <= 0x202e) || (code >= 0x2066 && code <= 0x2069))
-        return "\\u" + code.toString(16);
-      return ch;
-    })
-    .join("");
-  return shown.length > limit ? out + "…" : out;
-}
-
-function trailingZerosTrimmed(bytes) {
-  var end = bytes.length;
-  while (end > 0 && bytes[end - 1] === 0) end--;
-  return bytes.slice(0, end);
 }
 
 /**
@@ -202,23 +176,37 @@ class RecoveryScan {
     return false;
   }
 
-  /** A packet whose MD5 held: its body read into its set (one entry, its hash kept to know its copies). */
+  /**
+   * A main packet whose MD5 held, read into its set. Its up to PAR2_MAX_FILES file IDs take tens of
+   * milliseconds to read: it yields between them.
+   */
+  async recordMain(set, packet, length, pace) {
+    var body = packet.subarray(PAR2_HEADER_SIZE, length);
+    var hash = packet.slice(16, 32);
+    if (!bytesEqual(md5(body), set.id)) return this.malformedPacket("main", "whose recovery set ID is not its MD5");
+    var sliceSize = body.length >= 12 ? u64leNumber(body, 0) : -1;
+    if (sliceSize <= 0 || sliceSize % 4 !== 0 || sliceSize > PAR2_MAX_SLICE_SIZE)
+      return this.malformedPacket("main", "with a slice size of " + (body.length >= 12 ? u64le(body, 0) : "?") + " bytes (a multiple of 4, at most " + PAR2_MAX_SLICE_SIZE + ")");
+    var count = u32le(body, 8);
+    var listed = (body.length - 12) / 16;
+    if (!Number.isInteger(listed) || count > listed || count > PAR2_MAX_FILES || count === 0)
+      return this.malformedPacket("main", "claiming " + count + " files in " + body.length + " bytes");
+    var fileIds = [];
+    var recoverable = new Set();
+    for (var i = 0; i < count; i++) {
+      if (pace.due()) await pace();
+      fileIds.push(toHex(body.subarray(12 + 16 * i, 28 + 16 * i)));
+      recoverable.add(fileIds[i]);
+    }
+    set.main = { sliceSize: sliceSize, fileIds: fileIds, recoverable: recoverable, hash: hash };
+    this.counted(body);
+  }
+
+  /** A packet other than a main packet whose MD5 held: its body read into its set (one entry, its hash kept to know its copies). */
   record(kind, set, packet, length) {
     var body = packet.subarray(PAR2_HEADER_SIZE, length);
     var hash = packet.slice(16, 32);
-    if (kind === "main") {
-      if (!bytesEqual(md5(body), set.id)) return this.malformedPacket(kind, "whose recovery set ID is not its MD5");
-      var sliceSize = body.length >= 12 ? u64leNumber(body, 0) : -1;
-      if (sliceSize <= 0 || sliceSize % 4 !== 0 || sliceSize > PAR2_MAX_SLICE_SIZE)
-        return this.malformedPacket(kind, "with a slice size of " + (body.length >= 12 ? u64le(body, 0) : "?") + " bytes (a multiple of 4, at most " + PAR2_MAX_SLICE_SIZE + ")");
-      var count = u32le(body, 8);
-      var listed = (body.length - 12) / 16;
-      if (!Number.isInteger(listed) || count > listed || count > PAR2_MAX_FILES || count === 0)
-        return this.malformedPacket(kind, "claiming " + count + " files in " + body.length + " bytes");
-      var fileIds = [];
-      for (var i = 0; i < count; i++) fileIds.push(toHex(body.subarray(12 + 16 * i, 28 + 16 * i)));
-      set.main = { sliceSize: sliceSize, fileIds: fileIds, recoverable: new Set(fileIds), hash: hash };
-    } else if (kind === "description") {
+    if (kind === "description") {
       if (body.length < 56) return this.malformedPacket(kind, "shorter than its fields");
       var fileLength = u64leNumber(body, 48);
       if (fileLength < 0) return this.malformedPacket(kind, "claiming a file of " + u64le(body, 48) + " bytes");
@@ -240,6 +228,11 @@ class RecoveryScan {
     } else if (kind === "creator") {
       set.creators.push({ text: printable(trailingZerosTrimmed(body), 200), hash: hash });
     }
+    this.counted(body);
+  }
+
+  /** A packet's body kept: counted, and charged to PAR2_KEPT_LIMIT. */
+  counted(body) {
     this.packets++;
     this.kept += body.length;
   }
@@ -364,7 +357,8 @@ async function scanRecoveryFile(scan, source, sourceIndex, pace, onBytes) {
       scan.damaged++;
       continue;
     }
-    scan.record(type.kind, set, packet, length);
+    if (type.kind === "main") await scan.recordMain(set, packet, length, pace);
+    else scan.record(type.kind, set, packet, length);
     pos = at + length;
   }
   if (size > readTo) onBytes(size - readTo);

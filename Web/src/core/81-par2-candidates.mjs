@@ -33,52 +33,71 @@ function roundUp4(n) {
 /**
  * The candidates among the sets of `scan`, in the order their sets were first read: { candidates, problems }
  * (why the others are not, for an error when none is). Each set is laid out once (its files' slices, its
- * recovery slices of its slice size), whatever the number of its files.
+ * recovery slices of its slice size), whatever the number of its files; it yields between files (`pace`): a set
+ * of PAR2_MAX_FILES files takes tens of milliseconds.
  */
-export function recoveryCandidates(scan) {
+export async function recoveryCandidates(scan, pace) {
   var candidates = [];
   var problems = [];
-  scan.sets.forEach(function (set) {
+  for (var set of scan.sets.values()) {
     if (!set.main) {
       problems.push("the main packet of a recovery set is missing or damaged in every copy" + (scan.malformed.length ? " (" + scan.malformed.join("; ") + ")" : ""));
-      return;
+      continue;
     }
     var sliceSize = set.main.sliceSize;
     var fileIds = set.main.fileIds;
     var longest = 0;
     var missing = 0;
     for (var i = 0; i < fileIds.length; i++) {
+      if (pace.due()) await pace();
       var description = set.descriptions.get(fileIds[i]);
       if (description) longest = Math.max(longest, description.length);
       else missing++;
     }
-    if (missing === fileIds.length) return problems.push("the recovery set's file descriptions are missing or damaged in every copy");
-    if (missing > 0)
-      return problems.push("the recovery set protects " + fileIds.length + " files and the description of " + (missing === 1 ? "one of them" : missing + " of them") + " is missing or damaged in every copy");
-    if (sliceSize > roundUp4(longest) && sliceSize > PAR2_SLICE_OVER_FILE)
-      return problems.push(
+    if (missing === fileIds.length) {
+      problems.push("the recovery set's file descriptions are missing or damaged in every copy");
+      continue;
+    }
+    if (missing > 0) {
+      problems.push("the recovery set protects " + fileIds.length + " files and the description of " + (missing === 1 ? "one of them" : missing + " of them") + " is missing or damaged in every copy");
+      continue;
+    }
+    if (sliceSize > roundUp4(longest) && sliceSize > PAR2_SLICE_OVER_FILE) {
+      problems.push(
         "the recovery set's slice size, " + sliceSize + " bytes, is larger than its longest file (" + longest + " bytes) and than " +
           PAR2_SLICE_OVER_FILE + " bytes: checking it would hash its padding"
       );
+      continue;
+    }
     var firstSlices = new Float64Array(fileIds.length);
     var total = 0;
-    for (var f = 0; f < fileIds.length; f++) {
+    for (var f = 0; f < fileIds.length && total <= PAR2_MAX_INPUT_SLICES; f++) {
+      if (pace.due()) await pace();
       firstSlices[f] = total;
       total += Math.ceil(set.descriptions.get(fileIds[f]).length / sliceSize);
-      if (total > PAR2_MAX_INPUT_SLICES) return problems.push("the recovery set claims more than " + PAR2_MAX_INPUT_SLICES + " slices (PAR 2.0 allows at most that)");
+    }
+    if (total > PAR2_MAX_INPUT_SLICES) {
+      problems.push("the recovery set claims more than " + PAR2_MAX_INPUT_SLICES + " slices (PAR 2.0 allows at most that)");
+      continue;
     }
     var exponents = setExponents(set);
-    fileIds.forEach(function (fileId, position) {
-      var description = set.descriptions.get(fileId);
-      var checksums = set.checksums.get(fileId);
-      if (!checksums) return problems.push("the checksums of the slices of \u201c" + description.name + "\u201d (its IFSC packet) are missing or damaged in every copy");
-      var sliceCount = Math.ceil(description.length / sliceSize);
-      if (checksums.bytes.length !== 20 * sliceCount)
-        return problems.push("the checksums packet of \u201c" + description.name + "\u201d lists " + checksums.bytes.length / 20 + " slices; its file description implies " + sliceCount);
+    for (var position = 0; position < fileIds.length; position++) {
+      if (pace.due()) await pace();
+      var described = set.descriptions.get(fileIds[position]);
+      var checksums = set.checksums.get(fileIds[position]);
+      if (!checksums) {
+        problems.push("the checksums of the slices of \u201c" + described.name + "\u201d (its IFSC packet) are missing or damaged in every copy");
+        continue;
+      }
+      var sliceCount = Math.ceil(described.length / sliceSize);
+      if (checksums.bytes.length !== 20 * sliceCount) {
+        problems.push("the checksums packet of \u201c" + described.name + "\u201d lists " + checksums.bytes.length / 20 + " slices; its file description implies " + sliceCount);
+        continue;
+      }
       candidates.push({
         set: set,
         order: candidates.length,
-        description: description,
+        description: described,
         sliceSize: sliceSize,
         sliceCount: sliceCount,
         firstSlice: firstSlices[position],
@@ -88,8 +107,8 @@ export function recoveryCandidates(scan) {
         checksums: checksums.bytes,
         exponents: exponents,
       });
-    });
-  });
+    }
+  }
   return { candidates: candidates, problems: problems };
 }
 

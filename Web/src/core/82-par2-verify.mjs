@@ -74,7 +74,7 @@ export async function readRecoverySet(backup, recoveryFiles, options) {
     throw new GoshuinError("recovery_set_not_found", "the files picked hold no PAR 2.0 packet: none of them is a recovery file" + notRead);
   if (scan.sets.size === 0)
     throw recoveryInvalid("the files picked hold no PAR 2.0 packet that is intact (" + (scan.damaged + scan.unknown) + " damaged or of unknown types)" + notRead);
-  var found = recoveryCandidates(scan);
+  var found = await recoveryCandidates(scan, pace);
   if (found.candidates.length === 0) throw recoveryInvalid(found.problems[0] + notRead);
   var first = await backupSource.read(0, Math.min(16384, backupSource.size));
   var file = { size: backupSource.size, md5First16k: md5(first), name: options.backupName, firstNonZero: -1 };
