@@ -151,15 +151,42 @@ function packetIntact(bytes, packet, original) {
 // ---- the page's repair, from bytes
 
 async function repair(backupBytes, recoveryFiles, options = {}) {
-  const backup = new Blob([backupBytes]);
-  const files = Object.values(recoveryFiles).map((bytes) => new Blob([bytes]));
+  const result = await repairBlobs(new Blob([backupBytes]), Object.values(recoveryFiles).map((bytes) => new Blob([bytes])), options);
+  if (result.blob) result.bytes = new Uint8Array(await result.blob.arrayBuffer());
+  return result;
+}
+
+/** core.repairBackup's result, or its GoshuinError as { code, detail, error }. */
+async function repairBlobs(backup, files, options) {
   try {
-    const result = await core.repairBackup(backup, files, options);
-    result.bytes = new Uint8Array(await result.blob.arrayBuffer());
-    return result;
+    return await core.repairBackup(backup, files, options);
   } catch (error) {
     if (!(error instanceof core.GoshuinError)) throw error;
     return { code: error.code, detail: error.detail, error };
+  }
+}
+
+/**
+ * `repair`, timed (`timed`), with the backup and its recovery files read from disk as a browser reads picked
+ * files: off the event loop's thread. Node 20 reads a Blob of bytes in memory by copying it in this thread's
+ * microtasks, work no browser does on the page's thread, which the monitor would count as the page's. Only the
+ * repair is timed: the files are written before and the result read after.
+ */
+async function timedRepair(backupBytes, recoveryFiles, options = {}) {
+  const dir = mkdtempSync(join(scratch, "timed-"));
+  try {
+    writeFileSync(join(dir, "backup.goshuin"), backupBytes);
+    const names = Object.values(recoveryFiles).map((bytes, i) => {
+      writeFileSync(join(dir, `${i}.par2`), bytes);
+      return join(dir, `${i}.par2`);
+    });
+    const backup = await openAsBlob(join(dir, "backup.goshuin"));
+    const files = await Promise.all(names.map((name) => openAsBlob(name)));
+    const timing = await timed(() => repairBlobs(backup, files, options));
+    if (timing.value.blob) timing.value.bytes = new Uint8Array(await timing.value.blob.arrayBuffer());
+    return timing;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 }
 
@@ -1193,7 +1220,7 @@ async function boundTests() {
   for (const [sliceSize, code] of [[2 ** 31, "recovery_set_invalid"], [2 ** 26 + 4, "recovery_set_invalid"], [2 ** 26, undefined]]) {
     await test(`a slice size of ${sliceSize} bytes for a backup of ${backup.length}: ${code || "accepted (up to 64 MiB past the file, as par2cmdline makes), intact"}, without a freeze`, async () => {
       const set = indexFor(backup, sliceSize, "b.goshuin");
-      const { value: result, freezeMs, seconds } = await timed(() => repair(backup, { "b.par2": set.index }));
+      const { value: result, freezeMs, seconds } = await timedRepair(backup, { "b.par2": set.index });
       equal(result.code, code, result.detail);
       if (code) assert(result.detail.includes("slice size") && seconds < 1, `${seconds} s: ${result.detail}`);
       else equal(result.outcome, "intact", "outcome");
@@ -1203,7 +1230,7 @@ async function boundTests() {
   await test("4 MiB of the magic repeated (PAR2\\0PKT × 524,288) before the good set: searched once, repaired, quickly", async () => {
     const magic = Buffer.alloc(4 << 20);
     for (let at = 0; at < magic.length; at += 8) magic.write("PAR2\0PKT", at, "latin1");
-    const { value: result, freezeMs, seconds } = await timed(() => repair(damaged, { "magic.par2": magic, ...good.files }));
+    const { value: result, freezeMs, seconds } = await timedRepair(damaged, { "magic.par2": magic, ...good.files });
     equal(result.code, undefined, result.detail);
     assert(Buffer.from(result.bytes).equals(Buffer.from(backup)), "the original");
     assert(seconds < 3 && freezeMs < FREEZE_MS, `${seconds} s, the event loop held ${freezeMs} ms`);
@@ -1263,7 +1290,7 @@ async function manyFilesTest() {
     const main = mainBody(4, ids);
     const setId = createHash("md5").update(main).digest();
     const file = Buffer.concat([packet(setId, TYPE.main, main), ...packets.flatMap((d) => [packet(setId, TYPE.description, d.body), packet(setId, TYPE.checksums, Buffer.concat([d.fileId, Buffer.alloc(20)]))])]);
-    const { value: result, freezeMs, seconds } = await timed(() => repair(backup, { "many.par2": file }));
+    const { value: result, freezeMs, seconds } = await timedRepair(backup, { "many.par2": file });
     equal(result.code, "recovery_set_mismatch", result.detail);
     assert(seconds < 10 && freezeMs < FREEZE_MS, `${seconds} s, the event loop held ${freezeMs} ms`);
   });
@@ -1299,7 +1326,7 @@ async function solveTests() {
     const set = protect(tools[1], backup, "t.goshuin", ["-s4", "-c4096", "-n1"], "tiny-slices");
     const damaged = backup.slice();
     for (let i = 0; i < 4096; i++) damaged[4 * i + 1] ^= 0x20; // slices 0 … 4095
-    const { value: result, freezeMs, seconds } = await timed(() => repair(damaged, set.files));
+    const { value: result, freezeMs, seconds } = await timedRepair(damaged, set.files);
     equal(result.code, undefined, result.detail);
     assert(Buffer.from(result.bytes).equals(Buffer.from(backup)), "the original");
     equal(result.damagedSlices, 4096, "damaged");
@@ -1318,7 +1345,7 @@ async function pacingTests() {
   const { bytes, set } = bigFile(48, ["-s4194304", "-c4", "-n1"], "pacing");
   const damaged = zeroedAt(bytes, 5 << 20, 14 << 20); // slices 1 … 3 of 4 MiB
   await test("a 48 MiB file, 3 slices of 4 MiB rebuilt: the event loop never held 100 ms (yields every 20 ms)", async () => {
-    const { value: result, freezeMs, seconds } = await timed(() => repair(damaged, set.files));
+    const { value: result, freezeMs, seconds } = await timedRepair(damaged, set.files);
     equal(result.code, undefined, result.detail);
     assert(Buffer.from(result.bytes).equals(Buffer.from(bytes)), "the original");
     console.log(`     48 MiB, 3 slices of 4 MiB rebuilt in ${seconds.toFixed(1)} s; the event loop held at most ${freezeMs.toFixed(0)} ms`);
