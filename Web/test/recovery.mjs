@@ -152,7 +152,7 @@ function packetIntact(bytes, packet, original) {
 
 async function repair(backupBytes, recoveryFiles, options = {}) {
   const result = await repairBlobs(new Blob([backupBytes]), Object.values(recoveryFiles).map((bytes) => new Blob([bytes])), options);
-  if (result.blob) result.bytes = new Uint8Array(await result.blob.arrayBuffer());
+  if (!result.error) result.bytes = new Uint8Array(await result.blob.arrayBuffer()); // every success has its blob
   return result;
 }
 
@@ -183,7 +183,7 @@ async function timedRepair(backupBytes, recoveryFiles, options = {}) {
     const backup = await openAsBlob(join(dir, "backup.goshuin"));
     const files = await Promise.all(names.map((name) => openAsBlob(name)));
     const timing = await timed(() => repairBlobs(backup, files, options));
-    if (timing.value.blob) timing.value.bytes = new Uint8Array(await timing.value.blob.arrayBuffer());
+    if (!timing.value.error) timing.value.bytes = new Uint8Array(await timing.value.blob.arrayBuffer());
     return timing;
   } finally {
     rmSync(dir, { recursive: true, force: true });
