@@ -151,8 +151,12 @@ function packetIntact(bytes, packet, original) {
 // ---- the page's repair, from bytes
 
 async function repair(backupBytes, recoveryFiles, options = {}) {
-  const result = await repairBlobs(new Blob([backupBytes]), Object.values(recoveryFiles).map((bytes) => new Blob([bytes])), options);
-  if (!result.error) result.bytes = new Uint8Array(await result.blob.arrayBuffer()); // every success has its blob
+  return withBytes(await repairBlobs(new Blob([backupBytes]), Object.values(recoveryFiles).map((bytes) => new Blob([bytes])), options));
+}
+
+/** `result` with `bytes`, the repaired file's, when the repair succeeded (every success has its blob). */
+async function withBytes(result) {
+  if (!result.error) result.bytes = new Uint8Array(await result.blob.arrayBuffer());
   return result;
 }
 
@@ -183,8 +187,7 @@ async function timedRepair(backupBytes, recoveryFiles, options = {}) {
     const backup = await openAsBlob(join(dir, "backup.goshuin"));
     const files = await Promise.all(names.map((name) => openAsBlob(name)));
     const timing = await timed(() => repairBlobs(backup, files, options));
-    if (!timing.value.error) timing.value.bytes = new Uint8Array(await timing.value.blob.arrayBuffer());
-    return timing;
+    return { ...timing, value: await withBytes(timing.value) };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -48,11 +48,18 @@ export async function recoveryCandidates(scan, pace) {
     var fileIds = set.main.fileIds;
     var longest = 0;
     var missing = 0;
+    var firstSlices = new Float64Array(fileIds.length);
+    var total = 0; // the set's slices, counted over the files described (used only when none is missing)
     for (var i = 0; i < fileIds.length; i++) {
       if (pace.due()) await pace();
       var description = set.descriptions.get(fileIds[i]);
-      if (description) longest = Math.max(longest, description.length);
-      else missing++;
+      if (!description) {
+        missing++;
+        continue;
+      }
+      longest = Math.max(longest, description.length);
+      firstSlices[i] = total;
+      total += Math.ceil(description.length / sliceSize);
     }
     if (missing === fileIds.length) {
       problems.push("the recovery set's file descriptions are missing or damaged in every copy");
@@ -68,13 +75,6 @@ export async function recoveryCandidates(scan, pace) {
           PAR2_SLICE_OVER_FILE + " bytes: checking it would hash its padding"
       );
       continue;
-    }
-    var firstSlices = new Float64Array(fileIds.length);
-    var total = 0;
-    for (var f = 0; f < fileIds.length && total <= PAR2_MAX_INPUT_SLICES; f++) {
-      if (pace.due()) await pace();
-      firstSlices[f] = total;
-      total += Math.ceil(set.descriptions.get(fileIds[f]).length / sliceSize);
     }
     if (total > PAR2_MAX_INPUT_SLICES) {
       problems.push("the recovery set claims more than " + PAR2_MAX_INPUT_SLICES + " slices (PAR 2.0 allows at most that)");
