@@ -9,7 +9,11 @@ import { clearStatus, setStatus } from "./10-status.mjs";
 import { clearError, fail, showError } from "./11-errors.mjs";
 import { endTask, startTask } from "./13-tasks.mjs";
 
+/** The downloads of the last minute, { at, size }: the browser may still hold their data (keptWhole). */
+var recentDownloads = [];
+
 export function download(blob, name) {
+  recentDownloads.push({ at: Date.now(), size: blob.size });
   var url = URL.createObjectURL(blob);
   var link = element("a", { href: url, download: name });
   link.hidden = true;
@@ -21,6 +25,28 @@ export function download(blob, name) {
   setTimeout(function () {
     URL.revokeObjectURL(url);
   }, 60000);
+}
+
+/**
+ * Reads the last byte of `blob`, made for a download: a browser that could not keep its data says so only when it
+ * is read (`browser_limit`, `what` named). Each download's URL is kept a minute, and the browser holds its data at
+ * least that long: a failure then says how much this page saved in that minute (in Chromium without the Save
+ * picker, a second 1 GiB backup failed right after a first and was saved a minute later).
+ */
+export async function keptWhole(blob, what) {
+  try {
+    await blob.slice(Math.max(0, blob.size - 1)).arrayBuffer();
+  } catch (error) {
+    var now = Date.now();
+    recentDownloads = recentDownloads.filter(function (made) {
+      return now - made.at < 60000;
+    });
+    var held = recentDownloads.reduce(function (sum, made) {
+      return sum + made.size;
+    }, 0);
+    var hint = held > 0 ? "; the browser may still hold the " + core.formatSize(held) + " this page saved in the last minute: try again in a minute" : "";
+    throw new core.GoshuinError("browser_limit", what + " could not be kept in memory (" + (error && error.name) + ")" + hint);
+  }
 }
 
 /** The saved folder's and ZIP's date (the backup's createdAt); "-salvaged" after what salvage restored. */
@@ -191,12 +217,7 @@ export async function saveAsZip() {
       }
       var zip = core.buildZip(entries);
       entries = null;
-      try {
-        // A browser that could not keep the data says so only when it is read.
-        await zip.slice(Math.max(0, zip.size - 1)).arrayBuffer();
-      } catch (error) {
-        throw new core.GoshuinError("browser_limit", "a ZIP of " + core.formatSize(zip.size) + " could not be kept in memory (" + error.name + ")");
-      }
+      await keptWhole(zip, "a ZIP of " + core.formatSize(zip.size));
       if (current.closed) return "";
       var partName = groups.length === 1 ? name : name.replace(/\.zip$/, "-part" + (g + 1) + "-of-" + groups.length + ".zip");
       download(zip, partName);

@@ -14,7 +14,7 @@ import { app } from "./01-page-state.mjs";
 import { clearStatus, setStatus } from "./10-status.mjs";
 import { clearError, fail, showError } from "./11-errors.mjs";
 import { endTask, startTask, whenAborted } from "./13-tasks.mjs";
-import { download } from "./80-saving.mjs";
+import { download, keptWhole } from "./80-saving.mjs";
 import { privateFileDestination } from "./82-private-file.mjs";
 
 /** The sentence every banner over a damaged backup ends with. */
@@ -175,12 +175,7 @@ function blobDestination(name) {
     finish: async function (current) {
       var blob = new Blob(parts, { type: "application/octet-stream" });
       parts = [];
-      try {
-        // A browser that could not keep the data says so only when it is read.
-        await blob.slice(Math.max(0, blob.size - 1)).arrayBuffer();
-      } catch (error) {
-        throw new core.GoshuinError("browser_limit", "a file of " + core.formatSize(blob.size) + " could not be kept in memory (" + (error && error.name) + ")");
-      }
+      await keptWhole(blob, "a file of " + core.formatSize(blob.size));
       if (!current.closed) download(blob, name);
     },
     abort: function () {
