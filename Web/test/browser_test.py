@@ -1859,13 +1859,15 @@ def case_new_backup_twice(ctx):
 
 def case_new_backup_browser_limit(ctx):
     """A browser that cannot keep a new backup's download says so when the page reads its last byte: the save
-    fails with browser_limit. After this page has saved a download within the minute, the error also says the
-    browser may still hold it. The refusal is made here: Chromium's blob store refused a second 1 GiB backup saved
-    right after a first, but only once it held a couple of GiB."""
+    fails with browser_limit. When the downloads this page made in the last minute, before this save, are at least
+    half its size, the error also says the browser may still hold them: try again in a minute. The refusal is made
+    here: Chromium's blob store refused a second 1 GiB backup saved right after a first, but only once it held a
+    couple of GiB."""
     f = ctx.fixtures
     page = ctx.page()
     assert open_backup(page, f.small_fast) == "opened", page.text("#error")
-    # A Blob download in every engine (Firefox's private file taken away), and a switch for refusing its last byte.
+    # A Blob download in every engine (Firefox's private file taken away), a switch for refusing its last byte,
+    # and a clock that can be moved on.
     page.evaluate("""() => {
       delete Window.prototype.showSaveFilePicker; delete window.showSaveFilePicker;
       if (window.StorageManager) delete StorageManager.prototype.getDirectory;
@@ -1875,29 +1877,46 @@ def case_new_backup_browser_limit(ctx):
         if (window.refuseLastByte && this.size === 1) return Promise.reject(new DOMException('refused', 'NotReadableError'));
         return arrayBuffer.call(this);
       };
+      window.clockAhead = 0;
+      const now = Date.now;
+      Date.now = () => now() + window.clockAhead;
     }""")
-    failed = "() => document.getElementById('error').textContent.includes('browser_limit')"
-    page.evaluate("() => { window.refuseLastByte = true; }")
-    page.click("#save-new-backup")
-    page.wait(failed, timeout=60)
-    error = page.text("#error")
-    assert "could not be kept in memory (NotReadableError)" in error and "last minute" not in error, error
-    assert not page.evaluate("() => document.body.dataset.newBackup"), "a new backup was said to be saved"
-    page.evaluate("() => { window.refuseLastByte = false; }")
+    hint = r"the browser may still hold the ([0-9.]+) (bytes|KiB|MiB) this page saved in the last minute: try again in a minute"
+
+    def refused():
+        page.evaluate("() => { window.refuseLastByte = true; document.body.dataset.newBackup = ''; }")
+        page.click("#save-new-backup")
+        page.wait("() => document.getElementById('error').textContent.includes('browser_limit')", timeout=60)
+        page.evaluate("() => { window.refuseLastByte = false; }")
+        error = page.text("#error")
+        assert "a file of" in error and "could not be kept in memory (NotReadableError)" in error, error
+        assert not page.evaluate("() => document.body.dataset.newBackup"), "a new backup was said to be saved"
+        return error
+
+    # Nothing downloaded yet: no hint.
+    error = refused()
+    assert not re.search(hint, error), error
+    # A new backup saved: a refusal now names it.
     name = "small-fast.goshuin"
     got = page.download(lambda: page.click("#save-new-backup"), [name])
     page.wait("() => document.getElementById('status-text').textContent.startsWith('Saved ')", timeout=60)
     assert page.evaluate("() => document.body.dataset.newBackupVia") == "blob"
     files = {n: d for n, d in f.small_files.items() if n != "manifest.json"}
     check_new_backup(ctx, got[name], PASSPHRASE, files, "small-fast-limit.goshuin")
-    page.evaluate("() => { window.refuseLastByte = true; }")
-    page.click("#save-new-backup")
-    page.wait(failed, timeout=60)
-    error = page.text("#error")
-    held = re.search(r"the browser may still hold the ([0-9.]+) (KiB|MiB) this page saved in the last minute: try again in a minute", error)
+    error = refused()
+    held = re.search(hint, error)
     assert held, error
-    size = float(held.group(1)) * {"KiB": 1024, "MiB": 1048576}[held.group(2)]
-    assert abs(size - len(got[name])) <= 0.05 * len(got[name]), (held.group(0), len(got[name]))  # the download's size, rounded
+    size = float(held.group(1)) * {"bytes": 1, "KiB": 1024, "MiB": 1048576}[held.group(2)]
+    assert abs(size - len(got[name])) <= 0.05 * len(got[name]), (held.group(0), len(got[name]))  # its size, rounded
+    # A minute on, the browser no longer holds it: no hint.
+    page.evaluate("() => { window.clockAhead = 61000; }")
+    error = refused()
+    assert not re.search(hint, error), error
+    # A small download (records.csv), under half the new backup's size: no hint either, waiting would not help.
+    records = page.download(lambda: page.click("#save-records"), ["records.csv"])["records.csv"]
+    assert 2 * len(records) < len(got[name]), (len(records), len(got[name]))
+    error = refused()
+    assert not re.search(hint, error), error
     check_clean(page)
 
 

@@ -9,11 +9,23 @@ import { clearStatus, setStatus } from "./10-status.mjs";
 import { clearError, fail, showError } from "./11-errors.mjs";
 import { endTask, startTask } from "./13-tasks.mjs";
 
-/** The downloads of the last minute, { at, size }: the browser may still hold their data (keptWhole). */
-var recentDownloads = [];
+/** How long a download's URL is kept, and its data counted as held by the browser (keptWhole). */
+var DOWNLOAD_KEPT_MS = 60000;
 
-export function download(blob, name) {
-  recentDownloads.push({ at: Date.now(), size: blob.size });
+/** The downloads of the last DOWNLOAD_KEPT_MS whose data the browser holds, { at, size }. */
+var heldDownloads = [];
+
+function heldSince(now) {
+  heldDownloads = heldDownloads.filter(function (made) {
+    return now - made.at < DOWNLOAD_KEPT_MS;
+  });
+  return heldDownloads;
+}
+
+/** Downloads `blob` as `name`. `onDisk`: a file the browser reads from disk (a private file), which it does not hold. */
+export function download(blob, name, onDisk) {
+  heldSince(Date.now());
+  if (!onDisk) heldDownloads.push({ at: Date.now(), size: blob.size });
   var url = URL.createObjectURL(blob);
   var link = element("a", { href: url, download: name });
   link.hidden = true;
@@ -24,27 +36,25 @@ export function download(blob, name) {
   if (app.session) app.session.downloads.push(url);
   setTimeout(function () {
     URL.revokeObjectURL(url);
-  }, 60000);
+  }, DOWNLOAD_KEPT_MS);
 }
 
 /**
- * Reads the last byte of `blob`, made for a download: a browser that could not keep its data says so only when it
- * is read (`browser_limit`, `what` named). Each download's URL is kept a minute, and the browser holds its data at
- * least that long: a failure then says how much this page saved in that minute (in Chromium without the Save
- * picker, a second 1 GiB backup failed right after a first and was saved a minute later).
+ * Reads the last byte of `blob`, made for a download by a save that began at `began` (Date.now()): a browser that
+ * could not keep its data says so only when it is read (`browser_limit`, `what` named). The browser holds each
+ * download's data at least as long as its URL is kept: when the downloads this page made in that time, before
+ * this save, are at least half the size of `blob`, the error says so, and that the same save may work a minute
+ * later (in Chromium without the Save picker, a second 1 GiB backup failed right after a first, and was saved a
+ * minute later). A save's own earlier parts are not counted: trying it again would make them again.
  */
-export async function keptWhole(blob, what) {
+export async function keptWhole(blob, what, began) {
   try {
     await blob.slice(Math.max(0, blob.size - 1)).arrayBuffer();
   } catch (error) {
-    var now = Date.now();
-    recentDownloads = recentDownloads.filter(function (made) {
-      return now - made.at < 60000;
-    });
-    var held = recentDownloads.reduce(function (sum, made) {
-      return sum + made.size;
+    var held = heldSince(Date.now()).reduce(function (sum, made) {
+      return made.at < began ? sum + made.size : sum;
     }, 0);
-    var hint = held > 0 ? "; the browser may still hold the " + core.formatSize(held) + " this page saved in the last minute: try again in a minute" : "";
+    var hint = held > 0 && held * 2 >= blob.size ? "; the browser may still hold the " + core.formatSize(held) + " this page saved in the last minute: try again in a minute" : "";
     throw new core.GoshuinError("browser_limit", what + " could not be kept in memory (" + (error && error.name) + ")" + hint);
   }
 }
@@ -200,6 +210,7 @@ export async function saveAsZip() {
   }
   // Elsewhere the ZIP is a download built in memory, in parts of at most limits.zipPart bytes of data.
   await runSave(current, async function (signal, progress) {
+    var began = Date.now();
     var files = current.backup.files.map(function (file, index) {
       return { name: file.name, size: file.size, crc32: file.crc32, modified: file.modified, index: index };
     });
@@ -217,7 +228,7 @@ export async function saveAsZip() {
       }
       var zip = core.buildZip(entries);
       entries = null;
-      await keptWhole(zip, "a ZIP of " + core.formatSize(zip.size));
+      await keptWhole(zip, "a ZIP of " + core.formatSize(zip.size), began);
       if (current.closed) return "";
       var partName = groups.length === 1 ? name : name.replace(/\.zip$/, "-part" + (g + 1) + "-of-" + groups.length + ".zip");
       download(zip, partName);

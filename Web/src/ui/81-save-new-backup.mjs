@@ -167,6 +167,7 @@ async function destination(name, sizeAtMost) {
  */
 function blobDestination(name) {
   var parts = [];
+  var began = Date.now();
   return {
     name: name,
     write: function (bytes) {
@@ -175,7 +176,7 @@ function blobDestination(name) {
     finish: async function (current) {
       var blob = new Blob(parts, { type: "application/octet-stream" });
       parts = [];
-      await keptWhole(blob, "a file of " + core.formatSize(blob.size));
+      await keptWhole(blob, "a file of " + core.formatSize(blob.size), began);
       if (!current.closed) download(blob, name);
     },
     abort: function () {

@@ -115,7 +115,7 @@ export async function privateFileDestination(name, sizeAtMost) {
     finish: async function (current) {
       await writable.close();
       if (current.closed) return remove(entryName);
-      download(await handle.getFile(), name);
+      download(await handle.getFile(), name, true); // read from disk: the browser does not hold it
       setTimeout(function () {
         remove(entryName);
       }, KEPT_MS);
