@@ -24,8 +24,8 @@ function heldSince(now) {
 
 /** Downloads `blob` as `name`. `onDisk`: a file the browser reads from disk (a private file), which it does not hold. */
 export function download(blob, name, onDisk) {
-  heldSince(Date.now());
-  if (!onDisk) heldDownloads.push({ at: Date.now(), size: blob.size });
+  var now = Date.now();
+  if (!onDisk) heldSince(now).push({ at: now, size: blob.size });
   var url = URL.createObjectURL(blob);
   var link = element("a", { href: url, download: name });
   link.hidden = true;
